@@ -1,0 +1,102 @@
+"""pytest fixtures shared by tests/compat and tests/system (imported by both
+conftest.py files). See harness.py for the broker process contract.
+
+  broker     module-scoped running broker (or ExternalBroker under
+             SPOOL_TEST_BOOTSTRAP); teardown asserts a clean SIGTERM exit 0.
+  bootstrap  its "host:port" string.
+  broker_factory  function-scoped factory for tests that restart or kill
+             the broker themselves; every broker it made is stopped after the
+             test and must have exited 0 if it was still running.
+  topic      a fresh topic name per test.
+"""
+
+import re
+import uuid
+
+import pytest
+
+from harness import Broker, ExternalBroker, external_bootstrap
+
+LOG_TAIL_CHARS = 20000
+
+
+def _tail(text):
+    return text if len(text) <= LOG_TAIL_CHARS else "...\n" + text[-LOG_TAIL_CHARS:]
+
+
+def _finish(b):
+    """Stop a broker and assert the clean-shutdown contract."""
+    if not b.alive():
+        # Died during the test: that is a failure of its own unless the test
+        # killed it deliberately (then proc.returncode is -9 and we are fine).
+        rc = b.proc.returncode if b.proc else None
+        b._close_log()
+        return rc, True
+    rc = b.stop()
+    return rc, False
+
+
+@pytest.fixture(scope="module")
+def broker(request):
+    ext = external_bootstrap()
+    if ext:
+        yield ExternalBroker(ext)
+        return
+    overrides = getattr(request.module, "BROKER_OVERRIDES", {})
+    b = Broker(overrides=overrides, name=request.module.__name__)
+    b.start()
+    try:
+        yield b
+    finally:
+        died = not b.alive()
+        rc = b.stop()
+        log = b.all_logs()
+        b.cleanup()
+        assert not died, f"broker died during the tests (exit {rc}):\n{_tail(log)}"
+        assert rc == 0, f"broker exited {rc} on SIGTERM:\n{_tail(log)}"
+
+
+@pytest.fixture(scope="module")
+def bootstrap(broker):
+    return broker.bootstrap
+
+
+@pytest.fixture
+def broker_factory(request):
+    if external_bootstrap():
+        pytest.skip("needs to start/kill its own broker; SPOOL_TEST_BOOTSTRAP is set")
+    made = []
+
+    def make(overrides=None):
+        b = Broker(overrides=overrides, name=f"broker{len(made)}")
+        made.append(b)
+        b.start()
+        return b
+
+    yield make
+    problems = []
+    for b in made:
+        if b.alive():
+            rc = b.stop()
+            if rc != 0:
+                problems.append(f"broker exited {rc} on SIGTERM:\n{_tail(b.all_logs())}")
+        b.cleanup()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def topic(request):
+    base = re.sub(r"[^A-Za-z0-9._-]", "_", request.node.name)[:80]
+    return f"{base}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if not rep.failed:
+        return
+    for name in ("broker",):
+        b = item.funcargs.get(name) if hasattr(item, "funcargs") else None
+        if b is not None:
+            rep.sections.append(("spool broker log", _tail(b.all_logs())))
