@@ -1,8 +1,25 @@
 # spool_unit_test(<name> SOURCES <files...> LIBS <libs...>)
-# Builds one GoogleTest binary and registers its tests with ctest, labelled "unit".
+# Builds one GoogleTest binary and registers its tests with ctest, labelled
+# "unit". Every unit test binary is also a dependency of the aggregate target
+# spool_unit_tests (what the ASan build compiles).
 function(spool_unit_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main Threads::Threads)
   gtest_discover_tests(${name} PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
+  set_property(GLOBAL APPEND PROPERTY SPOOL_UNIT_TESTS ${name})
+endfunction()
+
+# spool_fuzzer(<name> SOURCES <files...> LIBS <libs...> CORPUS <dir> RUNS <n>)
+# A libFuzzer target (clang only), run by ctest (label "fuzz") for a fixed
+# number of iterations over its seed corpus.
+function(spool_fuzzer name)
+  cmake_parse_arguments(F "" "CORPUS;RUNS" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${F_SOURCES})
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(${name} PRIVATE ${F_LIBS})
+  add_test(NAME ${name} COMMAND ${name} -runs=${F_RUNS} -seed=1 -max_len=65536 ${F_CORPUS})
+  set_tests_properties(${name} PROPERTIES LABELS fuzz)
+  set_property(GLOBAL APPEND PROPERTY SPOOL_FUZZERS ${name})
 endfunction()

@@ -1,0 +1,48 @@
+# Spool — the two commands a user needs:
+#   make run    install missing packages, build Release, start a broker on 127.0.0.1:9092 (data in ./data)
+#   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
+#               compatibility, system, short fuzz runs)
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build debug asan fuzz run test test-unit test-asan test-fuzz clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS)
+
+debug: deps
+	@cmake -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+	@ninja -C build-debug -j $(JOBS)
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests
+
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(FUZZ_BUILD) -j $(JOBS) spool_fuzzers
+
+run: build
+	@mkdir -p data
+	$(BUILD)/spool broker --override log.dirs=$(CURDIR)/data --override listeners=PLAINTEXT://127.0.0.1:9092
+
+test: build asan fuzz
+	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 600
+	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
+	ctest --test-dir $(FUZZ_BUILD) -L fuzz --output-on-failure --timeout 600
+
+test-unit: build
+	ctest --test-dir $(BUILD) -L unit -j $(JOBS) --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-debug

@@ -1,0 +1,22 @@
+// BrokerContext: the services every request handler may use, wired once at
+// start by run_broker() and alive until shutdown. Handlers receive it by
+// reference; it holds no request state. The members are thread-safe.
+#pragma once
+
+#include <string>
+
+#include "broker/broker_settings.h"
+#include "broker/replica_manager.h"
+#include "broker/topic_registry.h"
+#include "storage/log_manager.h"
+
+namespace spool::broker {
+
+struct BrokerContext {
+  const BrokerSettings& settings;
+  TopicRegistry& registry;
+  storage::LogManager& logs;
+  ReplicaManager& replicas;
+};
+
+}  // namespace spool::broker

@@ -1,0 +1,86 @@
+#include "broker/broker_settings.h"
+
+#include <charconv>
+#include <thread>
+
+#include "config/broker_config.h"
+#include "config/topic_config.h"
+
+namespace spool::broker {
+namespace {
+
+int64_t num(const std::map<std::string, std::string>& m, const char* key, int64_t fallback) {
+  auto it = m.find(key);
+  if (it == m.end()) return fallback;
+  int64_t v = 0;
+  const auto& s = it->second;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return (ec == std::errc() && p == s.data() + s.size()) ? v : fallback;
+}
+
+std::string str(const std::map<std::string, std::string>& m, const char* key, const std::string& fallback) {
+  auto it = m.find(key);
+  return it == m.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
+  BrokerSettings s;
+  s.broker_id = cfg.broker_id();
+  auto listeners = cfg.listeners();
+  if (!listeners.empty()) {
+    s.bind_host = listeners[0].host.empty() ? "0.0.0.0" : listeners[0].host;
+    s.port = listeners[0].port;
+  }
+  auto advertised = cfg.advertised_listeners();
+  if (!advertised.empty()) {
+    s.advertised_host = advertised[0].host;
+    s.advertised_port = advertised[0].port;
+  } else {
+    s.advertised_host = s.bind_host;
+    s.advertised_port = s.port;
+  }
+  if (s.advertised_host.empty() || s.advertised_host == "0.0.0.0") s.advertised_host = "127.0.0.1";
+  s.log_dirs = cfg.log_dirs();
+  s.num_partitions = cfg.num_partitions();
+  s.default_replication_factor = cfg.default_replication_factor();
+  s.auto_create_topics = cfg.auto_create_topics_enable();
+  s.delete_topic_enable = cfg.delete_topic_enable();
+  s.message_max_bytes = cfg.message_max_bytes();
+  s.socket_request_max_bytes = cfg.socket_request_max_bytes();
+  s.max_connections = cfg.max_connections();
+  s.connections_max_idle_ms = cfg.connections_max_idle_ms();
+  s.reactor_threads = cfg.reactor_threads();
+  if (s.reactor_threads <= 0) s.reactor_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  s.retention_check_interval_ms = cfg.log_retention_check_interval_ms();
+  s.flush_checkpoint_interval_ms = cfg.log_flush_offset_checkpoint_interval_ms();
+  s.recovery_threads = cfg.num_recovery_threads_per_data_dir();
+  s.topic_defaults = config::effective_topic_config(cfg, {});
+  return s;
+}
+
+std::map<std::string, std::string> effective_topic_config(const BrokerSettings& s,
+                                                          const std::map<std::string, std::string>& overrides) {
+  auto m = s.topic_defaults;
+  for (const auto& [k, v] : overrides) m[k] = v;
+  return m;
+}
+
+storage::LogConfig log_config_for(const BrokerSettings& s, const std::map<std::string, std::string>& overrides) {
+  auto m = effective_topic_config(s, overrides);
+  storage::LogConfig c;
+  c.segment_bytes = num(m, "segment.bytes", c.segment_bytes);
+  c.segment_ms = num(m, "segment.ms", c.segment_ms);
+  c.retention_ms = num(m, "retention.ms", c.retention_ms);
+  c.retention_bytes = num(m, "retention.bytes", c.retention_bytes);
+  c.index_interval_bytes = static_cast<int32_t>(num(m, "index.interval.bytes", c.index_interval_bytes));
+  c.segment_index_bytes = static_cast<int32_t>(num(m, "segment.index.bytes", c.segment_index_bytes));
+  c.flush_messages = num(m, "flush.messages", c.flush_messages);
+  c.flush_ms = num(m, "flush.ms", c.flush_ms);
+  c.durable_writes = str(m, "durable.writes", "true") == "true";
+  c.timestamp_log_append_time = str(m, "message.timestamp.type", "CreateTime") == "LogAppendTime";
+  return c;
+}
+
+}  // namespace spool::broker

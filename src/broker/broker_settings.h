@@ -1,0 +1,52 @@
+// BrokerSettings: the plain values the broker module reads from the broker
+// configuration, resolved once at start (see settings_from_config). Keeping
+// them in one struct keeps the rest of src/broker independent of how config
+// files are parsed. Immutable after start; safe to share between threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "storage/log_config.h"
+
+namespace spool::config {
+class BrokerConfig;
+}
+
+namespace spool::broker {
+
+struct BrokerSettings {
+  int32_t broker_id = 0;
+  std::string bind_host = "127.0.0.1";
+  uint16_t port = 9092;
+  std::string advertised_host = "127.0.0.1";
+  uint16_t advertised_port = 9092;
+  std::vector<std::string> log_dirs;
+  int32_t num_partitions = 1;
+  int16_t default_replication_factor = 1;
+  bool auto_create_topics = true;
+  bool delete_topic_enable = true;
+  int32_t message_max_bytes = 1048588;
+  int32_t socket_request_max_bytes = 104857600;
+  int32_t max_connections = INT32_MAX;
+  int64_t connections_max_idle_ms = 600000;
+  int reactor_threads = 0;
+  int64_t retention_check_interval_ms = 300000;
+  int64_t flush_checkpoint_interval_ms = 60000;
+  int32_t recovery_threads = 1;
+  // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
+  std::map<std::string, std::string> topic_defaults;
+};
+
+BrokerSettings settings_from_config(const config::BrokerConfig& cfg);
+
+// Effective log config of a topic: broker defaults overlaid with the topic's
+// own overrides (already validated), in Kafka's topic key names.
+storage::LogConfig log_config_for(const BrokerSettings& s, const std::map<std::string, std::string>& overrides);
+// The same merge as a key -> value map (for describe and durable.writes).
+std::map<std::string, std::string> effective_topic_config(
+    const BrokerSettings& s, const std::map<std::string, std::string>& overrides);
+
+}  // namespace spool::broker

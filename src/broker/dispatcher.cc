@@ -1,0 +1,46 @@
+#include "broker/dispatcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/handlers/handlers.h"
+#include "protocol/api_table.h"
+
+namespace spool::broker {
+
+void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Responder responder) {
+  ByteReader r(frame.data(), frame.size());
+  RequestContext ctx{{}, conn, std::move(responder)};
+  if (!protocol::decode_request_header(r, ctx.header)) {
+    ctx.close("undecodable request header");
+    return;
+  }
+  const auto& h = ctx.header;
+  const protocol::ApiRange* api = protocol::find_api(h.api_key);
+  if (h.api_key == 18 && (api == nullptr || h.api_version > api->max_version)) {
+    // KIP-511: a client newer than us learns our range from a v0-shaped answer.
+    ctx.responder.send(protocol::encode_unsupported_api_versions(h.correlation_id));
+    return;
+  }
+  if (api == nullptr) {
+    ctx.close("unknown api key " + std::to_string(h.api_key));
+    return;
+  }
+  if (h.api_version < api->min_version || h.api_version > api->max_version) {
+    ctx.close(fmt::format("unsupported version {} of {} (serving {}..{})", h.api_version, api->name,
+                          api->min_version, api->max_version));
+    return;
+  }
+  switch (h.api_key) {
+    case 0: return handle_produce(ctx_, ctx, r);
+    case 1: return handle_fetch(ctx_, ctx, r);
+    case 2: return handle_list_offsets(ctx_, ctx, r);
+    case 3: return handle_metadata(ctx_, ctx, r);
+    case 18: return handle_api_versions(ctx_, ctx, r);
+    case 19: return handle_create_topics(ctx_, ctx, r);
+    case 20: return handle_delete_topics(ctx_, ctx, r);
+    default:
+      ctx.close(fmt::format("api {} is in the table but has no handler", api->name));
+  }
+}
+
+}  // namespace spool::broker

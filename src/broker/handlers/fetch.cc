@@ -1,0 +1,130 @@
+// Fetch (v4-11, consumers only for now): whole batches from each requested
+// partition up to the high watermark, bounded by partition_max_bytes and the
+// request's max_bytes (the first batch found is always returned whole, as
+// Kafka does, so a batch larger than the limits cannot stall a consumer).
+// When less than min_bytes is available the request waits up to max_wait_ms,
+// re-reading every few milliseconds on the connection's reactor.
+// TODO(issue 3): replace the re-read timer with a DelayedFetch in the
+// purgatory, completed by appends; add fetch sessions (today a session
+// request is answered with session id 0, which KIP-227 allows: "no session").
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <memory>
+
+#include "broker/handlers/handlers.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+constexpr auto kRecheckInterval = std::chrono::milliseconds(5);
+
+struct FetchOp : std::enable_shared_from_this<FetchOp> {
+  BrokerContext& b;
+  RequestContext ctx;
+  protocol::FetchRequest req;
+  std::chrono::steady_clock::time_point deadline;
+  std::unique_ptr<asio::steady_timer> timer;
+
+  FetchOp(BrokerContext& broker, RequestContext c) : b(broker), ctx(std::move(c)) {}
+
+  // Reads every partition; returns the response and the bytes it holds.
+  protocol::FetchResponse read_all(size_t& total_bytes, bool& any_error) {
+    protocol::FetchResponse resp;
+    resp.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    resp.session_id = 0;
+    const int64_t max_bytes = req.max_bytes > 0 ? req.max_bytes : 0;
+    total_bytes = 0;
+    any_error = false;
+    for (const auto& ft : req.topics) {
+      auto& tr = resp.responses.emplace_back();
+      tr.topic = ft.topic;
+      for (const auto& fp : ft.partitions) {
+        auto& pr = tr.partitions.emplace_back();
+        pr.partition_index = fp.partition;
+        pr.high_watermark = -1;
+        pr.last_stable_offset = -1;
+        pr.log_start_offset = -1;
+        pr.preferred_read_replica = -1;
+        auto partition = b.replicas.partition(ft.topic, fp.partition);
+        if (!partition) {
+          pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+          any_error = true;
+          continue;
+        }
+        const int64_t hw = partition->high_watermark();
+        pr.high_watermark = hw;
+        pr.last_stable_offset = hw;
+        pr.log_start_offset = partition->log_start_offset();
+        pr.aborted_transactions.emplace();  // none: no transactions yet (issue 6)
+        int64_t budget = std::min<int64_t>(fp.partition_max_bytes, max_bytes - static_cast<int64_t>(total_bytes));
+        if (fp.partition_max_bytes < 0) {
+          pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidFetchSize);  // not retried by clients
+          any_error = true;
+          continue;
+        }
+        if (fp.fetch_offset == hw || (budget <= 0 && total_bytes > 0)) {
+          pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+          continue;
+        }
+        auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), hw,
+                                          /*min_one=*/total_bytes == 0);
+        if (!read) {
+          int16_t c = read.status().kafka_code();
+          pr.error_code = c > 0 ? c : static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+          if (c <= 0) spdlog::error("fetch {}-{}: {}", ft.topic, fp.partition, read.status().message());
+          any_error = true;
+          continue;
+        }
+        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+        pr.log_start_offset = read->log_start_offset;
+        total_bytes += read->records.size();
+        pr.records = std::move(read->records);
+      }
+    }
+    return resp;
+  }
+
+  void attempt() {
+    size_t total = 0;
+    bool any_error = false;
+    auto resp = read_all(total, any_error);
+    bool enough = static_cast<int64_t>(total) >= std::max<int32_t>(req.min_bytes, 1) || any_error;
+    auto now = std::chrono::steady_clock::now();
+    if (enough || req.max_wait_ms <= 0 || now >= deadline) {
+      ctx.respond(resp);
+      return;
+    }
+    if (!timer) timer = std::make_unique<asio::steady_timer>(ctx.responder.executor());
+    timer->expires_after(std::min<std::chrono::steady_clock::duration>(kRecheckInterval, deadline - now));
+    timer->async_wait([self = shared_from_this()](const std::error_code& ec) {
+      if (ec) {
+        self->ctx.close("fetch wait cancelled");
+        return;
+      }
+      self->attempt();
+    });
+  }
+};
+
+}  // namespace
+
+void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  auto op = std::make_shared<FetchOp>(b, ctx);
+  if (!decode_or_close(ctx, body, op->req, "Fetch")) return;
+  if (op->req.replica_id >= 0) {
+    ctx.close("replica fetches are not served by a single-node broker");
+    return;
+  }
+  op->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(op->req.max_wait_ms, 0));
+  op->attempt();
+}
+
+}  // namespace spool::broker

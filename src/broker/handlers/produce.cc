@@ -1,0 +1,140 @@
+// Produce: validate each partition's batches, append them (offsets assigned
+// in place), and answer. acks=0 gets no answer, unless a partition failed:
+// then, as Kafka does, the connection is closed so the client notices.
+// acks=all answers once every appended partition is durable (group-committed
+// fsync when durable.writes is on); acks=1 never waits for the disk.
+// Produce v0-2 carry the old message formats that Spool does not store; they
+// are advertised (librdkafka keeps its codecs on only when v0 is in range) and
+// answered with UNSUPPORTED_VERSION per partition.
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <memory>
+
+#include "broker/handlers/handlers.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+#include "record/produce_validation.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+constexpr int16_t kFirstServedVersion = 3;
+
+// Shared by the partitions still waiting for their fsync; the last one to
+// finish sends the response.
+struct PendingProduce {
+  RequestContext ctx;
+  protocol::ProduceResponse resp;
+  std::atomic<int> outstanding{1};  // 1 for the handler itself
+
+  void finish_one() {
+    if (outstanding.fetch_sub(1) == 1) ctx.respond(resp);
+  }
+};
+
+int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
+
+}  // namespace
+
+void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  auto pending = std::make_shared<PendingProduce>();
+  pending->ctx = ctx;
+  protocol::ProduceRequest req;
+  if (!decode_or_close(ctx, body, req, "Produce")) return;
+  const int16_t v = ctx.version();
+  const bool served = v >= kFirstServedVersion;
+  bool any_error = false;
+  if (req.acks != 0 && req.acks != 1 && req.acks != -1) {
+    // Kafka answers INVALID_REQUIRED_ACKS for every partition.
+    for (auto& td : req.topic_data) {
+      auto& tr = pending->resp.responses.emplace_back();
+      tr.name = td.name;
+      for (auto& pd : td.partition_data) {
+        auto& pr = tr.partition_responses.emplace_back();
+        pr.index = pd.index;
+        pr.error_code = code(ErrorCode::kInvalidRequiredAcks);
+        pr.base_offset = -1;
+      }
+    }
+    ctx.respond(pending->resp);
+    return;
+  }
+
+  auto& resp = pending->resp;
+  resp.responses.reserve(req.topic_data.size());
+  for (auto& td : req.topic_data) {
+    auto& tr = resp.responses.emplace_back();
+    tr.name = td.name;
+    tr.partition_responses.reserve(td.partition_data.size());
+    for (auto& pd : td.partition_data) {
+      auto& pr = tr.partition_responses.emplace_back();
+      pr.index = pd.index;
+      pr.base_offset = -1;
+      pr.log_append_time_ms = -1;
+      pr.log_start_offset = -1;
+      auto fail = [&](ErrorCode c, std::string msg = {}) {
+        pr.error_code = code(c);
+        if (!msg.empty()) pr.error_message = msg;
+        any_error = true;
+      };
+      if (!served) {
+        fail(ErrorCode::kUnsupportedVersion, "produce v0-2 (message format v0/v1) is not supported");
+        continue;
+      }
+      auto partition = b.replicas.partition(td.name, pd.index);
+      if (!partition) {
+        fail(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      pr.log_start_offset = partition->log_start_offset();
+      if (!pd.records || pd.records->empty()) {
+        fail(ErrorCode::kCorruptMessage, "no record batch");
+        continue;
+      }
+      std::span<uint8_t> batches(pd.records->data(), pd.records->size());
+      auto valid = record::validate_produce_records(batches, static_cast<size_t>(b.settings.message_max_bytes));
+      if (!valid) {
+        spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
+                      valid.status().message());
+        fail(static_cast<ErrorCode>(valid.status().kafka_code()), valid.status().message());
+        continue;
+      }
+      auto appended = partition->append(batches, valid->record_count);
+      if (!appended) {
+        spdlog::error("append to {}-{} failed: {}", td.name, pd.index, appended.status().message());
+        int16_t c = appended.status().kafka_code();
+        fail(c > 0 ? static_cast<ErrorCode>(c) : ErrorCode::kKafkaStorageError, appended.status().message());
+        continue;
+      }
+      pr.base_offset = appended->first_offset;
+      pr.log_append_time_ms = appended->log_append_time_ms;
+      pr.error_code = code(ErrorCode::kNone);
+      if (req.acks == -1) {
+        pending->outstanding.fetch_add(1);
+        partition->await_durable(appended->last_offset, [pending, &pr](Status s) {
+          if (!s) {
+            pr.error_code = code(ErrorCode::kKafkaStorageError);
+            pr.error_message = s.message();
+          }
+          pending->finish_one();
+        });
+      }
+    }
+  }
+
+  if (req.acks == 0) {
+    if (any_error) {
+      ctx.close("acks=0 produce failed on at least one partition");
+    } else {
+      ctx.no_response();
+    }
+    return;  // acks=0 never waits for the disk, so no callback holds `pending`
+  }
+  pending->finish_one();
+}
+
+}  // namespace spool::broker

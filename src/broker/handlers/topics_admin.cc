@@ -1,0 +1,116 @@
+// CreateTopics (v2-4) and DeleteTopics (v1-3) on a single node: replication
+// factor must be 1 (or -1 = default), assignments may only name this broker.
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <set>
+
+#include "broker/handlers/handlers.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+// Checks the parts of a CreatableTopic that depend on the cluster shape and
+// returns the partition count to create, or an error status.
+Result<int32_t> resolve_partitions(BrokerContext& b, const protocol::CreateTopicsRequest::CreatableTopic& t) {
+  auto err = [](ErrorCode c, std::string m) { return Status::error(std::move(m), static_cast<int16_t>(c)); };
+  if (!t.assignments.empty()) {
+    if (t.num_partitions != -1 || t.replication_factor != -1)
+      return err(ErrorCode::kInvalidRequest,
+                 "both replica assignments and numPartitions/replicationFactor were given");
+    std::set<int32_t> seen;
+    for (const auto& a : t.assignments) {
+      if (a.partition_index < 0 || !seen.insert(a.partition_index).second)
+        return err(ErrorCode::kInvalidReplicaAssignment, "bad or duplicate partition in assignment");
+      if (a.broker_ids.size() != 1 || a.broker_ids[0] != b.settings.broker_id)
+        return err(ErrorCode::kInvalidReplicaAssignment,
+                   "assignment must name exactly this broker (" + std::to_string(b.settings.broker_id) + ")");
+    }
+    if (*seen.rbegin() != static_cast<int32_t>(seen.size()) - 1)
+      return err(ErrorCode::kInvalidReplicaAssignment, "assigned partitions must be 0..n-1");
+    return static_cast<int32_t>(seen.size());
+  }
+  int16_t rf = t.replication_factor == -1 ? b.settings.default_replication_factor : t.replication_factor;
+  if (rf <= 0) return err(ErrorCode::kInvalidReplicationFactor, "replication factor must be larger than 0");
+  if (rf > 1)
+    return err(ErrorCode::kInvalidReplicationFactor,
+               "replication factor " + std::to_string(rf) + " is larger than the 1 available broker");
+  int32_t n = t.num_partitions == -1 ? b.settings.num_partitions : t.num_partitions;
+  if (n <= 0) return err(ErrorCode::kInvalidPartitions, "number of partitions must be larger than 0");
+  return n;
+}
+
+}  // namespace
+
+void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::CreateTopicsRequest req;
+  if (!decode_or_close(ctx, body, req, "CreateTopics")) return;
+  protocol::CreateTopicsResponse resp;
+  std::map<std::string, int> seen;
+  for (const auto& t : req.topics) seen[t.name]++;
+  for (const auto& t : req.topics) {
+    auto& r = resp.topics.emplace_back();
+    r.name = t.name;
+    auto set_error = [&](int16_t c, const std::string& m) {
+      r.error_code = c;
+      r.error_message = m;
+    };
+    if (seen[t.name] > 1) {
+      set_error(static_cast<int16_t>(ErrorCode::kInvalidRequest), "topic listed more than once in the request");
+      continue;
+    }
+    auto parts = resolve_partitions(b, t);
+    if (!parts) {
+      set_error(parts.status().kafka_code(), parts.status().message());
+      continue;
+    }
+    std::map<std::string, std::string> configs;
+    bool null_config = false;
+    for (const auto& c : t.configs) {
+      if (!c.value) {
+        null_config = true;
+        break;
+      }
+      configs[c.name] = *c.value;
+    }
+    if (null_config) {
+      set_error(static_cast<int16_t>(ErrorCode::kInvalidConfig), "null config value");
+      continue;
+    }
+    auto created = b.replicas.create_topic(t.name, *parts, configs, req.validate_only);
+    if (!created) {
+      set_error(created.status().kafka_code(), created.status().message());
+      continue;
+    }
+    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    r.topic_id = created->id;
+    r.num_partitions = created->partitions;
+    r.replication_factor = 1;
+  }
+  ctx.respond(resp);
+}
+
+void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::DeleteTopicsRequest req;
+  if (!decode_or_close(ctx, body, req, "DeleteTopics")) return;
+  protocol::DeleteTopicsResponse resp;
+  for (const auto& name : req.topic_names) {
+    auto& r = resp.responses.emplace_back();
+    r.name = name;
+    if (!b.settings.delete_topic_enable) {
+      r.error_code = static_cast<int16_t>(ErrorCode::kTopicDeletionDisabled);
+      continue;
+    }
+    Status s = b.replicas.delete_topic(name);
+    r.error_code = s ? static_cast<int16_t>(ErrorCode::kNone) : s.kafka_code();
+    if (!s) r.error_message = s.message();
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace spool::broker

@@ -1,0 +1,30 @@
+#include "broker/partition.h"
+
+#include "storage/flusher.h"
+
+namespace spool::broker {
+
+Partition::Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
+                     storage::Flusher& flusher, bool durable_writes)
+    : topic_(std::move(topic)), index_(index), log_(std::move(log)), flusher_(flusher),
+      durable_(durable_writes) {}
+
+int64_t Partition::high_watermark() const {
+  return durable_.load() ? log_->flushed_offset() : log_->log_end_offset();
+}
+
+Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {
+  auto res = log_->append(batches, record_count, leader_epoch_.load());
+  if (res && durable_.load()) flusher_.await_durable(log_, res->last_offset, [](Status) {});
+  return res;
+}
+
+void Partition::await_durable(int64_t last_offset, std::function<void(Status)> done) {
+  if (!durable_.load()) {
+    done(Status::ok());
+    return;
+  }
+  flusher_.await_durable(log_, last_offset, std::move(done));
+}
+
+}  // namespace spool::broker

@@ -1,0 +1,62 @@
+// Partition: one topic-partition this broker leads, wrapping its Log.
+//
+// Carries what Kafka's partition carries on a leader: leader epoch, high
+// watermark, log start offset. On a single node the high watermark is derived,
+// not stored: with durable.writes it is the log's fsynced offset (consumers
+// never see data a crash could lose), otherwise the log end offset. Cluster mode
+// will replace the derivation with follower progress.
+// Thread-safe: the Log serialises appends; everything else is atomic or const.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "storage/log.h"
+#include "util/status.h"
+
+namespace spool::storage {
+class Flusher;
+}
+
+namespace spool::broker {
+
+class Partition {
+ public:
+  Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
+            storage::Flusher& flusher, bool durable_writes);
+
+  const std::string& topic() const { return topic_; }
+  int32_t index() const { return index_; }
+  int32_t leader_epoch() const { return leader_epoch_.load(); }
+  storage::Log& log() { return *log_; }
+  const std::shared_ptr<storage::Log>& log_ptr() const { return log_; }
+
+  int64_t high_watermark() const;
+  int64_t log_start_offset() const { return log_->log_start_offset(); }
+  int64_t log_end_offset() const { return log_->log_end_offset(); }
+  bool durable_writes() const { return durable_.load(); }
+  void set_durable_writes(bool on) { durable_.store(on); }
+
+  // Appends validated batches (offsets are assigned in place). In durable mode
+  // every append also asks the flusher for a prompt group-committed fsync so
+  // the high watermark follows within milliseconds.
+  Result<storage::AppendResult> append(std::span<uint8_t> batches, int32_t record_count);
+
+  // Calls done(status) once the offsets up to last_offset are durable (at once
+  // when durable.writes is off: acks=all then means "in the log", as in Kafka
+  // with one replica). Called on the flusher thread or the caller's thread.
+  void await_durable(int64_t last_offset, std::function<void(Status)> done);
+
+ private:
+  std::string topic_;
+  int32_t index_;
+  std::shared_ptr<storage::Log> log_;
+  storage::Flusher& flusher_;
+  std::atomic<bool> durable_;
+  std::atomic<int32_t> leader_epoch_{0};
+};
+
+}  // namespace spool::broker

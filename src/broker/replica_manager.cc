@@ -1,0 +1,122 @@
+#include "broker/replica_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+#include "broker/topic_name.h"
+#include "config/topic_config.h"
+#include "protocol/error_code.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+Status kafka_error(ErrorCode code, std::string msg) {
+  return Status::error(std::move(msg), static_cast<int16_t>(code));
+}
+constexpr int32_t kMaxPartitions = 100000;
+}  // namespace
+
+ReplicaManager::ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry,
+                               storage::LogManager& logs)
+    : settings_(settings), registry_(registry), logs_(logs) {}
+
+Status ReplicaManager::load() {
+  std::unique_lock lk(mu_);
+  std::set<std::pair<std::string, int32_t>> known;
+  for (const auto& info : registry_.list()) {
+    Status s = open_partitions_locked(info);
+    if (!s) return s;
+    for (int32_t p = 0; p < info.partitions; ++p) known.emplace(info.name, p);
+  }
+  for (const auto& log : logs_.logs()) {
+    if (!known.count({log->topic(), log->partition()}))
+      spdlog::warn("log {}-{} belongs to no known topic; left on disk, not served", log->topic(),
+                   log->partition());
+  }
+  spdlog::info("loaded {} topics", partitions_.size());
+  return Status::ok();
+}
+
+Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
+  auto effective = effective_topic_config(settings_, info.configs);
+  storage::LogConfig lc = log_config_for(settings_, info.configs);
+  std::vector<std::shared_ptr<Partition>> parts;
+  parts.reserve(static_cast<size_t>(info.partitions));
+  for (int32_t p = 0; p < info.partitions; ++p) {
+    auto log = logs_.get(info.name, p);
+    if (log) {
+      log->update_config(lc);
+    } else {
+      auto created = logs_.create(info.name, p, lc);
+      if (!created) return created.status();
+      log = created.value();
+    }
+    parts.push_back(std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes));
+  }
+  partitions_[info.name] = std::move(parts);
+  return Status::ok();
+}
+
+std::shared_ptr<Partition> ReplicaManager::partition(const std::string& topic, int32_t index) const {
+  std::shared_lock lk(mu_);
+  auto it = partitions_.find(topic);
+  if (it == partitions_.end() || index < 0 || static_cast<size_t>(index) >= it->second.size()) return nullptr;
+  return it->second[static_cast<size_t>(index)];
+}
+
+std::optional<TopicInfo> ReplicaManager::topic(const std::string& name) const { return registry_.get(name); }
+
+std::vector<TopicInfo> ReplicaManager::topics() const { return registry_.list(); }
+
+Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t partitions,
+                                               const std::map<std::string, std::string>& configs,
+                                               bool validate_only) {
+  if (auto problem = topic_name_problem(name); !problem.empty())
+    return kafka_error(ErrorCode::kInvalidTopicException, problem);
+  if (partitions <= 0 || partitions > kMaxPartitions)
+    return kafka_error(ErrorCode::kInvalidPartitions,
+                       "number of partitions must be in [1, " + std::to_string(kMaxPartitions) + "]");
+  for (const auto& [k, v] : configs) {
+    Status s = config::validate_topic_config(k, v);
+    if (!s) return kafka_error(ErrorCode::kInvalidConfig, s.message());
+  }
+  std::unique_lock lk(mu_);
+  if (partitions_.count(name)) return kafka_error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists");
+  for (const auto& [other, _] : partitions_) {
+    if (topic_names_collide(name, other))
+      return kafka_error(ErrorCode::kInvalidTopicException,
+                         "topic '" + name + "' collides with existing topic '" + other + "'");
+  }
+  if (validate_only) return TopicInfo{name, {}, partitions, configs};
+  auto added = registry_.add(name, partitions, configs);
+  if (!added) return kafka_error(ErrorCode::kUnknownServerError, added.status().message());
+  Status s = open_partitions_locked(added.value());
+  if (!s) {
+    spdlog::error("creating logs of topic {} failed: {}", name, s.message());
+    return kafka_error(ErrorCode::kKafkaStorageError, s.message());
+  }
+  spdlog::info("created topic {} with {} partitions", name, partitions);
+  return added.value();
+}
+
+Status ReplicaManager::delete_topic(const std::string& name) {
+  std::unique_lock lk(mu_);
+  auto it = partitions_.find(name);
+  if (it == partitions_.end()) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "unknown topic '" + name + "'");
+  Status s = registry_.remove(name);
+  if (!s) return kafka_error(ErrorCode::kUnknownServerError, s.message());
+  int32_t count = static_cast<int32_t>(it->second.size());
+  partitions_.erase(it);
+  lk.unlock();
+  for (int32_t p = 0; p < count; ++p) {
+    Status r = logs_.remove(name, p);
+    if (!r) spdlog::warn("removing files of {}-{} failed: {}", name, p, r.message());
+  }
+  spdlog::info("deleted topic {}", name);
+  return Status::ok();
+}
+
+}  // namespace spool::broker

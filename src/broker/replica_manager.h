@@ -1,0 +1,54 @@
+// ReplicaManager: the partitions this broker hosts, and topic lifecycle.
+//
+// Owns the map topic -> partitions and keeps it in step with the topic
+// registry (persisted metadata) and the log manager (files). Creation writes
+// the registry first, then the logs; deletion removes the registry entry
+// first, then the files, so a crash in between never resurrects a deleted
+// topic or loses a created one (missing logs are recreated at start).
+// Thread-safe: lookups take a shared lock; create/delete an exclusive one.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "broker/broker_settings.h"
+#include "broker/partition.h"
+#include "broker/topic_registry.h"
+#include "storage/log_manager.h"
+
+namespace spool::broker {
+
+class ReplicaManager {
+ public:
+  ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry, storage::LogManager& logs);
+
+  // Opens (or recreates) the logs of every registered topic. Logs on disk
+  // that belong to no registered topic are left untouched and reported.
+  Status load();
+
+  std::shared_ptr<Partition> partition(const std::string& topic, int32_t index) const;
+  std::optional<TopicInfo> topic(const std::string& name) const;
+  std::vector<TopicInfo> topics() const;
+
+  // Validates name, partition count and configs; Status carries the Kafka
+  // error code (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS,
+  // INVALID_CONFIG, ...). validate_only checks without creating.
+  Result<TopicInfo> create_topic(const std::string& name, int32_t partitions,
+                                 const std::map<std::string, std::string>& configs, bool validate_only);
+  Status delete_topic(const std::string& name);
+
+ private:
+  Status open_partitions_locked(const TopicInfo& info);
+
+  const BrokerSettings& settings_;
+  TopicRegistry& registry_;
+  storage::LogManager& logs_;
+  mutable std::shared_mutex mu_;
+  std::map<std::string, std::vector<std::shared_ptr<Partition>>> partitions_;
+};
+
+}  // namespace spool::broker

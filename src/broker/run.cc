@@ -1,0 +1,83 @@
+#include "broker/run.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "broker/broker_context.h"
+#include "broker/dispatcher.h"
+#include "net/server.h"
+
+namespace spool::broker {
+
+int run_broker(const config::BrokerConfig& cfg) {
+  // Block the stop signals in every thread started from here on; main waits
+  // for them with sigwait, so no async-signal-safety concerns arise.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  BrokerSettings settings = settings_from_config(cfg);
+  if (settings.log_dirs.empty()) {
+    spdlog::error("no log.dirs configured");
+    return 1;
+  }
+
+  storage::LogManager::Options lo;
+  lo.log_dirs = settings.log_dirs;
+  lo.broker_id = settings.broker_id;
+  lo.retention_check_interval_ms = settings.retention_check_interval_ms;
+  lo.flush_checkpoint_interval_ms = settings.flush_checkpoint_interval_ms;
+  lo.recovery_threads = settings.recovery_threads;
+  lo.defaults = log_config_for(settings, {});
+  auto logs = storage::LogManager::open(lo);
+  if (!logs) {
+    spdlog::error("cannot open log dirs: {}", logs.status().message());
+    return 1;
+  }
+  auto registry = TopicRegistry::open(std::filesystem::path(settings.log_dirs[0]));
+  if (!registry) {
+    spdlog::error("{}", registry.status().message());
+    (*logs)->shutdown();
+    return 1;
+  }
+  ReplicaManager replicas(settings, **registry, **logs);
+  if (Status s = replicas.load(); !s) {
+    spdlog::error("loading topics failed: {}", s.message());
+    (*logs)->shutdown();
+    return 1;
+  }
+
+  BrokerContext ctx{settings, **registry, **logs, replicas};
+  Dispatcher dispatcher(ctx);
+  net::ServerOptions so;
+  so.host = settings.bind_host;
+  so.port = settings.port;
+  so.threads = settings.reactor_threads;
+  so.max_request_bytes = settings.socket_request_max_bytes;
+  so.max_connections = settings.max_connections;
+  so.idle_timeout_ms = settings.connections_max_idle_ms;
+  net::Server server(so, dispatcher);
+  if (Status s = server.start(); !s) {
+    spdlog::error("cannot listen on {}:{}: {}", so.host, so.port, s.message());
+    (*logs)->shutdown();
+    return 1;
+  }
+  spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
+               settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
+               (*registry)->cluster_id(), settings.log_dirs[0]);
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("received signal {}, shutting down", sig);
+  server.stop();
+  (*logs)->shutdown();
+  spdlog::info("shutdown complete");
+  return 0;
+}
+
+}  // namespace spool::broker

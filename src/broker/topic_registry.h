@@ -1,0 +1,56 @@
+// TopicRegistry: the persisted cluster id and list of topics this broker owns
+// (name, topic id, partition count, per-topic config overrides). This is the
+// embedded metadata store of single-node mode (DESIGN.md section 4): one JSON
+// file, `spool-metadata.json`, in the first log dir, rewritten atomically (tmp file,
+// fsync, rename, fsync dir) on every change, so a restart restores topics
+// exactly. A file that fails validation stops the start with a clear error
+// rather than silently forgetting topics.
+// Thread-safe (internal mutex); writes are rare (admin operations).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace spool::broker {
+
+using TopicId = std::array<uint8_t, 16>;
+
+struct TopicInfo {
+  std::string name;
+  TopicId id{};
+  int32_t partitions = 0;
+  std::map<std::string, std::string> configs;  // overrides only
+};
+
+class TopicRegistry {
+ public:
+  static Result<std::unique_ptr<TopicRegistry>> open(const std::filesystem::path& dir);
+
+  // Stable for the life of the data: made once, at the first start.
+  const std::string& cluster_id() const { return cluster_id_; }
+  std::vector<TopicInfo> list() const;
+  std::optional<TopicInfo> get(const std::string& name) const;
+  // Fails if the name exists. Assigns a random topic id.
+  Result<TopicInfo> add(const std::string& name, int32_t partitions,
+                        std::map<std::string, std::string> configs);
+  Status remove(const std::string& name);
+
+ private:
+  explicit TopicRegistry(std::filesystem::path file) : file_(std::move(file)) {}
+  Status save_locked() const;
+
+  std::filesystem::path file_;
+  mutable std::mutex mu_;
+  std::string cluster_id_;
+  std::map<std::string, TopicInfo> topics_;
+};
+
+}  // namespace spool::broker
