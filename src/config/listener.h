@@ -1,0 +1,38 @@
+// Listener endpoints ("NAME://host:port") as written in listeners and
+// advertised.listeners, and the listener.security.protocol.map that gives
+// each listener name its security protocol. Pure functions; errors name the
+// config key and the offending entry.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace spool::config {
+
+struct Listener {
+  std::string name;               // upper-cased listener name, e.g. PLAINTEXT
+  std::string security_protocol;  // PLAINTEXT | SSL | SASL_PLAINTEXT | SASL_SSL
+  std::string host;               // "" = bind to every interface (Kafka: default interface)
+  uint16_t port = 0;
+
+  // "NAME://host:port", IPv6 hosts bracketed.
+  std::string to_string() const;
+  bool operator==(const Listener&) const = default;
+};
+
+// "NAME:PROTOCOL,..." -> name -> protocol. Names are upper-cased.
+Result<std::map<std::string, std::string>> parse_security_protocol_map(std::string_view value);
+
+// Parses a listener list. `key` is used in error messages. Names must be in
+// `protocol_map` and unique; ports must be 0..65535 and (for listeners, not
+// advertised ones) unique.
+Result<std::vector<Listener>> parse_listeners(std::string_view value, std::string_view key,
+                                              const std::map<std::string, std::string>& protocol_map,
+                                              bool require_unique_ports);
+
+}  // namespace spool::config
