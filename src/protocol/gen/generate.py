@@ -1,0 +1,649 @@
+#!/usr/bin/env python3
+"""Generates C++ message structs with encode/decode from Spool's JSON message
+definitions (src/protocol/messages/*.json).
+
+Usage: generate.py --out DIR file.json...
+
+Writes DIR/<file>.h and DIR/<file>.cc per definition and DIR/messages.h, an
+umbrella header. Only the Python standard library is used, because the
+generator runs at build time on a bare build machine.
+
+Definition schema (Spool's own; see src/protocol/messages/README.md):
+  {"name": "ProduceRequest", "apiKey": 0, "type": "request",
+   "validVersions": "0-8", "flexibleVersions": "9+",
+   "fields": [ {"name": "Acks", "type": "int16", "versions": "0+",
+                "nullableVersions": "..", "default": "..",
+                "tag": 0, "taggedVersions": "..",
+                "fields": [..nested struct fields..]} ]}
+Lines whose first non-blank characters are // are comments.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+PRIMS = {
+    "int8": ("int8_t", 1, "i8"),
+    "int16": ("int16_t", 2, "i16"),
+    "int32": ("int32_t", 4, "i32"),
+    "int64": ("int64_t", 8, "i64"),
+    "uint16": ("uint16_t", 2, "u16"),
+    "float64": ("double", 8, "f64"),
+    "bool": ("bool", 1, None),
+    "uuid": ("Uuid", 16, None),
+}
+CPP_KEYWORDS = {"default", "operator", "class", "struct", "new", "delete", "template",
+                "namespace", "union", "register", "public", "private", "protected"}
+INF = 1 << 15
+
+
+class GenError(Exception):
+    pass
+
+
+class Versions:
+    """An inclusive version range; hi == INF means open-ended, lo > hi empty."""
+
+    def __init__(self, text):
+        text = (text or "none").strip()
+        if text == "none":
+            self.lo, self.hi = 1, 0
+        elif text.endswith("+"):
+            self.lo, self.hi = int(text[:-1]), INF
+        elif "-" in text:
+            a, b = text.split("-", 1)
+            self.lo, self.hi = int(a), int(b)
+        else:
+            self.lo = self.hi = int(text)
+
+    def empty(self):
+        return self.lo > self.hi
+
+    def intersect(self, other):
+        v = Versions("none")
+        v.lo, v.hi = max(self.lo, other.lo), min(self.hi, other.hi)
+        return v
+
+    def contains(self, version):
+        return self.lo <= version <= self.hi
+
+
+def snake(name):
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s)
+    s = s.lower()
+    if s in CPP_KEYWORDS:
+        raise GenError(f"field name {name} is a C++ keyword")
+    return s
+
+
+class Field:
+    def __init__(self, d, msg, where):
+        self.name = d["name"]
+        self.where = f"{where}.{self.name}"
+        self.cpp = snake(self.name)
+        self.type = d["type"]
+        self.versions = Versions(d.get("versions"))
+        self.nullable = Versions(d.get("nullableVersions"))
+        self.default = d.get("default")
+        self.tag = d.get("tag")
+        self.tagged = Versions(d.get("taggedVersions", d.get("versions"))) if self.tag is not None \
+            else Versions("none")
+        if self.tag is not None and not isinstance(self.tag, int):
+            raise GenError(f"{self.where}: tag must be an integer")
+        self.is_array = self.type.startswith("[]")
+        self.elem = self.type[2:] if self.is_array else self.type
+        self.struct = None
+        if "fields" in d:
+            if self.elem in PRIMS or self.elem in ("string", "bytes", "records"):
+                raise GenError(f"{self.where}: primitive type with nested fields")
+            self.struct = Struct(self.elem, d["fields"], msg, self.where)
+        elif self.elem not in PRIMS and self.elem not in ("string", "bytes", "records"):
+            raise GenError(f"{self.where}: unknown type {self.type} (struct without fields?)")
+        if self.elem == "records" and self.is_array:
+            raise GenError(f"{self.where}: arrays of records are not supported")
+        if not self.nullable.empty() and not (self.is_array or self.elem in ("string", "bytes",
+                                                                             "records")):
+            raise GenError(f"{self.where}: only strings, bytes, records and arrays are nullable")
+
+    def is_nullable_type(self):
+        # records are always optional: a fetch answer may carry none at all.
+        return self.elem == "records" or not self.nullable.empty()
+
+    def elem_cpp(self):
+        if self.struct:
+            return self.struct.name
+        if self.elem in PRIMS:
+            return PRIMS[self.elem][0]
+        if self.elem == "string":
+            return "std::string"
+        return "Bytes"
+
+    def cpp_type(self):
+        if self.is_array:
+            t = f"std::vector<{self.elem_cpp()}>"
+            return f"std::optional<{t}>" if self.is_nullable_type() else t
+        t = self.elem_cpp()
+        if self.elem in ("string", "bytes", "records") and self.is_nullable_type():
+            return f"std::optional<{t}>"
+        return t
+
+    def default_literal(self):
+        """C++ initializer for the member, or None for value-initialization."""
+        d = self.default
+        if self.is_array or self.struct:
+            if d not in (None, "null", ""):
+                raise GenError(f"{self.where}: arrays/structs take no default")
+            return None
+        if self.elem in ("string", "bytes", "records"):
+            if self.elem != "string":
+                if d not in (None, "null"):
+                    raise GenError(f"{self.where}: bytes take no default")
+                return None
+            if self.is_nullable_type():
+                if d is None or d == "null":
+                    return None
+                return f"std::string({json.dumps(d)})"
+            if d == "null":
+                raise GenError(f"{self.where}: null default on a non-nullable string")
+            return json.dumps(d) if d else None
+        if self.elem == "bool":
+            if d is None:
+                return "false"
+            if d not in ("true", "false"):
+                raise GenError(f"{self.where}: bad bool default {d}")
+            return d
+        if self.elem == "uuid":
+            return None
+        if self.elem == "float64":
+            return str(float(d)) if d is not None else "0.0"
+        v = int(str(d), 0) if d is not None else 0
+        bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint16": 16}[self.elem]
+        if self.elem == "uint16":
+            if not 0 <= v < (1 << 16):
+                raise GenError(f"{self.where}: default out of range")
+            return str(v)
+        if not -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+            raise GenError(f"{self.where}: default out of range")
+        if v == -(1 << (bits - 1)):
+            return f"INT{bits}_MIN"
+        return f"{v}LL" if bits == 64 and abs(v) > 0x7fffffff else str(v)
+
+    def nondefault_expr(self, x):
+        """C++ expression true when x differs from the default (tagged fields
+        are only written then)."""
+        if self.is_array:
+            return f"{x}.has_value()" if self.is_nullable_type() else f"!{x}.empty()"
+        if self.struct:
+            return f"!({x} == {self.struct.name}{{}})"
+        if self.elem == "uuid":
+            return f"{x} != Uuid{{}}"
+        lit = self.default_literal()
+        if self.elem in ("string", "bytes", "records"):
+            if self.is_nullable_type():
+                return f"{x}.has_value()" if lit is None else f"{x} != {lit}"
+            return f"!{x}.empty()" if lit is None else f"{x} != {lit}"
+        return f"{x} != {lit}"
+
+
+class Struct:
+    def __init__(self, name, fields, msg, where):
+        self.name = name
+        self.fields = [Field(f, msg, where) for f in fields]
+        tags = [f.tag for f in self.fields if f.tag is not None]
+        if len(tags) != len(set(tags)):
+            raise GenError(f"{where}: duplicate tags")
+        names = [f.cpp for f in self.fields]
+        if len(names) != len(set(names)):
+            raise GenError(f"{where}: duplicate field names")
+
+    def children(self):
+        return [f.struct for f in self.fields if f.struct]
+
+
+class Message:
+    def __init__(self, d, path):
+        self.name = d["name"]
+        self.api_key = d["apiKey"]
+        self.kind = d["type"]
+        if self.kind not in ("request", "response"):
+            raise GenError(f"{path}: type must be request or response")
+        self.valid = Versions(d["validVersions"])
+        if self.valid.empty() or self.valid.hi == INF:
+            raise GenError(f"{path}: validVersions must be a closed range")
+        self.flexible = Versions(d.get("flexibleVersions"))
+        if not self.flexible.empty() and self.flexible.hi != INF:
+            raise GenError(f"{path}: flexibleVersions must be open-ended (N+)")
+        self.first_flexible = self.flexible.lo if not self.flexible.empty() else None
+        self.root = Struct(self.name, d.get("fields", []), self, self.name)
+        self.base = os.path.splitext(os.path.basename(path))[0]
+        if self.base != snake(self.name):
+            raise GenError(f"{path}: file should be named {snake(self.name)}.json")
+
+    # --- version conditions, simplified against the defined range ---
+    def cond(self, v):
+        """C++ condition for `version in v`, or 'true'/'false'."""
+        lo, hi = self.valid.lo, self.valid.hi
+        v = v.intersect(self.valid)
+        if v.empty():
+            return "false"
+        parts = []
+        if v.lo > lo:
+            parts.append(f"version >= {v.lo}")
+        if v.hi < hi:
+            parts.append(f"version <= {v.hi}")
+        return " && ".join(parts) if parts else "true"
+
+    def flex_init(self):
+        if self.first_flexible is None or self.first_flexible > self.valid.hi:
+            return "[[maybe_unused]] constexpr bool flex = false;"
+        if self.first_flexible <= self.valid.lo:
+            return "[[maybe_unused]] constexpr bool flex = true;"
+        return f"[[maybe_unused]] const bool flex = version >= {self.first_flexible};"
+
+
+def and_cond(a, b):
+    if a == "false" or b == "false":
+        return "false"
+    if a == "true":
+        return b
+    if b == "true":
+        return a
+    return f"({a}) && ({b})"
+
+
+class Emitter:
+    def __init__(self):
+        self.lines = []
+        self.depth = 0
+
+    def line(self, text=""):
+        self.lines.append(("  " * self.depth + text) if text else "")
+
+    def open(self, text):
+        self.line(text + " {" if text else "{")
+        self.depth += 1
+
+    def close(self, text="}"):
+        self.depth -= 1
+        self.line(text)
+
+    def guarded(self, cond, body):
+        """Emits body() under `if (cond)`, dropping trivially true/false guards."""
+        if cond == "false":
+            return
+        if cond == "true":
+            body()
+            return
+        self.open(f"if ({cond})")
+        body()
+        self.close()
+
+
+class Gen:
+    def __init__(self, msg):
+        self.msg = msg
+        self.uid = 0
+
+    def tmp(self, base):
+        self.uid += 1
+        return f"{base}{self.uid}"
+
+    # ---- encode ----
+    def enc_value(self, e, f, x, w, elem=False):
+        """Encode the value expression x of field f (an element if elem)."""
+        m = self.msg
+        kind = f.elem
+        if f.is_array and not elem:
+            arr = self.tmp("arr")
+            null_c = m.cond(f.nullable)
+
+            def write_array(src):
+                e.line(f"wire::write_array_len({w}, {src}.size(), flex);")
+                it = self.tmp("e")
+                e.open(f"for (const auto& {it} : {src})")
+                self.enc_value(e, f, it, w, elem=True)
+                e.close()
+
+            if f.is_nullable_type():
+                e.open(f"if (!{x})")
+                if null_c == "false":
+                    e.line(f"wire::write_array_len({w}, 0, flex);")
+                elif null_c == "true":
+                    e.line(f"wire::write_null_array({w}, flex);")
+                else:
+                    e.line(f"if ({null_c}) wire::write_null_array({w}, flex);")
+                    e.line(f"else wire::write_array_len({w}, 0, flex);")
+                e.close("} else {")
+                e.depth += 1
+                e.line(f"const auto& {arr} = *{x};")
+                write_array(arr)
+                e.close()
+            else:
+                write_array(x)
+            return
+        if f.struct:
+            e.line(f"{x}.encode({w}, version);")
+        elif kind == "bool":
+            e.line(f"{w}.i8({x} ? 1 : 0);")
+        elif kind == "uuid":
+            e.line(f"wire::write_uuid({w}, {x});")
+        elif kind in PRIMS:
+            e.line(f"{w}.{PRIMS[kind][2]}({x});")
+        elif kind == "string":
+            if f.is_nullable_type() and not elem:
+                e.line(f"wire::write_nullable_string({w}, {x}, flex, {m.cond(f.nullable)});")
+            else:
+                e.line(f"wire::write_string({w}, {x}, flex);")
+        else:  # bytes, records
+            if f.is_nullable_type() and not elem:
+                e.line(f"wire::write_nullable_bytes({w}, {x}, flex, {m.cond(f.nullable)});")
+            else:
+                e.line(f"wire::write_bytes({w}, {x}, flex);")
+
+    def min_size(self, f):
+        if f.struct:
+            return "1"
+        if f.elem in PRIMS:
+            return str(PRIMS[f.elem][1])
+        if f.elem == "string":
+            return "(flex ? 1 : 2)"
+        return "(flex ? 1 : 4)"
+
+    # ---- decode ----
+    def dec_value(self, e, f, x, r, elem=False):
+        m = self.msg
+        kind = f.elem
+        if f.is_array and not elem:
+            n = self.tmp("n")
+            e.open("")  # bare block scopes the temporaries
+            e.line(f"const int64_t {n} = wire::read_array_len({r}, flex, {m.cond(f.nullable)}, "
+                   f"{self.min_size(f)});")
+            arr = self.tmp("arr")
+            if f.is_nullable_type():
+                e.open(f"if ({r}.ok() && {n} < 0)")
+                e.line(f"{x} = std::nullopt;")
+                e.close("} else if (" + r + ".ok()) {")
+                e.depth += 1
+                e.line(f"auto& {arr} = {x}.emplace();")
+            else:
+                e.open(f"if ({r}.ok())")
+                e.line(f"auto& {arr} = {x};")
+                e.line(f"{arr}.clear();")
+            e.line(f"{arr}.reserve(static_cast<size_t>({n}));")
+            i = self.tmp("i")
+            e.open(f"for (int64_t {i} = 0; {i} < {n} && {r}.ok(); ++{i})")
+            e.line(f"{arr}.emplace_back();")
+            self.dec_value(e, f, f"{arr}.back()", r, elem=True)
+            e.close()
+            e.close()
+            e.close()
+            return
+        if f.struct:
+            e.line(f"{x}.decode({r}, version);")
+        elif kind == "bool":
+            e.line(f"{x} = {r}.i8() != 0;")
+        elif kind == "uuid":
+            e.line(f"{x} = wire::read_uuid({r});")
+        elif kind in PRIMS:
+            e.line(f"{x} = {r}.{PRIMS[kind][2]}();")
+        elif kind == "string":
+            if f.is_nullable_type() and not elem:
+                e.line(f"{x} = wire::read_nullable_string({r}, flex, {m.cond(f.nullable)});")
+            else:
+                e.line(f"{x} = wire::read_string({r}, flex);")
+        else:
+            if f.is_nullable_type() and not elem:
+                e.line(f"{x} = wire::read_nullable_bytes({r}, flex, {m.cond(f.nullable)});")
+            else:
+                e.line(f"{x} = wire::read_bytes({r}, flex);")
+
+    # ---- struct bodies ----
+    def regular_cond(self, f):
+        """Versions where f is an ordinary (not tagged) field."""
+        m = self.msg
+        vs = [v for v in range(m.valid.lo, m.valid.hi + 1)
+              if f.versions.contains(v) and not f.tagged.contains(v)]
+        if not vs:
+            return "false"
+        if vs != list(range(vs[0], vs[-1] + 1)):
+            raise GenError(f"{f.where}: ordinary versions must be contiguous")
+        v = Versions(f"{vs[0]}-{vs[-1]}")
+        return m.cond(v)
+
+    def tagged_fields(self, s):
+        out = [f for f in s.fields if f.tag is not None and self.msg.cond(f.tagged) != "false"]
+        return sorted(out, key=lambda f: f.tag)
+
+    def encode_body(self, e, s):
+        e.line(self.msg.flex_init())
+        for f in s.fields:
+            e.guarded(self.regular_cond(f), lambda f=f: self.enc_value(e, f, f.cpp, "w"))
+        tagged = self.tagged_fields(s)
+
+        def tag_section():
+            if not tagged:
+                e.line("w.uvarint(0);  // no tagged fields")
+                return
+            e.line("uint32_t tagged_count = 0;")
+            for f in tagged:
+                c = and_cond(self.msg.cond(f.tagged), f.nondefault_expr(f.cpp))
+                e.line(f"const bool write_{f.cpp} = {c};")
+                e.line(f"if (write_{f.cpp}) ++tagged_count;")
+            e.line("w.uvarint(tagged_count);")
+            for f in tagged:
+                e.open(f"if (write_{f.cpp})")
+                e.line("ByteWriter tw;")
+                self.enc_value(e, f, f.cpp, "tw")
+                e.line(f"wire::write_tagged(w, {f.tag}, tw);")
+                e.close()
+
+        e.guarded("flex" if not self.msg.flex_init().endswith("= false;") else "false",
+                  tag_section)
+
+    def decode_body(self, e, s):
+        e.line(self.msg.flex_init())
+        for f in s.fields:
+            e.guarded(self.regular_cond(f), lambda f=f: self.dec_value(e, f, f.cpp, "r"))
+        tagged = self.tagged_fields(s)
+
+        def tag_section():
+            e.line("const uint32_t tagged_count = r.uvarint32();")
+            e.open("for (uint32_t t = 0; t < tagged_count && r.ok(); ++t)")
+            e.line("const uint32_t tag = r.uvarint32();")
+            e.line("const uint32_t size = r.uvarint32();")
+            e.line("const ByteSpan payload = r.take(size);")
+            e.line("if (!r.ok()) break;")
+            if tagged:
+                e.line("ByteReader tr(payload);")
+                e.open("switch (tag)")
+                for f in tagged:
+                    e.open(f"case {f.tag}:")
+                    c = self.msg.cond(f.tagged)
+
+                    def body(f=f):
+                        self.dec_value(e, f, f.cpp, "tr")
+                        e.line("if (!tr.ok()) r.fail();")
+                    e.guarded(c, body)
+                    e.line("break;")
+                    e.close()
+                e.line("default:  // unknown tags are skipped, as the protocol requires")
+                e.line("  break;")
+                e.close()
+            else:
+                e.line("(void)tag;")
+                e.line("(void)payload;  // unknown tags are skipped, as the protocol requires")
+            e.close()
+
+        e.guarded("flex" if not self.msg.flex_init().endswith("= false;") else "false",
+                  tag_section)
+
+    # ---- declarations ----
+    def declare(self, e, s, top):
+        e.open(f"struct {s.name}")
+        if top:
+            m = self.msg
+            ff = m.first_flexible if m.first_flexible is not None else "INT16_MAX"
+            e.line(f"static constexpr int16_t kApiKey = {m.api_key};")
+            e.line(f"static constexpr int16_t kMinVersion = {m.valid.lo};")
+            e.line(f"static constexpr int16_t kMaxVersion = {m.valid.hi};")
+            e.line(f"static constexpr int16_t kFirstFlexibleVersion = {ff};")
+            e.line("")
+        for child in s.children():
+            self.declare(e, child, False)
+            e.line("")
+        if top:
+            for alias, path in self.aliases(s):
+                e.line(f"using {alias} = {path};")
+        for f in s.fields:
+            lit = f.default_literal()
+            init = f" = {lit}" if lit is not None else ""
+            e.line(f"{f.cpp_type()} {f.cpp}{init};")
+        e.line("")
+        if top:
+            e.line("// Body only (no header). `version` must be within [kMinVersion, kMaxVersion].")
+            e.line("void encode(ByteWriter& w, int16_t version) const;")
+            e.line("// False if malformed, truncated or the version is out of range.")
+            e.line("bool decode(ByteReader& r, int16_t version);")
+        else:
+            e.line("void encode(ByteWriter& w, int16_t version) const;")
+            e.line("bool decode(ByteReader& r, int16_t version);")
+        e.line(f"bool operator==(const {s.name}&) const = default;")
+        e.close("};")
+
+    def aliases(self, root):
+        """Deeper nested structs also reachable as Message::Name (Kafka's
+        generated classes are flat) when the name is unambiguous."""
+        found = {}
+
+        def walk(s, path):
+            for c in s.children():
+                p = f"{path}::{c.name}" if path else c.name
+                found.setdefault(c.name, []).append(p)
+                walk(c, p)
+        walk(root, "")
+        top = {c.name for c in root.children()} | {f.cpp for f in root.fields}
+        return [(n, ps[0]) for n, ps in sorted(found.items())
+                if len(ps) == 1 and "::" in ps[0] and n not in top and n != root.name]
+
+    def define(self, e, s, qual, top):
+        for child in s.children():
+            self.define(e, child, f"{qual}::{child.name}", False)
+        e.open(f"void {qual}::encode(ByteWriter& w, int16_t version) const")
+        self.encode_body(e, s)
+        e.close()
+        e.line("")
+        e.open(f"bool {qual}::decode(ByteReader& r, int16_t version)")
+        if top:
+            e.line("if (version < kMinVersion || version > kMaxVersion) return false;")
+            e.line(f"*this = {s.name}{{}};")
+        self.decode_body(e, s)
+        e.line("return r.ok();")
+        e.close()
+        e.line("")
+
+    def header(self, src_name):
+        e = Emitter()
+        e.line(f"// Generated by src/protocol/gen/generate.py from {src_name}. Do not edit.")
+        e.line("//")
+        e.line(f"// {self.msg.name} (api key {self.msg.api_key}), versions "
+               f"{self.msg.valid.lo}-{self.msg.valid.hi}. Plain data; decode() is fully")
+        e.line("// bounds-checked and never throws. Not thread-safe (plain struct).")
+        e.line("#pragma once")
+        e.line("")
+        for inc in ("<array>", "<cstdint>", "<optional>", "<string>", "<vector>"):
+            e.line(f"#include {inc}")
+        e.line("")
+        e.line('#include "protocol/wire.h"')
+        e.line('#include "util/bytes.h"')
+        e.line("")
+        e.line("namespace spool::protocol {")
+        e.line("")
+        self.declare(e, self.msg.root, True)
+        e.line("")
+        e.line("}  // namespace spool::protocol")
+        return "\n".join(e.lines) + "\n"
+
+    def source(self, src_name):
+        e = Emitter()
+        e.line(f"// Generated by src/protocol/gen/generate.py from {src_name}. Do not edit.")
+        e.line(f'#include "protocol/{self.msg.base}.h"')
+        e.line("")
+        e.line("namespace spool::protocol {")
+        e.line("")
+        self.define(e, self.msg.root, self.msg.name, True)
+        e.line("}  // namespace spool::protocol")
+        return "\n".join(e.lines) + "\n"
+
+
+def load(path):
+    with open(path, encoding="utf-8") as fh:
+        text = "\n".join("" if ln.lstrip().startswith("//") else ln for ln in fh.read().split("\n"))
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as ex:
+        raise GenError(f"{path}: {ex}") from ex
+
+
+def write_if_changed(path, text):
+    # Keeps timestamps stable so an unchanged message does not trigger rebuilds.
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return
+    except OSError:
+        pass
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def known_apis(msgs):
+    """Every API with a request definition and where its flexible versions
+    start, so headers can be parsed for APIs that are defined but not served."""
+    reqs = sorted((m for m in msgs if m.kind == "request"), key=lambda m: m.api_key)
+    out = ["// Generated by src/protocol/gen/generate.py. Do not edit.",
+           "// Every API with a request definition: key, first flexible version",
+           "// (INT16_MAX if none) and name. Immutable; thread-safe.",
+           "#pragma once", "", "#include <cstdint>", "#include <string_view>", "",
+           "namespace spool::protocol {", "",
+           "struct KnownApi {", "  int16_t api_key;", "  int16_t first_flexible;",
+           "  std::string_view name;", "};", "",
+           "inline constexpr KnownApi kKnownApis[] = {"]
+    for m in reqs:
+        ff = m.first_flexible if m.first_flexible is not None else "INT16_MAX"
+        name = m.name[:-len("Request")] if m.name.endswith("Request") else m.name
+        out.append(f'    {{{m.api_key}, {ff}, "{name}"}},')
+    out += ["};", "", "}  // namespace spool::protocol", ""]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("inputs", nargs="+")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    msgs = []
+    try:
+        for p in sorted(args.inputs):
+            msg = Message(load(p), p)
+            g = Gen(msg)
+            src_name = os.path.basename(p)
+            write_if_changed(os.path.join(args.out, msg.base + ".h"), g.header(src_name))
+            write_if_changed(os.path.join(args.out, msg.base + ".cc"), g.source(src_name))
+            msgs.append(msg)
+    except (GenError, KeyError, ValueError) as ex:
+        print(f"generate.py: error: {ex}", file=sys.stderr)
+        return 1
+    umbrella = ["// Generated by src/protocol/gen/generate.py. Do not edit.",
+                "// Umbrella header: every protocol message struct.", "#pragma once", ""]
+    umbrella += [f'#include "protocol/{m.base}.h"' for m in msgs]
+    write_if_changed(os.path.join(args.out, "messages.h"), "\n".join(umbrella) + "\n")
+    write_if_changed(os.path.join(args.out, "known_apis.h"), known_apis(msgs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
