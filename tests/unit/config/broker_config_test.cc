@@ -1,0 +1,266 @@
+#include "config/broker_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "config/config_def.h"
+
+namespace spool::config {
+namespace {
+
+Result<BrokerConfig> with(const std::vector<std::string>& overrides, std::vector<std::string>* warnings = nullptr) {
+  return BrokerConfig::load(std::nullopt, overrides, warnings);
+}
+
+std::string error_of(const std::vector<std::string>& overrides) {
+  auto r = with(overrides);
+  EXPECT_FALSE(r.is_ok());
+  return r.is_ok() ? std::string() : r.status().message();
+}
+
+TEST(BrokerConfig, Defaults) {
+  BrokerConfig c;
+  EXPECT_EQ(c.broker_id(), 0);
+  ASSERT_EQ(c.listeners().size(), 1u);
+  EXPECT_EQ(c.listeners()[0].name, "PLAINTEXT");
+  EXPECT_EQ(c.listeners()[0].host, "");
+  EXPECT_EQ(c.listeners()[0].port, 9092);
+  EXPECT_EQ(c.log_dirs(), std::vector<std::string>{"/tmp/kafka-logs"});
+  EXPECT_EQ(c.num_partitions(), 1);
+  EXPECT_EQ(c.default_replication_factor(), 1);
+  EXPECT_TRUE(c.auto_create_topics());
+  EXPECT_TRUE(c.delete_topic_enable());
+  EXPECT_EQ(c.log_segment_bytes(), 1 << 30);
+  EXPECT_EQ(c.log_roll_ms(), 168LL * 3600 * 1000);
+  EXPECT_EQ(c.log_retention_ms(), 168LL * 3600 * 1000);
+  EXPECT_EQ(c.log_retention_bytes(), -1);
+  EXPECT_EQ(c.log_retention_check_interval_ms(), 300000);
+  EXPECT_EQ(c.log_flush_interval_messages(), INT64_MAX);
+  EXPECT_EQ(c.log_flush_interval_ms(), INT64_MAX);
+  EXPECT_EQ(c.log_flush_offset_checkpoint_interval_ms(), 60000);
+  EXPECT_EQ(c.log_index_interval_bytes(), 4096);
+  EXPECT_EQ(c.log_index_size_max_bytes(), 10 * 1024 * 1024);
+  EXPECT_EQ(c.log_message_timestamp_type(), TimestampType::kCreateTime);
+  EXPECT_EQ(c.message_max_bytes(), 1048588);
+  EXPECT_EQ(c.socket_request_max_bytes(), 104857600);
+  EXPECT_EQ(c.max_connections(), INT32_MAX);
+  EXPECT_EQ(c.connections_max_idle_ms(), 600000);
+  EXPECT_EQ(c.num_recovery_threads_per_data_dir(), 1);
+  EXPECT_EQ(c.log_cleanup_policy(), std::vector<std::string>{"delete"});
+  EXPECT_TRUE(c.log_cleanup_delete());
+  EXPECT_FALSE(c.log_cleanup_compact());
+  EXPECT_EQ(c.min_insync_replicas(), 1);
+  EXPECT_EQ(c.zookeeper_connect(), "");
+  EXPECT_TRUE(c.durable_writes());
+  EXPECT_GE(c.reactor_threads(), 1);
+  EXPECT_EQ(c.log_level(), "info");
+  EXPECT_FALSE(c.is_set("num.partitions"));
+  EXPECT_EQ(c.get("num.io.threads"), "8");
+  EXPECT_EQ(c.get_optional("log.dirs"), std::nullopt);
+}
+
+TEST(BrokerConfig, KeyTableIsConsistent) {
+  size_t n = 0;
+  for (const KeyDef& d : broker_key_defs()) {
+    ++n;
+    EXPECT_EQ(find_broker_key(d.name), &d) << "duplicate key " << d.name;
+    if (d.default_value != nullptr) {
+      auto parsed = parse_value(d, d.default_value);
+      EXPECT_TRUE(parsed.is_ok()) << d.name << ": " << parsed.status().message();
+    }
+  }
+  EXPECT_GT(n, 250u);
+}
+
+TEST(BrokerConfig, OverridesApplyInOrderAfterFile) {
+  std::string path = ::testing::TempDir() + "/spool_cfg_test.properties";
+  {
+    std::ofstream f(path);
+    f << "num.partitions=3\nlog.dirs=/data/a, /data/b\nbroker.id=7\n";
+  }
+  auto r = BrokerConfig::load(path, {"num.partitions=5", "num.partitions = 6"}, nullptr);
+  std::remove(path.c_str());
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->num_partitions(), 6);
+  EXPECT_EQ(r->broker_id(), 7);
+  EXPECT_EQ(r->log_dirs(), (std::vector<std::string>{"/data/a", "/data/b"}));
+  EXPECT_TRUE(r->is_set("num.partitions"));
+}
+
+TEST(BrokerConfig, LogDirsWinsOverLogDir) {
+  auto r = with({"log.dir=/x", "log.dirs=/y"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_dirs(), std::vector<std::string>{"/y"});
+  r = with({"log.dir=/x"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_dirs(), std::vector<std::string>{"/x"});
+  EXPECT_NE(error_of({"log.dirs= , "}).find("log.dirs"), std::string::npos);
+}
+
+TEST(BrokerConfig, BadOverrideSyntax) {
+  EXPECT_NE(error_of({"num.partitions"}).find("expected key=value"), std::string::npos);
+  EXPECT_NE(error_of({"=3"}).find("expected key=value"), std::string::npos);
+}
+
+TEST(BrokerConfig, UnknownKeyDidYouMean) {
+  std::string e = error_of({"log.retenion.ms=1000"});
+  EXPECT_NE(e.find("unknown config key 'log.retenion.ms'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'log.retention.ms'?"), std::string::npos) << e;
+  e = error_of({"totally.unrelated.thing=1"});
+  EXPECT_NE(e.find("unknown config key"), std::string::npos);
+  EXPECT_EQ(e.find("did you mean"), std::string::npos) << e;
+}
+
+TEST(BrokerConfig, TopicKeyAtBrokerLevelPointsToBrokerKey) {
+  std::string e = error_of({"retention.ms=1000"});
+  EXPECT_NE(e.find("topic-level"), std::string::npos) << e;
+  EXPECT_NE(e.find("log.retention.ms"), std::string::npos) << e;
+}
+
+TEST(BrokerConfig, BadValuesNameKeyAndRange) {
+  std::string e = error_of({"num.partitions=0"});
+  EXPECT_NE(e.find("'num.partitions'"), std::string::npos) << e;
+  EXPECT_NE(e.find("[1, 2147483647]"), std::string::npos) << e;
+  e = error_of({"num.partitions=abc"});
+  EXPECT_NE(e.find("not a int"), std::string::npos) << e;
+  e = error_of({"log.segment.bytes=13"});
+  EXPECT_NE(e.find("[14, 2147483647]"), std::string::npos) << e;
+  e = error_of({"message.max.bytes=3000000000"});
+  EXPECT_NE(e.find("message.max.bytes"), std::string::npos) << e;
+  e = error_of({"auto.create.topics.enable=yes"});
+  EXPECT_NE(e.find("true or false"), std::string::npos) << e;
+  e = error_of({"log.message.timestamp.type=Create"});
+  EXPECT_NE(e.find("[CreateTime, LogAppendTime]"), std::string::npos) << e;
+  e = error_of({"log.cleanup.policy=delete,shred"});
+  EXPECT_NE(e.find("'shred'"), std::string::npos) << e;
+  e = error_of({"log.level=verbose"});
+  EXPECT_NE(e.find("trace, debug, info, warn, error"), std::string::npos) << e;
+  e = error_of({"reactor.threads=-1"});
+  EXPECT_NE(e.find("reactor.threads"), std::string::npos) << e;
+  e = error_of({"log.cleaner.min.cleanable.ratio=1.5"});
+  EXPECT_NE(e.find("log.cleaner.min.cleanable.ratio"), std::string::npos) << e;
+  e = error_of({"broker.id=-2"});
+  EXPECT_NE(e.find("broker.id"), std::string::npos) << e;
+  e = error_of({"broker.id=1001"});
+  EXPECT_NE(e.find("reserved.broker.max.id"), std::string::npos) << e;
+}
+
+TEST(BrokerConfig, ValuesAreNormalized) {
+  auto r = with({"auto.create.topics.enable= FALSE ", "log.cleanup.policy= compact , delete"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_FALSE(r->auto_create_topics());
+  EXPECT_EQ(r->get("log.cleanup.policy"), "compact,delete");
+  EXPECT_TRUE(r->log_cleanup_compact());
+}
+
+TEST(BrokerConfig, UnactedKeysWarnOncePerKey) {
+  std::vector<std::string> warnings;
+  auto r = with({"num.io.threads=4", "num.io.threads=5", "ssl.client.auth=required", "num.partitions=2",
+                 "listener.name.plaintext.ssl.keystore.location=/x"},
+                &warnings);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("listener.name.plaintext.ssl.keystore.location"), std::string::npos);
+  EXPECT_NE(warnings[1].find("num.io.threads"), std::string::npos);
+  EXPECT_NE(warnings[2].find("ssl.client.auth"), std::string::npos);
+  EXPECT_EQ(r->unacted_keys().size(), 3u);
+  EXPECT_EQ(r->get("num.io.threads"), "5");
+}
+
+TEST(BrokerConfig, RetentionPrecedence) {
+  auto r = with({"log.retention.hours=1"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_retention_ms(), 3600000);
+  r = with({"log.retention.hours=1", "log.retention.minutes=2"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_retention_ms(), 120000);
+  r = with({"log.retention.hours=1", "log.retention.minutes=2", "log.retention.ms=500"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_retention_ms(), 500);
+  r = with({"log.retention.ms=-1"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_retention_ms(), -1);
+  r = with({"log.retention.hours=-5"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_retention_ms(), -1);
+}
+
+TEST(BrokerConfig, RollAndFlushResolution) {
+  auto r = with({"log.roll.hours=2"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_roll_ms(), 7200000);
+  r = with({"log.roll.hours=2", "log.roll.ms=1000"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_roll_ms(), 1000);
+  r = with({"log.flush.scheduler.interval.ms=3000"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_flush_interval_ms(), 3000);
+  r = with({"log.flush.scheduler.interval.ms=3000", "log.flush.interval.ms=10"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->log_flush_interval_ms(), 10);
+}
+
+TEST(BrokerConfig, Listeners) {
+  auto r = with({"listeners=PLAINTEXT://127.0.0.1:9092"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->listeners()[0].host, "127.0.0.1");
+  EXPECT_EQ(r->listeners()[0].security_protocol, "PLAINTEXT");
+  EXPECT_EQ(r->advertised_listeners()[0].host, "127.0.0.1");
+
+  r = with({"listeners=PLAINTEXT://:9092"});
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->listeners()[0].host, "");
+  EXPECT_FALSE(r->advertised_listeners()[0].host.empty());
+
+  r = with({"listeners=PLAINTEXT://[::1]:9093,SSL://localhost:9094", "advertised.listeners=PLAINTEXT://broker1:19092"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->listeners().size(), 2u);
+  EXPECT_EQ(r->listeners()[0].host, "::1");
+  EXPECT_EQ(r->listeners()[0].to_string(), "PLAINTEXT://[::1]:9093");
+  EXPECT_EQ(r->listeners()[1].security_protocol, "SSL");
+  ASSERT_EQ(r->advertised_listeners().size(), 1u);
+  EXPECT_EQ(r->advertised_listeners()[0].port, 19092);
+
+  r = with({"listeners=INTERNAL://:9092", "listener.security.protocol.map=INTERNAL:PLAINTEXT"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->listeners()[0].security_protocol, "PLAINTEXT");
+}
+
+TEST(BrokerConfig, BadListeners) {
+  for (const char* bad : {"listeners=127.0.0.1:9092", "listeners=PLAINTEXT://host", "listeners=PLAINTEXT://host:99999",
+                          "listeners=PLAINTEXT://host:abc", "listeners=FOO://host:9092",
+                          "listeners=PLAINTEXT://a:9092,PLAINTEXT://b:9093", "listeners=PLAINTEXT://a:9092,SSL://b:9092",
+                          "listeners=", "listeners=PLAINTEXT://ho st:9092"}) {
+    std::string e = error_of({bad});
+    EXPECT_NE(e.find("listeners"), std::string::npos) << bad << " -> " << e;
+  }
+  std::string e = error_of({"listeners=PLAINTEXT://0.0.0.0:9092"});
+  EXPECT_NE(e.find("0.0.0.0"), std::string::npos) << e;
+  auto r = with({"listeners=PLAINTEXT://0.0.0.0:9092", "advertised.listeners=PLAINTEXT://myhost:9092"});
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  e = error_of({"listener.security.protocol.map=PLAINTEXT:TLS"});
+  EXPECT_NE(e.find("listener.security.protocol.map"), std::string::npos) << e;
+}
+
+TEST(BrokerConfig, AcceptsKafkaSampleServerProperties) {
+  auto props = parse_properties(
+      "broker.id=0\n"
+      "num.network.threads=3\nnum.io.threads=8\n"
+      "socket.send.buffer.bytes=102400\nsocket.receive.buffer.bytes=102400\nsocket.request.max.bytes=104857600\n"
+      "log.dirs=/tmp/kafka-logs\nnum.partitions=1\nnum.recovery.threads.per.data.dir=1\n"
+      "offsets.topic.replication.factor=1\ntransaction.state.log.replication.factor=1\n"
+      "transaction.state.log.min.isr=1\nlog.retention.hours=168\nlog.segment.bytes=1073741824\n"
+      "log.retention.check.interval.ms=300000\nzookeeper.connect=localhost:2181\n"
+      "zookeeper.connection.timeout.ms=18000\ngroup.initial.rebalance.delay.ms=0\n");
+  ASSERT_TRUE(props.is_ok());
+  std::vector<std::string> warnings;
+  auto r = BrokerConfig::from_properties(*props, &warnings);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->zookeeper_connect(), "localhost:2181");
+  EXPECT_FALSE(warnings.empty());
+}
+
+}  // namespace
+}  // namespace spool::config
