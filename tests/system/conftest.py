@@ -1,0 +1,8 @@
+# Reuse the broker fixtures and process harness of tests/compat.
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
+
+from spool_fixtures import *  # noqa: E402,F401,F403
+from spool_fixtures import pytest_runtest_makereport  # noqa: E402,F401

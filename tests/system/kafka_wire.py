@@ -1,0 +1,186 @@
+"""Hand-built Kafka frames for the bad-input tests, written from the public
+protocol description: request header v1, ApiVersions v0, Produce v3 and the
+record batch v2 with its CRC-32C. Kept independent of any client library so
+the tests can send exactly the bytes they mean."""
+
+import socket
+import struct
+
+# --- CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) -----------------
+
+def _crc_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _crc_table()
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+# --- varints (records use zigzag) ------------------------------------------
+
+def uvarint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def varint(n):
+    return uvarint((n << 1) ^ (n >> 63))
+
+
+def _var_bytes(b):
+    return varint(-1) if b is None else varint(len(b)) + b
+
+
+def record(offset_delta, ts_delta, key, value, headers=()):
+    body = bytearray()
+    body += b"\x00"                      # attributes
+    body += varint(ts_delta)
+    body += varint(offset_delta)
+    body += _var_bytes(key)
+    body += _var_bytes(value)
+    body += varint(len(headers))
+    for hk, hv in headers:
+        body += _var_bytes(hk.encode()) + _var_bytes(hv)
+    return varint(len(body)) + bytes(body)
+
+
+def record_batch(records, base_ts, attributes=0, producer_id=-1, producer_epoch=-1,
+                 base_sequence=-1, fix_crc=True):
+    """records: list of (key, value, headers). Uncompressed batch v2."""
+    recs = b"".join(record(i, 0, k, v, h) for i, (k, v, h) in enumerate(records))
+    after_crc = struct.pack(">hiqqqhii", attributes, len(records) - 1, base_ts, base_ts,
+                            producer_id, producer_epoch, base_sequence, len(records)) + recs
+    crc = crc32c(after_crc) if fix_crc else 0
+    after_len = struct.pack(">ibI", 0, 2, crc) + after_crc  # leader epoch, magic, crc
+    return struct.pack(">qi", 0, len(after_len)) + after_len
+
+
+# --- requests ---------------------------------------------------------------
+
+def _string(s):
+    if s is None:
+        return struct.pack(">h", -1)
+    b = s.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def request(api_key, api_version, correlation_id, body=b"", client_id="spool-bad-input"):
+    payload = struct.pack(">hhi", api_key, api_version, correlation_id) + _string(client_id) + body
+    return struct.pack(">i", len(payload)) + payload
+
+
+def produce_v3(correlation_id, topic, partition, records_bytes, acks=1, timeout_ms=10000):
+    body = _string(None) + struct.pack(">hi", acks, timeout_ms)
+    body += struct.pack(">i", 1) + _string(topic)
+    body += struct.pack(">i", 1) + struct.pack(">i", partition)
+    body += struct.pack(">i", len(records_bytes)) + records_bytes
+    return request(0, 3, correlation_id, body)
+
+
+# --- responses --------------------------------------------------------------
+
+class Reader:
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+
+    def take(self, fmt):
+        vals = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return vals if len(vals) > 1 else vals[0]
+
+    def string(self):
+        n = self.take(">h")
+        if n < 0:
+            return None
+        s = self.data[self.pos:self.pos + n].decode()
+        self.pos += n
+        return s
+
+
+def parse_produce_v3(frame):
+    """-> (correlation_id, {(topic, partition): (error_code, base_offset)})"""
+    r = Reader(frame)
+    corr = r.take(">i")
+    out = {}
+    for _ in range(r.take(">i")):
+        name = r.string()
+        for _ in range(r.take(">i")):
+            idx, err, base, _append_time = r.take(">ihqq")
+            out[(name, idx)] = (err, base)
+    r.take(">i")  # throttle_time_ms
+    return corr, out
+
+
+def parse_api_versions_v0(frame):
+    """-> (correlation_id, error_code, {api_key: (min, max)})"""
+    r = Reader(frame)
+    corr, err = r.take(">ih")
+    apis = {}
+    for _ in range(r.take(">i")):
+        k, lo, hi = r.take(">hhh")
+        apis[k] = (lo, hi)
+    return corr, err, apis
+
+
+# --- socket helpers ---------------------------------------------------------
+
+def connect(port, timeout=5.0):
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s.settimeout(timeout)
+    return s
+
+
+def recv_exact(s, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def read_frame(s):
+    """One response frame (without its size), or None if the peer closed.
+    Raises socket.timeout if neither happens in time."""
+    try:
+        head = recv_exact(s, 4)
+    except ConnectionResetError:
+        return None
+    if head is None:
+        return None
+    (size,) = struct.unpack(">i", head)
+    assert 0 <= size < 64 * 1024 * 1024, f"absurd response size {size}"
+    try:
+        return recv_exact(s, size)
+    except ConnectionResetError:
+        return None
+
+
+def closed_by_peer(s):
+    """True if the peer closes the connection (EOF/reset) before the socket
+    timeout; False if it sent data instead. Raises socket.timeout on a hang."""
+    try:
+        return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
