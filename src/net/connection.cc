@@ -1,0 +1,347 @@
+#include "net/connection.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <limits>
+
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+
+namespace spool::net {
+
+namespace {
+
+// Big enough for the usual small requests (metadata, fetch, heartbeats,
+// modest produce batches) to arrive several per recv; larger frames get their
+// own buffer, so this bounds per-connection memory, not the frame size.
+constexpr size_t kReadBufferSize = 16 * 1024;
+
+std::string format_endpoint(const asio::ip::tcp::endpoint& ep) {
+  const auto addr = ep.address();
+  if (addr.is_v6()) return "[" + addr.to_string() + "]:" + std::to_string(ep.port());
+  return addr.to_string() + ":" + std::to_string(ep.port());
+}
+
+int32_t load_be32(const uint8_t* p) {
+  return static_cast<int32_t>((uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) |
+                              (uint32_t{p[2]} << 8) | uint32_t{p[3]});
+}
+
+}  // namespace
+
+Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
+                       const ServerOptions& options, RequestHandler& handler,
+                       std::atomic<size_t>& open_count)
+    : reactor_(reactor),
+      executor_(reactor.ctx.get_executor()),
+      gate_(reactor.gate),
+      socket_(std::move(socket)),
+      options_(options),
+      handler_(handler),
+      open_count_(open_count) {
+  info_.id = id;
+  info_.peer = "unknown";
+}
+
+void Connection::start() {
+  std::error_code ec;
+  // Kafka answers are small and latency-bound; Nagle would hold them back.
+  socket_->set_option(asio::ip::tcp::no_delay(true), ec);
+  auto ep = socket_->remote_endpoint(ec);
+  if (!ec) info_.peer = format_endpoint(ep);
+  reactor_.conns.emplace(info_.id, shared_from_this());
+  spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
+
+  rbuf_.resize(kReadBufferSize);
+  last_activity_ = std::chrono::steady_clock::now();
+  if (options_.idle_timeout_ms > 0) {
+    idle_timer_.emplace(executor_);
+    arm_idle_timer(last_activity_ + std::chrono::milliseconds(options_.idle_timeout_ms));
+  }
+  process_input();
+}
+
+void Connection::close(std::string_view reason, spdlog::level::level_enum level) {
+  if (closed()) return;
+  auto self = shared_from_this();  // the reactor map may hold the last reference
+  closed_.store(true, std::memory_order_release);
+  spdlog::log(level, "net: closing connection {} from {}: {}", info_.id, info_.peer, reason);
+  // Destroying the timer and socket cancels their pending operations; the
+  // handlers still run (operation_aborted) but see closed_ and return. Not
+  // keeping them lets a closed connection outlive its io_context safely.
+  idle_timer_.reset();
+  std::error_code ec;
+  socket_->close(ec);
+  socket_.reset();
+  slots_.clear();
+  reactor_.conns.erase(info_.id);
+  open_count_.fetch_sub(1, std::memory_order_relaxed);
+  try {
+    handler_.on_disconnect(info_);
+  } catch (const std::exception& e) {
+    spdlog::error("net: on_disconnect for connection {} threw: {}", info_.id, e.what());
+  } catch (...) {
+    spdlog::error("net: on_disconnect for connection {} threw", info_.id);
+  }
+}
+
+// ---------------------------------------------------------------- reading
+
+void Connection::process_input() {
+  const uint64_t max_inflight =
+      static_cast<uint64_t>(std::max(1, options_.max_inflight_per_connection));
+  while (!closed()) {
+    if (inflight() >= max_inflight) {
+      paused_ = true;  // after_progress() resumes once answers go out
+      return;
+    }
+    const size_t avail = rend_ - rpos_;
+    if (avail >= 4) {
+      const uint8_t* p = rbuf_.data() + rpos_;
+      const int32_t size = load_be32(p);
+      // Checked before any allocation: a hostile size must not cost memory.
+      if (size <= 0 || size > options_.max_request_bytes) {
+        spdlog::warn("net: connection {} from {}: frame size {} outside 1..{} "
+                     "(socket.request.max.bytes)",
+                     info_.id, info_.peer, size, options_.max_request_bytes);
+        close("invalid frame size", spdlog::level::warn);
+        return;
+      }
+      const size_t need = 4 + static_cast<size_t>(size);
+      if (avail >= need) {
+        Bytes frame(p + 4, p + need);
+        rpos_ += need;
+        dispatch(std::move(frame));
+        continue;
+      }
+      if (need > rbuf_.size()) {
+        large_frame_ = Bytes(static_cast<size_t>(size));
+        large_have_ = avail - 4;
+        std::memcpy(large_frame_.data(), p + 4, large_have_);
+        rpos_ = rend_ = 0;
+        read_large();
+        return;
+      }
+    }
+    if (rpos_ == rend_) {
+      rpos_ = rend_ = 0;
+    } else if (rpos_ > 0) {
+      std::memmove(rbuf_.data(), rbuf_.data() + rpos_, avail);
+      rpos_ = 0;
+      rend_ = avail;
+    }
+    read_some();
+    return;
+  }
+}
+
+void Connection::read_some() {
+  socket_->async_read_some(
+      asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+      [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_some(ec, n); });
+}
+
+void Connection::on_read_some(const std::error_code& ec, size_t n) {
+  if (closed()) return;
+  if (ec) {
+    on_read_error(ec, rend_ > rpos_);
+    return;
+  }
+  rend_ += n;
+  last_activity_ = std::chrono::steady_clock::now();
+  process_input();
+}
+
+void Connection::read_large() {
+  asio::async_read(
+      *socket_, asio::buffer(large_frame_.data() + large_have_, large_frame_.size() - large_have_),
+      [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_large(ec, n); });
+}
+
+void Connection::on_read_large(const std::error_code& ec, size_t n) {
+  if (closed()) return;
+  if (ec) {
+    on_read_error(ec, true);
+    return;
+  }
+  last_activity_ = std::chrono::steady_clock::now();
+  Bytes frame = std::move(large_frame_);
+  large_frame_ = Bytes();
+  large_have_ = 0;
+  dispatch(std::move(frame));
+  process_input();
+}
+
+void Connection::on_read_error(const std::error_code& ec, bool mid_frame) {
+  if (ec == asio::error::operation_aborted) return;
+  if (ec == asio::error::eof) {
+    if (mid_frame) {
+      close("peer closed in the middle of a frame", spdlog::level::debug);
+    } else if (inflight() > 0) {
+      // Half-close: the peer may still read; answer what it asked first.
+      peer_eof_ = true;
+    } else {
+      close("peer closed", spdlog::level::debug);
+    }
+    return;
+  }
+  close("read failed: " + ec.message(), spdlog::level::debug);
+}
+
+void Connection::dispatch(Bytes frame) {
+  const uint64_t seq = next_seq_++;
+  slots_.emplace_back();
+  Responder responder(std::make_shared<detail::ResponseSlot>(shared_from_this(), seq));
+  try {
+    handler_.handle(info_, std::move(frame), std::move(responder));
+  } catch (const std::exception& e) {
+    close(std::string("request handler threw: ") + e.what(), spdlog::level::err);
+  } catch (...) {
+    close("request handler threw", spdlog::level::err);
+  }
+}
+
+// ---------------------------------------------------------------- answering
+
+void Connection::complete_from_any_thread(uint64_t seq, SlotState state, Bytes data,
+                                          std::string reason) {
+  if (closed()) return;
+  // Always posted, even from the reactor thread: answers given synchronously
+  // inside handle() then pile up while the read buffer is drained and leave
+  // in one gathered write.
+  gate_->post([self = shared_from_this(), seq, state, data = std::move(data),
+               reason = std::move(reason)]() mutable {
+    self->complete(seq, state, std::move(data), std::move(reason));
+  });
+}
+
+void Connection::complete(uint64_t seq, SlotState state, Bytes data, std::string reason) {
+  if (closed()) return;
+  if (seq < head_seq_ || seq - head_seq_ >= slots_.size()) return;
+  Slot& slot = slots_[seq - head_seq_];
+  if (slot.state != SlotState::kPending) return;
+  slot.state = state;
+  slot.data = std::move(data);
+  slot.reason = std::move(reason);
+  try_write();
+  after_progress();
+}
+
+void Connection::try_write() {
+  if (writing_ || closed()) return;
+  while (!slots_.empty()) {
+    Slot& slot = slots_.front();
+    if (slot.state == SlotState::kPending) break;
+    if (slot.state == SlotState::kClose || slot.state == SlotState::kAbandoned) {
+      if (!wbodies_.empty()) break;  // flush the earlier answers first
+      if (slot.state == SlotState::kAbandoned) {
+        close("request handler dropped a request without answering it", spdlog::level::err);
+      } else {
+        close("closed by request handler: " + slot.reason, spdlog::level::warn);
+      }
+      return;
+    }
+    if (slot.state == SlotState::kReady) {
+      if (slot.data.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+        close("response larger than 2 GiB", spdlog::level::err);
+        return;
+      }
+      wbodies_.push_back(std::move(slot.data));
+    } else {
+      ++done_seq_;  // no_response: the slot is settled, nothing to write
+    }
+    slots_.pop_front();
+    ++head_seq_;
+  }
+  if (wbodies_.empty()) return;
+
+  wcount_ = wbodies_.size();
+  wprefixes_.resize(wbodies_.size());
+  wbufs_.clear();
+  wbufs_.reserve(2 * wbodies_.size());
+  for (size_t i = 0; i < wbodies_.size(); ++i) {
+    const auto size = static_cast<uint32_t>(wbodies_[i].size());
+    wprefixes_[i] = {static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
+                     static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size)};
+    wbufs_.push_back(asio::buffer(wprefixes_[i]));
+    if (!wbodies_[i].empty()) wbufs_.push_back(asio::buffer(wbodies_[i]));
+  }
+  writing_ = true;
+  asio::async_write(*socket_, wbufs_,
+                    [self = shared_from_this()](const std::error_code& ec, size_t) { self->on_write(ec); });
+}
+
+void Connection::on_write(const std::error_code& ec) {
+  writing_ = false;
+  if (closed()) return;
+  if (ec) {
+    close("write failed: " + ec.message(), spdlog::level::debug);
+    return;
+  }
+  done_seq_ += wcount_;
+  wcount_ = 0;
+  wbodies_.clear();
+  wbufs_.clear();
+  last_activity_ = std::chrono::steady_clock::now();
+  try_write();
+  after_progress();
+}
+
+void Connection::after_progress() {
+  if (closed()) return;
+  if (peer_eof_) {
+    if (inflight() == 0) close("peer closed", spdlog::level::debug);
+    return;
+  }
+  if (paused_ && inflight() < static_cast<uint64_t>(std::max(1, options_.max_inflight_per_connection))) {
+    paused_ = false;
+    process_input();
+  }
+}
+
+// ---------------------------------------------------------------- idle timeout
+
+void Connection::arm_idle_timer(std::chrono::steady_clock::time_point deadline) {
+  idle_timer_->expires_at(deadline);
+  idle_timer_->async_wait([self = shared_from_this()](const std::error_code& ec) { self->on_idle_timer(ec); });
+}
+
+void Connection::on_idle_timer(const std::error_code& ec) {
+  if (closed() || ec) return;
+  const auto now = std::chrono::steady_clock::now();
+  const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
+  // A connection waiting for its answers (a long-poll fetch) is not idle.
+  if (inflight() > 0) {
+    arm_idle_timer(now + idle);
+    return;
+  }
+  if (now - last_activity_ >= idle) {
+    close("idle for " + std::to_string(options_.idle_timeout_ms) + " ms (connections.max.idle.ms)",
+          spdlog::level::debug);
+    return;
+  }
+  arm_idle_timer(last_activity_ + idle);
+}
+
+// ---------------------------------------------------------------- responder state
+
+namespace detail {
+
+ResponseSlot::~ResponseSlot() {
+  if (!used_.load(std::memory_order_acquire)) {
+    conn_->complete_from_any_thread(seq_, SlotState::kAbandoned, Bytes(), std::string());
+  }
+}
+
+void ResponseSlot::resolve(SlotState state, Bytes data, std::string reason) {
+  if (used_.exchange(true, std::memory_order_acq_rel)) {
+    spdlog::warn("net: connection {}: request {} answered more than once; extra answer ignored",
+                 conn_->info().id, seq_);
+    return;
+  }
+  conn_->complete_from_any_thread(seq_, state, std::move(data), std::move(reason));
+}
+
+}  // namespace detail
+}  // namespace spool::net

@@ -1,0 +1,135 @@
+// Connection: one accepted socket — framing, dispatch, in-order answers.
+// Internal to net (not part of the public API).
+//
+// Threading: every member runs on the owning reactor's thread except
+// complete_from_any_thread() and closed(), which Responders call from
+// anywhere. Lifetime: shared_ptr; the reactor's map owns an open connection,
+// pending async operations and Responders keep it alive after close, but a
+// closed connection holds no socket or timer, so it may outlive the reactor.
+//
+// Reading: small frames are cut out of a fixed read buffer (several per
+// recv); a frame larger than that buffer is read straight into its own
+// allocation. Answers are queued in per-request slots and written with one
+// gathered write per batch of consecutive ready slots.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <asio/buffer.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "net/reactor.h"
+#include "net/request_handler.h"
+#include "net/server.h"
+#include "util/bytes.h"
+
+namespace spool::net {
+
+enum class SlotState : uint8_t { kPending, kReady, kNoResponse, kClose, kAbandoned };
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
+             const ServerOptions& options, RequestHandler& handler,
+             std::atomic<size_t>& open_count);
+
+  // Registers with the reactor and starts reading. Reactor thread.
+  void start();
+  // Closes now (pending answers dropped). Reactor thread; idempotent.
+  void close(std::string_view reason, spdlog::level::level_enum level);
+
+  // Resolves slot seq. Any thread; a no-op once closed.
+  void complete_from_any_thread(uint64_t seq, SlotState state, Bytes data, std::string reason);
+  bool closed() const { return closed_.load(std::memory_order_acquire); }
+  asio::any_io_executor executor() const { return executor_; }
+  const ConnectionInfo& info() const { return info_; }
+
+ private:
+  struct Slot {
+    SlotState state = SlotState::kPending;
+    Bytes data;
+    std::string reason;
+  };
+
+  uint64_t inflight() const { return next_seq_ - done_seq_; }
+  void process_input();
+  void read_some();
+  void on_read_some(const std::error_code& ec, size_t n);
+  void read_large();
+  void on_read_large(const std::error_code& ec, size_t n);
+  void on_read_error(const std::error_code& ec, bool mid_frame);
+  void dispatch(Bytes frame);
+  void complete(uint64_t seq, SlotState state, Bytes data, std::string reason);
+  void try_write();
+  void on_write(const std::error_code& ec);
+  void after_progress();
+  void arm_idle_timer(std::chrono::steady_clock::time_point deadline);
+  void on_idle_timer(const std::error_code& ec);
+
+  Reactor& reactor_;  // used only while open
+  asio::io_context::executor_type executor_;
+  std::shared_ptr<PostGate> gate_;
+  std::optional<asio::ip::tcp::socket> socket_;
+  std::optional<asio::steady_timer> idle_timer_;
+  ConnectionInfo info_;
+  const ServerOptions& options_;
+  RequestHandler& handler_;
+  std::atomic<size_t>& open_count_;
+  std::atomic<bool> closed_{false};
+
+  // Read side.
+  Bytes rbuf_;
+  size_t rpos_ = 0;
+  size_t rend_ = 0;
+  Bytes large_frame_;
+  size_t large_have_ = 0;
+  bool paused_ = false;   // not reading because inflight() hit the limit
+  bool peer_eof_ = false; // peer finished sending; close once answers are out
+
+  // Answer side: slots_[i] answers request head_seq_ + i.
+  std::deque<Slot> slots_;
+  uint64_t head_seq_ = 0;  // first request not yet taken off for writing
+  uint64_t next_seq_ = 0;  // sequence number of the next request read
+  uint64_t done_seq_ = 0;  // requests fully answered (written or no_response)
+  bool writing_ = false;
+  std::vector<Bytes> wbodies_;
+  std::vector<std::array<uint8_t, 4>> wprefixes_;
+  std::vector<asio::const_buffer> wbufs_;
+  uint64_t wcount_ = 0;    // requests answered by the write in flight
+
+  std::chrono::steady_clock::time_point last_activity_;
+};
+
+namespace detail {
+
+// Shared state of the copies of one Responder.
+class ResponseSlot {
+ public:
+  ResponseSlot(std::shared_ptr<Connection> conn, uint64_t seq) : conn_(std::move(conn)), seq_(seq) {}
+  ~ResponseSlot();
+  ResponseSlot(const ResponseSlot&) = delete;
+  ResponseSlot& operator=(const ResponseSlot&) = delete;
+
+  // First call wins; later calls log a warning and are ignored.
+  void resolve(SlotState state, Bytes data, std::string reason);
+  asio::any_io_executor executor() const { return conn_->executor(); }
+
+ private:
+  std::shared_ptr<Connection> conn_;
+  uint64_t seq_;
+  std::atomic<bool> used_{false};
+};
+
+}  // namespace detail
+}  // namespace spool::net

@@ -1,0 +1,25 @@
+#include "net/responder.h"
+
+#include <string>
+
+#include "net/connection.h"
+
+namespace spool::net {
+
+void Responder::send(Bytes response) {
+  if (slot_) slot_->resolve(SlotState::kReady, std::move(response), std::string());
+}
+
+void Responder::no_response() {
+  if (slot_) slot_->resolve(SlotState::kNoResponse, Bytes(), std::string());
+}
+
+void Responder::close(std::string_view reason) {
+  if (slot_) slot_->resolve(SlotState::kClose, Bytes(), std::string(reason));
+}
+
+asio::any_io_executor Responder::executor() const {
+  return slot_ ? slot_->executor() : asio::any_io_executor();
+}
+
+}  // namespace spool::net

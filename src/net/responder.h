@@ -1,0 +1,46 @@
+// Responder: the answer slot of one request.
+//
+// Contract: copyable and thread-safe; exactly one of send / no_response /
+// close takes effect (later calls are ignored with a warning). Responses
+// leave the socket in request order no matter in which order (or from which
+// threads) the Responders of one connection are completed, so a slow request
+// holds back the answers behind it. If the connection is already gone every
+// call is a silent no-op, so a Responder may outlive its connection and the
+// Server. If the last copy is destroyed without any call, the connection is
+// closed (error log): otherwise the client would wait forever.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include <asio/any_io_executor.hpp>
+
+#include "util/bytes.h"
+
+namespace spool::net {
+
+namespace detail {
+class ResponseSlot;
+}
+
+class Responder {
+ public:
+  Responder() = default;  // an empty Responder ignores every call
+  explicit Responder(std::shared_ptr<detail::ResponseSlot> slot) : slot_(std::move(slot)) {}
+
+  // response = response header + body, without the 4-byte size prefix.
+  void send(Bytes response);
+  // Occupies the slot but writes nothing (acks=0 produce).
+  void no_response();
+  // Closes the connection once every earlier response is written; later
+  // responses of that connection are dropped. Logged with reason and peer.
+  void close(std::string_view reason);
+  // The connection's reactor, for handlers that post work back to it. Only
+  // valid while the Server runs (null for an empty Responder).
+  asio::any_io_executor executor() const;
+
+ private:
+  std::shared_ptr<detail::ResponseSlot> slot_;
+};
+
+}  // namespace spool::net

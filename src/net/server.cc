@@ -1,0 +1,234 @@
+#include "net/server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <asio/ip/tcp.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <spdlog/spdlog.h>
+
+#include "net/connection.h"
+#include "net/reactor.h"
+
+namespace spool::net {
+
+using asio::ip::tcp;
+
+class Server::Impl {
+ public:
+  Impl(ServerOptions options, RequestHandler& handler)
+      : options_(std::move(options)), handler_(handler) {}
+  ~Impl() { stop(); }
+
+  Status start();
+  void stop();
+  uint16_t port() const { return port_.load(std::memory_order_acquire); }
+  size_t connection_count() const { return open_count_.load(std::memory_order_relaxed); }
+
+ private:
+  Result<tcp::endpoint> resolve_listen_endpoint();
+  void do_accept();
+  void on_accept(const std::error_code& ec, tcp::socket socket, Reactor& target);
+  void teardown();
+
+  const ServerOptions options_;
+  RequestHandler& handler_;
+  std::mutex lifecycle_mu_;
+  bool running_ = false;
+
+  std::vector<std::unique_ptr<Reactor>> reactors_;
+  // The acceptor and its retry timer live on reactors_[0].
+  std::optional<tcp::acceptor> acceptor_;
+  std::optional<asio::steady_timer> accept_retry_;
+  size_t next_reactor_ = 0;  // accept handler only
+
+  std::atomic<uint64_t> next_id_{1};
+  std::atomic<size_t> open_count_{0};
+  std::atomic<uint16_t> port_{0};
+};
+
+Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint() {
+  std::error_code ec;
+  if (options_.host.empty()) return tcp::endpoint(asio::ip::address_v4::any(), options_.port);
+  auto addr = asio::ip::make_address(options_.host, ec);
+  if (!ec) return tcp::endpoint(addr, options_.port);
+  tcp::resolver resolver(reactors_[0]->ctx);
+  auto results = resolver.resolve(options_.host, std::to_string(options_.port),
+                                  tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || results.empty()) {
+    return Status::error("cannot resolve listen host '" + options_.host +
+                         "': " + (ec ? ec.message() : std::string("no address")));
+  }
+  return results.begin()->endpoint();
+}
+
+Status Server::Impl::start() {
+  std::lock_guard lock(lifecycle_mu_);
+  if (running_) return Status::error("server already started");
+  if (options_.max_request_bytes <= 0) {
+    return Status::error("socket.request.max.bytes must be positive, got " +
+                         std::to_string(options_.max_request_bytes));
+  }
+  int threads = options_.threads > 0 ? options_.threads
+                                     : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(threads, 1);
+  for (int i = 0; i < threads; ++i) reactors_.push_back(std::make_unique<Reactor>());
+
+  auto endpoint = resolve_listen_endpoint();
+  if (!endpoint) {
+    teardown();
+    return endpoint.status();
+  }
+  const std::string where = options_.host + ":" + std::to_string(options_.port);
+  std::error_code ec;
+  acceptor_.emplace(reactors_[0]->ctx);
+  acceptor_->open(endpoint->protocol(), ec);
+  if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_->bind(*endpoint, ec);
+  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    teardown();
+    return Status::error("cannot listen on " + where + ": " + ec.message());
+  }
+  port_.store(acceptor_->local_endpoint(ec).port(), std::memory_order_release);
+  accept_retry_.emplace(reactors_[0]->ctx);
+  do_accept();
+
+  try {
+    for (auto& r : reactors_) {
+      Reactor* reactor = r.get();
+      r->thread = std::thread([reactor] {
+        // A handler that throws must not kill the reactor and every
+        // connection pinned to it; log and keep running.
+        for (;;) {
+          try {
+            reactor->ctx.run();
+            return;
+          } catch (const std::exception& e) {
+            spdlog::error("net: reactor: uncaught exception: {}", e.what());
+          } catch (...) {
+            spdlog::error("net: reactor: uncaught exception");
+          }
+        }
+      });
+    }
+  } catch (const std::system_error& e) {
+    for (auto& r : reactors_) {
+      r->ctx.stop();
+      if (r->thread.joinable()) r->thread.join();
+    }
+    teardown();
+    return Status::error(std::string("cannot start reactor threads: ") + e.what());
+  }
+  running_ = true;
+  spdlog::info("net: listening on {}:{} ({} reactor threads, max request {} bytes, max {} connections)",
+               endpoint->address().to_string(), port(), threads, options_.max_request_bytes,
+               options_.max_connections);
+  return Status::ok();
+}
+
+void Server::Impl::do_accept() {
+  Reactor& target = *reactors_[next_reactor_];
+  next_reactor_ = (next_reactor_ + 1) % reactors_.size();
+  // The socket is created on the target reactor, so the connection is pinned
+  // there from the first byte.
+  acceptor_->async_accept(target.ctx, [this, &target](const std::error_code& ec, tcp::socket socket) {
+    on_accept(ec, std::move(socket), target);
+  });
+}
+
+void Server::Impl::on_accept(const std::error_code& ec, tcp::socket socket, Reactor& target) {
+  if (!acceptor_->is_open() || ec == asio::error::operation_aborted) return;
+  if (ec) {
+    // Typically EMFILE/ENFILE: retrying at once would spin the reactor.
+    spdlog::warn("net: accept failed: {}; retrying in 100 ms", ec.message());
+    accept_retry_->expires_after(std::chrono::milliseconds(100));
+    accept_retry_->async_wait([this](const std::error_code& wait_ec) {
+      if (!wait_ec && acceptor_->is_open()) do_accept();
+    });
+    return;
+  }
+  const size_t limit = static_cast<size_t>(std::max(0, options_.max_connections));
+  if (open_count_.load(std::memory_order_relaxed) >= limit) {
+    std::error_code ignored;
+    auto ep = socket.remote_endpoint(ignored);
+    spdlog::warn("net: max.connections ({}) reached; closing new connection from {}:{}", limit,
+                 ep.address().to_string(), ep.port());
+    socket.close(ignored);
+  } else {
+    open_count_.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    asio::post(target.ctx, [this, &target, id, socket = std::move(socket)]() mutable {
+      auto conn = std::make_shared<Connection>(target, std::move(socket), id, options_, handler_,
+                                               open_count_);
+      conn->start();
+    });
+  }
+  do_accept();
+}
+
+void Server::Impl::stop() {
+  std::lock_guard lock(lifecycle_mu_);
+  if (!running_) return;
+  for (auto& r : reactors_) {
+    if (r->ctx.get_executor().running_in_this_thread()) {
+      spdlog::error("net: Server::stop() called from a reactor thread; ignored (it would deadlock)");
+      return;
+    }
+  }
+  running_ = false;
+
+  // Phase 1: close the acceptor, so no accept handler posts a new connection
+  // after phase 2 has swept a reactor.
+  std::promise<void> acceptor_closed;
+  asio::post(reactors_[0]->ctx, [this, &acceptor_closed] {
+    std::error_code ignored;
+    acceptor_->close(ignored);
+    accept_retry_.reset();
+    acceptor_closed.set_value();
+  });
+  acceptor_closed.get_future().wait();
+
+  // Phase 2: close every connection on its own thread, then stop the loop
+  // without waiting for timers the layers above may have parked there.
+  for (auto& r : reactors_) {
+    Reactor* reactor = r.get();
+    asio::post(reactor->ctx, [reactor] {
+      auto conns = reactor->conns;  // close() erases from the map
+      for (auto& [id, conn] : conns) conn->close("server stopping", spdlog::level::debug);
+      reactor->ctx.stop();
+    });
+    reactor->work.reset();
+  }
+  for (auto& r : reactors_) {
+    if (r->thread.joinable()) r->thread.join();
+  }
+  teardown();
+  spdlog::info("net: server on port {} stopped", port());
+}
+
+void Server::Impl::teardown() {
+  // Responders still held elsewhere must not post into a dead io_context.
+  for (auto& r : reactors_) r->gate->close();
+  accept_retry_.reset();
+  acceptor_.reset();
+  reactors_.clear();  // destroys pending handlers with their io_context
+}
+
+Server::Server(ServerOptions options, RequestHandler& handler)
+    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
+Server::~Server() = default;
+Status Server::start() { return impl_->start(); }
+uint16_t Server::port() const { return impl_->port(); }
+void Server::stop() { impl_->stop(); }
+size_t Server::connection_count() const { return impl_->connection_count(); }
+
+}  // namespace spool::net

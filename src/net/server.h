@@ -1,0 +1,67 @@
+// Server: the TCP listener and its reactor threads (DESIGN.md section 3).
+//
+// Protocol-agnostic: it reads size-prefixed frames, hands each to the
+// RequestHandler and writes the answers back, size-prefixed, in request order.
+// One asio::io_context per reactor thread; a connection is pinned to one
+// reactor (round-robin) for its whole life. Limits: frame size, connection
+// count, idle time, in-flight requests per connection (back-pressure: reading
+// stops while that many answers are outstanding).
+//
+// Threading: start/stop/port/connection_count may be called from any thread
+// except a reactor thread (stop joins them). Failure: a bad frame, a socket
+// error or an idle timeout closes only that connection; start() reports bind
+// failures as a Status. stop() is idempotent and also run by the destructor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "net/request_handler.h"
+#include "net/responder.h"
+#include "util/status.h"
+
+namespace spool::net {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // "" or "0.0.0.0" = all IPv4 interfaces; names are resolved
+  uint16_t port = 9092;            // 0 = ephemeral (see Server::port())
+  int threads = 0;                 // 0 = std::thread::hardware_concurrency()
+  // socket.request.max.bytes: a frame size above it (or <= 0) closes the
+  // connection with a log line, before anything is allocated.
+  int32_t max_request_bytes = 104857600;
+  // max.connections: connections beyond it are closed right after accept.
+  int max_connections = INT32_MAX;
+  // connections.max.idle.ms: close connections without traffic and without
+  // outstanding requests for this long (<= 0 disables).
+  int64_t idle_timeout_ms = 600000;
+  // Back-pressure: stop reading a connection while this many of its requests
+  // await their response (values < 1 act as 1).
+  int max_inflight_per_connection = 32;
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, RequestHandler& handler);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // bind + listen (SO_REUSEADDR) and start the reactor threads. Fails on a
+  // bad host, a bind/listen error, or if called twice.
+  Status start();
+  // Actual bound port (useful with port 0); 0 before start().
+  uint16_t port() const;
+  // Stop accepting, close every connection (on_disconnect is called for
+  // each), join the reactor threads. Pending answers are dropped.
+  void stop();
+  // Open connections right now (approximate while connections come and go).
+  size_t connection_count() const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spool::net
