@@ -1,0 +1,256 @@
+#include "client/blocking_client.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "protocol/header.h"
+#include "protocol/messages.h"
+
+namespace spool::client {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Waits for `events` on fd; false on timeout or error.
+Status wait_fd(int fd, short events, int timeout_ms, const char* what) {
+  pollfd p{fd, events, 0};
+  while (true) {
+    int rc = ::poll(&p, 1, timeout_ms);
+    if (rc > 0) return Status::ok();
+    if (rc == 0) return Status::error(std::string("timed out ") + what + " after " + std::to_string(timeout_ms) + " ms");
+    if (errno != EINTR) return Status::error(std::string("poll failed ") + what + ": " + errno_text());
+  }
+}
+
+Result<int> connect_one(const addrinfo* ai, int timeout_ms) {
+  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+  if (fd < 0) return Status::error("socket: " + errno_text());
+  if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+    Status s = Status::error(errno_text());
+    ::close(fd);
+    return s;
+  }
+  Status w = wait_fd(fd, POLLOUT, timeout_ms, "connecting");
+  if (!w) {
+    ::close(fd);
+    return w;
+  }
+  int err = 0;
+  socklen_t len = sizeof err;
+  ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  if (err != 0) {
+    ::close(fd);
+    return Status::error(std::strerror(err));
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+}  // namespace
+
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s, uint16_t default_port) {
+  std::string host = s;
+  std::string port;
+  bool has_port = false;
+  if (!s.empty() && s[0] == '[') {
+    size_t close = s.find(']');
+    if (close == std::string::npos) return Status::error("invalid address '" + s + "' (unclosed '[')");
+    host = s.substr(1, close - 1);
+    if (close + 1 < s.size()) {
+      if (s[close + 1] != ':') return Status::error("invalid address '" + s + "'");
+      port = s.substr(close + 2);
+      has_port = true;
+    }
+  } else if (size_t colon = s.find(':'); colon != std::string::npos && colon == s.rfind(':')) {
+    host = s.substr(0, colon);
+    port = s.substr(colon + 1);
+    has_port = true;
+  }  // several colons without brackets: a bare IPv6 address
+  if (host.empty()) return Status::error("invalid address '" + s + "' (expected host:port)");
+  if (!has_port) return std::make_pair(host, default_port);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+    return Status::error("invalid port in '" + s + "'");
+  }
+  int p = std::stoi(port);
+  if (p < 1 || p > 65535) return Status::error("invalid port in '" + s + "' (allowed 1..65535)");
+  return std::make_pair(host, static_cast<uint16_t>(p));
+}
+
+Result<BlockingClient> BlockingClient::connect(const std::string& host, uint16_t port, int timeout_ms,
+                                               std::string client_id) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  std::string port_s = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), port_s.c_str(), &hints, &res);
+  if (rc != 0) return Status::error("cannot resolve '" + host + "': " + gai_strerror(rc));
+  std::string last = "no address";
+  int fd = -1;
+  for (addrinfo* ai = res; ai != nullptr && fd < 0; ai = ai->ai_next) {
+    auto r = connect_one(ai, timeout_ms);
+    if (r) fd = *r;
+    else last = r.status().message();
+  }
+  ::freeaddrinfo(res);
+  if (fd < 0) return Status::error("cannot connect to " + host + ":" + port_s + ": " + last);
+  BlockingClient c(fd, timeout_ms, std::move(client_id));
+  Status s = c.fetch_api_versions();
+  if (!s) return Status::error("ApiVersions with " + host + ":" + port_s + " failed: " + s.message());
+  return c;
+}
+
+BlockingClient::BlockingClient(BlockingClient&& o) noexcept
+    : fd_(o.fd_),
+      timeout_ms_(o.timeout_ms_),
+      client_id_(std::move(o.client_id_)),
+      next_correlation_id_(o.next_correlation_id_),
+      broker_versions_(std::move(o.broker_versions_)) {
+  o.fd_ = -1;
+}
+
+BlockingClient& BlockingClient::operator=(BlockingClient&& o) noexcept {
+  if (this != &o) {
+    close();
+    fd_ = o.fd_;
+    o.fd_ = -1;
+    timeout_ms_ = o.timeout_ms_;
+    client_id_ = std::move(o.client_id_);
+    next_correlation_id_ = o.next_correlation_id_;
+    broker_versions_ = std::move(o.broker_versions_);
+  }
+  return *this;
+}
+
+BlockingClient::~BlockingClient() { close(); }
+
+void BlockingClient::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status BlockingClient::write_all(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL);
+    if (w > 0) {
+      p += w;
+      n -= static_cast<size_t>(w);
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Status s = wait_fd(fd_, POLLOUT, timeout_ms_, "sending");
+      if (!s) return s;
+      continue;
+    }
+    return Status::error("send failed: " + errno_text());
+  }
+  return Status::ok();
+}
+
+Status BlockingClient::read_all(uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::recv(fd_, p, n, 0);
+    if (r > 0) {
+      p += r;
+      n -= static_cast<size_t>(r);
+      continue;
+    }
+    if (r == 0) return Status::error("connection closed by the broker");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      Status s = wait_fd(fd_, POLLIN, timeout_ms_, "waiting for the response");
+      if (!s) return s;
+      continue;
+    }
+    return Status::error("recv failed: " + errno_text());
+  }
+  return Status::ok();
+}
+
+Result<Bytes> BlockingClient::round_trip(int16_t api_key, int16_t version, const Bytes& body) {
+  if (fd_ < 0) return Status::error("not connected");
+  protocol::RequestHeader h;
+  h.api_key = api_key;
+  h.api_version = version;
+  h.correlation_id = next_correlation_id_++;
+  h.client_id = client_id_;
+  ByteWriter w;
+  w.i32(0);
+  protocol::encode_request_header(w, h);
+  w.bytes(ByteSpan(body.data(), body.size()));
+  w.patch_i32(0, static_cast<int32_t>(w.size() - 4));
+  Status s = write_all(w.buffer().data(), w.size());
+  if (!s) { close(); return s; }
+
+  uint8_t size_buf[4];
+  s = read_all(size_buf, 4);
+  if (!s) { close(); return s; }
+  ByteReader sr(size_buf, 4);
+  int32_t size = sr.i32();
+  if (size < 4 || size > kMaxResponseBytes) {
+    close();
+    return Status::error("invalid response size " + std::to_string(size));
+  }
+  Bytes frame(static_cast<size_t>(size));
+  s = read_all(frame.data(), frame.size());
+  if (!s) { close(); return s; }
+  ByteReader r(frame);
+  int32_t correlation_id = 0;
+  if (!protocol::decode_response_header(r, protocol::response_header_flexible(api_key, version), correlation_id)) {
+    close();
+    return Status::error("malformed response header");
+  }
+  if (correlation_id != h.correlation_id) {
+    close();
+    return Status::error("response correlation id " + std::to_string(correlation_id) + " does not match request " +
+                         std::to_string(h.correlation_id));
+  }
+  return Bytes(frame.begin() + static_cast<std::ptrdiff_t>(r.position()), frame.end());
+}
+
+Status BlockingClient::fetch_api_versions() {
+  protocol::ApiVersionsRequest req;
+  req.client_software_name = "spool-cli";
+  req.client_software_version = "0.1";
+  // Newest first; a broker that lacks v3 answers UNSUPPORTED_VERSION with a
+  // v0-shaped body, so fall back to v0 (which every broker serves).
+  for (int16_t v : {protocol::ApiVersionsRequest::kMaxVersion, int16_t{0}}) {
+    auto resp = call<protocol::ApiVersionsRequest, protocol::ApiVersionsResponse>(req, v);
+    if (!resp) {
+      if (fd_ < 0) return resp.status();
+      continue;
+    }
+    if (resp->error_code == 35 && v != 0) continue;
+    if (resp->error_code != 0) return Status::error("ApiVersions error code " + std::to_string(resp->error_code));
+    broker_versions_.clear();
+    for (const auto& k : resp->api_keys) broker_versions_[k.api_key] = {k.min_version, k.max_version};
+    return Status::ok();
+  }
+  return Status::error("the broker did not answer ApiVersions");
+}
+
+Result<int16_t> BlockingClient::negotiate(int16_t api_key, int16_t our_min, int16_t our_max) const {
+  auto it = broker_versions_.find(api_key);
+  if (it == broker_versions_.end()) {
+    return Status::error("the broker does not support api key " + std::to_string(api_key));
+  }
+  int16_t lo = std::max(our_min, it->second.first);
+  int16_t hi = std::min(our_max, it->second.second);
+  if (lo > hi) {
+    return Status::error("no common version for api key " + std::to_string(api_key) + " (broker " +
+                         std::to_string(it->second.first) + "-" + std::to_string(it->second.second) + ", client " +
+                         std::to_string(our_min) + "-" + std::to_string(our_max) + ")");
+  }
+  return hi;
+}
+
+}  // namespace spool::client

@@ -1,0 +1,93 @@
+// BlockingClient: a small synchronous Kafka protocol client over one TCP
+// connection, for the `spool` CLI and tests (the broker's own async client is
+// separate).
+//
+// connect() opens the socket (with a timeout) and negotiates versions with
+// ApiVersions; call() sends one request (header v1/v2 by flexibility) and
+// waits for its response (header v0/v1), checking the correlation id. Every
+// socket operation is bounded by the timeout given at connect. Responses are
+// bounded in size before allocation. Failures come back as Status, never
+// exceptions. One object per thread; movable, not copyable; the destructor
+// closes the socket.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "util/bytes.h"
+#include "util/status.h"
+
+namespace spool::client {
+
+class BlockingClient {
+ public:
+  static constexpr int32_t kMaxResponseBytes = 256 * 1024 * 1024;
+
+  // Connects and runs ApiVersions. `timeout_ms` bounds each later call too.
+  static Result<BlockingClient> connect(const std::string& host, uint16_t port, int timeout_ms,
+                                        std::string client_id = "spool-cli");
+
+  BlockingClient(BlockingClient&& other) noexcept;
+  BlockingClient& operator=(BlockingClient&& other) noexcept;
+  BlockingClient(const BlockingClient&) = delete;
+  BlockingClient& operator=(const BlockingClient&) = delete;
+  ~BlockingClient();
+
+  // Highest version of `api_key` both sides support within [our_min, our_max],
+  // or an error naming the API when there is none.
+  Result<int16_t> negotiate(int16_t api_key, int16_t our_min, int16_t our_max) const;
+  template <class Req>
+  Result<int16_t> negotiate() const {
+    return negotiate(Req::kApiKey, Req::kMinVersion, Req::kMaxVersion);
+  }
+
+  // Sends `req` at `version` and decodes the response as Resp.
+  template <class Req, class Resp>
+  Result<Resp> call(const Req& req, int16_t version) {
+    ByteWriter body;
+    req.encode(body, version);
+    auto raw = round_trip(Req::kApiKey, version, body.buffer());
+    if (!raw) return raw.status();
+    ByteReader r(*raw);
+    Resp resp;
+    if (!resp.decode(r, version)) {
+      return Status::error("malformed response to api key " + std::to_string(Req::kApiKey) + " v" +
+                           std::to_string(version));
+    }
+    return resp;
+  }
+  // Same, at the negotiated version.
+  template <class Req, class Resp>
+  Result<Resp> call(const Req& req) {
+    auto v = negotiate<Req>();
+    if (!v) return v.status();
+    return call<Req, Resp>(req, *v);
+  }
+
+  // Sends a request body and returns the response body (header stripped).
+  Result<Bytes> round_trip(int16_t api_key, int16_t version, const Bytes& body);
+
+  // Broker's advertised ranges: api key -> (min, max).
+  const std::map<int16_t, std::pair<int16_t, int16_t>>& broker_versions() const { return broker_versions_; }
+
+ private:
+  BlockingClient(int fd, int timeout_ms, std::string client_id)
+      : fd_(fd), timeout_ms_(timeout_ms), client_id_(std::move(client_id)) {}
+  Status fetch_api_versions();
+  Status write_all(const uint8_t* p, size_t n);
+  Status read_all(uint8_t* p, size_t n);
+  void close();
+
+  int fd_ = -1;
+  int timeout_ms_ = 0;
+  std::string client_id_;
+  int32_t next_correlation_id_ = 1;
+  std::map<int16_t, std::pair<int16_t, int16_t>> broker_versions_;
+};
+
+// Parses "host:port" / "[v6]:port"; port defaults to `default_port` when absent.
+Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s, uint16_t default_port = 9092);
+
+}  // namespace spool::client
