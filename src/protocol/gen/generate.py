@@ -156,7 +156,7 @@ class Field:
                 raise GenError(f"{self.where}: bad bool default {d}")
             return d
         if self.elem == "uuid":
-            return None
+            return "{}"
         if self.elem == "float64":
             return str(float(d)) if d is not None else "0.0"
         v = int(str(d), 0) if d is not None else 0
