@@ -1,0 +1,30 @@
+#include "cli/broker_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "broker/run.h"
+#include "config/broker_config.h"
+#include "util/logging.h"
+
+namespace spool::cli {
+
+int run_broker_command(const BrokerArgs& args) {
+  std::vector<std::string> warnings;
+  auto cfg = config::BrokerConfig::load(args.config_file, args.overrides, &warnings);
+  if (!cfg) {
+    std::cerr << "spool broker: " << cfg.status().message() << "\n";
+    return kExitUsage;
+  }
+  init_logging(cfg->log_level());
+  if (!warnings.empty()) {
+    // One line naming every key, so a full server.properties does not flood the log.
+    std::string keys;
+    for (const std::string& k : cfg->unacted_keys()) keys += (keys.empty() ? "" : ", ") + k;
+    spdlog::warn("config keys accepted but not acted on by Spool yet: {}", keys);
+  }
+  return broker::run_broker(*cfg);
+}
+
+}  // namespace spool::cli

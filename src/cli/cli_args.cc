@@ -1,0 +1,66 @@
+#include "cli/cli_args.h"
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+
+
+namespace spool::cli {
+namespace {
+
+void add_client_options(CLI::App* sub, TopicArgs& t) {
+  sub->add_option("--bootstrap-server", t.bootstrap_server, "Broker address host:port")
+      ->capture_default_str();
+  static const std::map<std::string, OutputFormat> kFormats{{"table", OutputFormat::kTable},
+                                                            {"json", OutputFormat::kJson}};
+  sub->add_option("--output,-o", t.output, "Output format: table or json")
+      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
+  sub->add_option("--timeout-ms", t.timeout_ms, "Network and request timeout in ms")
+      ->check(CLI::Range(1, 3600 * 1000))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void configure_app(CLI::App& app, CliArgs& args) {
+  app.description("Spool: a Kafka-wire-compatible streaming log broker");
+  app.require_subcommand(1);
+
+  CLI::App* broker = app.add_subcommand("broker", "Run a broker (Kafka server.properties keys)");
+  broker->add_option("--config,-c", args.broker.config_file, "Java .properties file (Kafka's server.properties)")
+      ->check(CLI::ExistingFile);
+  broker->add_option("--override", args.broker.overrides, "Config override key=value (repeatable, applied in order)")
+      ->allow_extra_args(true);
+  broker->callback([&args] { args.command = "broker"; });
+
+  CLI::App* topic = app.add_subcommand("topic", "Create, list, describe and delete topics");
+  topic->require_subcommand(1);
+  TopicArgs& t = args.topic;
+
+  CLI::App* create = topic->add_subcommand("create", "Create a topic");
+  create->add_option("name", t.name, "Topic name")->required();
+  create->add_option("--partitions,-p", t.partitions, "Number of partitions (default: broker's num.partitions)")
+      ->check(CLI::Range(1, 1000000));
+  create->add_option("--replication-factor,-r", t.replication_factor,
+                     "Replication factor (default: broker's default.replication.factor)")
+      ->check(CLI::Range(1, 32767));
+  create->add_option("--config", t.configs, "Topic config key=value (repeatable)")->allow_extra_args(true);
+  add_client_options(create, t);
+  create->callback([&args] { args.command = "topic"; args.topic.action = "create"; });
+
+  CLI::App* list = topic->add_subcommand("list", "List topic names");
+  add_client_options(list, t);
+  list->callback([&args] { args.command = "topic"; args.topic.action = "list"; });
+
+  CLI::App* describe = topic->add_subcommand("describe", "Show partitions, leaders, replicas and ISR");
+  describe->add_option("name", t.name, "Topic name (default: every topic)");
+  add_client_options(describe, t);
+  describe->callback([&args] { args.command = "topic"; args.topic.action = "describe"; });
+
+  CLI::App* del = topic->add_subcommand("delete", "Delete a topic");
+  del->add_option("name", t.name, "Topic name")->required();
+  add_client_options(del, t);
+  del->callback([&args] { args.command = "topic"; args.topic.action = "delete"; });
+}
+
+}  // namespace spool::cli

@@ -1,0 +1,50 @@
+// Command-line arguments of `spool` and the CLI11 wiring that fills them.
+//
+// configure_app() declares every subcommand and its options on a CLI::App;
+// parsing fills a CliArgs, which main() then hands to the command's runner. Keeping the
+// two apart lets tests parse argument lists without a broker. CLI11 reports
+// usage errors by throwing CLI::ParseError: exceptions stay at this edge.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace spool::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the operation failed (broker error, connection)
+inline constexpr int kExitUsage = 2;    // bad arguments or configuration
+
+struct BrokerArgs {
+  std::optional<std::string> config_file;
+  std::vector<std::string> overrides;  // "key=value", applied in order after the file
+};
+
+enum class OutputFormat { kTable, kJson };
+
+struct TopicArgs {
+  std::string action;  // create | list | describe | delete
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::string name;                  // create/delete: required; describe: optional (empty = all)
+  int32_t partitions = -1;           // -1 = broker default (num.partitions)
+  int32_t replication_factor = -1;   // -1 = broker default (default.replication.factor)
+  std::vector<std::string> configs;  // "key=value" topic configs
+};
+
+struct CliArgs {
+  std::string command;  // broker | topic
+  BrokerArgs broker;
+  TopicArgs topic;
+};
+
+void configure_app(CLI::App& app, CliArgs& args);
+
+}  // namespace spool::cli

@@ -1,0 +1,37 @@
+// The `spool` executable: parse arguments (CLI11), then run the subcommand.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+#include "cli/broker_command.h"
+#include "cli/cli_args.h"
+#include "cli/topic_command.h"
+
+namespace {
+
+int run_command(const spool::cli::CliArgs& args) {
+  if (args.command == "broker") return spool::cli::run_broker_command(args.broker);
+  if (args.command == "topic") return spool::cli::run_topic_command(args.topic);
+  return spool::cli::kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"spool"};
+  spool::cli::CliArgs args;
+  spool::cli::configure_app(app, args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : spool::cli::kExitUsage;
+  }
+  try {
+    return run_command(args);
+  } catch (const std::exception& e) {
+    std::cerr << "spool: " << e.what() << "\n";
+    return spool::cli::kExitFailure;
+  }
+}

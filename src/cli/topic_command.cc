@@ -1,0 +1,156 @@
+#include "cli/topic_command.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/topic_format.h"
+#include "client/blocking_client.h"
+#include "protocol/messages.h"
+
+namespace spool::cli {
+namespace {
+
+using client::BlockingClient;
+namespace proto = spool::protocol;
+
+Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::string& only_topic, int timeout_ms) {
+  auto v = c.negotiate<proto::MetadataRequest>();
+  if (!v) return v.status();
+  proto::MetadataRequest req;
+  req.allow_auto_topic_creation = false;
+  if (!only_topic.empty()) {
+    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{{only_topic}};
+  } else if (*v == 0) {
+    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
+  } else {
+    req.topics = std::nullopt;  // v1+: null = every topic
+  }
+  auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
+  if (!resp) return resp.status();
+  std::vector<TopicInfo> out;
+  for (const auto& t : resp->topics) {
+    TopicInfo ti;
+    ti.name = t.name;
+    ti.internal = t.is_internal;
+    ti.error_code = t.error_code;
+    for (const auto& p : t.partitions) {
+      ti.partitions.push_back(PartitionInfo{p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes,
+                                            p.isr_nodes, p.offline_replicas, p.error_code});
+    }
+    std::sort(ti.partitions.begin(), ti.partitions.end(),
+              [](const PartitionInfo& a, const PartitionInfo& b) { return a.partition < b.partition; });
+    out.push_back(std::move(ti));
+  }
+  std::sort(out.begin(), out.end(), [](const TopicInfo& a, const TopicInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  auto configs = parse_config_pairs(a.configs);
+  if (!configs) {
+    err << "spool topic create: " << configs.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto v = c.negotiate<proto::CreateTopicsRequest>();
+  if (!v) {
+    err << "spool topic create: " << v.status().message() << "\n";
+    return kExitFailure;
+  }
+  proto::CreateTopicsRequest req;
+  req.timeout_ms = a.timeout_ms;
+  proto::CreateTopicsRequest::CreatableTopic t;
+  t.name = a.name;
+  // Before v4 the broker cannot fill in its defaults, so send Kafka's.
+  t.num_partitions = a.partitions > 0 ? a.partitions : (*v >= 4 ? -1 : 1);
+  t.replication_factor = static_cast<int16_t>(a.replication_factor > 0 ? a.replication_factor : (*v >= 4 ? -1 : 1));
+  for (const auto& [k, val] : *configs) t.configs.push_back({k, val});
+  req.topics.push_back(std::move(t));
+  auto resp = c.call<proto::CreateTopicsRequest, proto::CreateTopicsResponse>(req, *v);
+  if (!resp) {
+    err << "spool topic create: " << resp.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<TopicOpResult> results;
+  bool ok = true;
+  for (const auto& r : resp->topics) {
+    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? r.num_partitions : -1,
+                       r.error_code == 0 ? r.replication_factor : -1});
+    ok = ok && r.error_code == 0;
+  }
+  if (results.empty()) {
+    err << "spool topic create: the broker returned no result for '" << a.name << "'\n";
+    return kExitFailure;
+  }
+  (ok ? out : err) << format_topic_op("created", results, a.output);
+  return ok ? kExitOk : kExitFailure;
+}
+
+int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  auto v = c.negotiate<proto::DeleteTopicsRequest>();
+  if (!v) {
+    err << "spool topic delete: " << v.status().message() << "\n";
+    return kExitFailure;
+  }
+  proto::DeleteTopicsRequest req;
+  req.topic_names = {a.name};
+  req.timeout_ms = a.timeout_ms;
+  auto resp = c.call<proto::DeleteTopicsRequest, proto::DeleteTopicsResponse>(req, *v);
+  if (!resp) {
+    err << "spool topic delete: " << resp.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<TopicOpResult> results;
+  bool ok = true;
+  for (const auto& r : resp->responses) {
+    results.push_back({r.name, r.error_code, "", -1, -1});
+    ok = ok && r.error_code == 0;
+  }
+  if (results.empty()) {
+    err << "spool topic delete: the broker returned no result for '" << a.name << "'\n";
+    return kExitFailure;
+  }
+  (ok ? out : err) << format_topic_op("deleted", results, a.output);
+  return ok ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+int run_topic_command(const TopicArgs& args) { return run_topic_command(args, std::cout, std::cerr); }
+
+int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  const std::string who = "spool topic " + a.action + ": ";
+  auto addr = client::parse_host_port(a.bootstrap_server);
+  if (!addr) {
+    err << who << "--bootstrap-server: " << addr.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto conn = BlockingClient::connect(addr->first, addr->second, a.timeout_ms);
+  if (!conn) {
+    err << who << conn.status().message() << "\n";
+    return kExitFailure;
+  }
+  BlockingClient& c = *conn;
+  if (a.action == "create") return do_create(c, a, out, err);
+  if (a.action == "delete") return do_delete(c, a, out, err);
+
+  auto topics = fetch_metadata(c, a.action == "describe" ? a.name : std::string(), a.timeout_ms);
+  if (!topics) {
+    err << who << topics.status().message() << "\n";
+    return kExitFailure;
+  }
+  if (a.action == "list") {
+    out << format_topic_list(*topics, a.output);
+    return kExitOk;
+  }
+  out << format_topic_describe(*topics, a.output);
+  bool failed = std::any_of(topics->begin(), topics->end(), [](const TopicInfo& t) { return t.error_code != 0; });
+  if (failed) {
+    for (const auto& t : *topics) {
+      if (t.error_code != 0) err << who << "topic '" << t.name << "': " << kafka_error_name(t.error_code) << "\n";
+    }
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace spool::cli
