@@ -1,0 +1,154 @@
+#include "storage/file_util.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+namespace spool::storage {
+namespace {
+std::atomic<uint64_t> g_sync_calls{0};
+}
+
+Status errno_status(const std::string& what) {
+  return Status::error(what + ": " + std::strerror(errno), kStorageError);
+}
+
+Status pwrite_all(int fd, const uint8_t* data, size_t n, int64_t pos) {
+  while (n > 0) {
+    ssize_t w = ::pwrite(fd, data, n, pos);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno_status("pwrite");
+    }
+    data += w;
+    n -= static_cast<size_t>(w);
+    pos += w;
+  }
+  return Status::ok();
+}
+
+Result<size_t> pread_full(int fd, uint8_t* data, size_t n, int64_t pos) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, data + done, n - done, pos + static_cast<int64_t>(done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return errno_status("pread");
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  return done;
+}
+
+Status data_sync(int fd) {
+  g_sync_calls.fetch_add(1, std::memory_order_relaxed);
+  if (::fdatasync(fd) != 0) return errno_status("fdatasync");
+  return Status::ok();
+}
+
+Status full_sync(int fd) {
+  g_sync_calls.fetch_add(1, std::memory_order_relaxed);
+  if (::fsync(fd) != 0) return errno_status("fsync");
+  return Status::ok();
+}
+
+uint64_t sync_call_count() { return g_sync_calls.load(std::memory_order_relaxed); }
+
+Status sync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_status("open dir " + dir);
+  Status s = full_sync(fd);
+  ::close(fd);
+  return s;
+}
+
+Status write_file_atomic(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("create " + tmp);
+  Status s = pwrite_all(fd, reinterpret_cast<const uint8_t*>(content.data()), content.size(), 0);
+  if (s) s = full_sync(fd);
+  ::close(fd);
+  if (!s) return s;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename " + tmp);
+  return sync_dir(std::filesystem::path(path).parent_path().string());
+}
+
+Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno_status("open " + path);
+  auto size = file_size(fd);
+  if (!size) { ::close(fd); return size.status(); }
+  if (static_cast<size_t>(*size) > max_bytes) {
+    ::close(fd);
+    return Status::error(path + ": file too large", kStorageError);
+  }
+  std::string out(static_cast<size_t>(*size), '\0');
+  auto n = pread_full(fd, reinterpret_cast<uint8_t*>(out.data()), out.size(), 0);
+  ::close(fd);
+  if (!n) return n.status();
+  out.resize(*n);
+  return out;
+}
+
+bool path_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Status make_dirs(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::error("create dir " + dir + ": " + ec.message(), kStorageError);
+  return Status::ok();
+}
+
+Status remove_all(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec) return Status::error("remove " + path + ": " + ec.message(), kStorageError);
+  return Status::ok();
+}
+
+Result<int64_t> file_size(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return errno_status("fstat");
+  return static_cast<int64_t>(st.st_size);
+}
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string random_id() {
+  static const char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::random_device rd;
+  uint8_t b[16];
+  for (auto& x : b) x = static_cast<uint8_t>(rd());
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (uint8_t x : b) {
+    acc = (acc << 8) | x;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(kAlphabet[(acc >> bits) & 0x3f]);
+    }
+  }
+  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 0x3f]);
+  return out;  // 22 chars, no padding
+}
+
+}  // namespace spool::storage

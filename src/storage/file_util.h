@@ -1,0 +1,47 @@
+// Small POSIX file helpers for the storage engine: full-length pread/pwrite,
+// counted fsync/fdatasync (tests assert group commit through the counter),
+// directory sync and atomic replace-by-rename. Stateless except the counter;
+// thread-safe. Failures come back as Status with KAFKA_STORAGE_ERROR (56)
+// and the errno text; nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "util/bytes.h"
+#include "util/status.h"
+
+namespace spool::storage {
+
+inline constexpr int16_t kStorageError = 56;        // KAFKA_STORAGE_ERROR
+inline constexpr int16_t kOffsetOutOfRange = 1;     // OFFSET_OUT_OF_RANGE
+inline constexpr int16_t kCorruptMessage = 2;       // CORRUPT_MESSAGE
+inline constexpr int16_t kRecordListTooLarge = 18;  // RECORD_LIST_TOO_LARGE
+inline constexpr int16_t kInvalidRecord = 87;       // INVALID_RECORD
+
+Status errno_status(const std::string& what);
+
+Status pwrite_all(int fd, const uint8_t* data, size_t n, int64_t pos);
+// Reads exactly n bytes unless EOF comes first; returns the count read.
+Result<size_t> pread_full(int fd, uint8_t* data, size_t n, int64_t pos);
+
+// fdatasync / fsync, counted for tests.
+Status data_sync(int fd);
+Status full_sync(int fd);
+Status sync_dir(const std::string& dir);
+uint64_t sync_call_count();
+
+// Writes `content` to path.tmp, fsyncs it, renames it over `path`, fsyncs the dir.
+Status write_file_atomic(const std::string& path, const std::string& content);
+// Whole small file (checkpoints, properties); error if missing or > max_bytes.
+Result<std::string> read_small_file(const std::string& path, size_t max_bytes = 16 << 20);
+
+bool path_exists(const std::string& path);
+Status make_dirs(const std::string& dir);
+Status remove_all(const std::string& path);
+Result<int64_t> file_size(int fd);
+int64_t now_ms();
+std::string random_id();  // 22-char url-safe base64 of 16 random bytes (Kafka Uuid text form)
+
+}  // namespace spool::storage

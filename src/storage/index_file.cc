@@ -1,0 +1,94 @@
+#include "storage/index_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "storage/file_util.h"
+
+namespace spool::storage {
+
+IndexFile::~IndexFile() {
+  if (base_ != nullptr) ::munmap(base_, map_bytes_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, size_t entry_size,
+                                                   size_t max_bytes, bool preallocate) {
+  std::unique_ptr<IndexFile> f(new IndexFile());
+  f->path_ = path;
+  f->entry_size_ = entry_size;
+  f->existed_ = path_exists(path);
+  f->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (f->fd_ < 0) return errno_status("open index " + path);
+  auto size = file_size(f->fd_);
+  if (!size) return size.status();
+  size_t existing = static_cast<size_t>(*size) / entry_size;
+  max_bytes = std::max(max_bytes - max_bytes % entry_size, entry_size);
+  f->map_bytes_ = std::max(existing * entry_size, max_bytes);
+  f->max_entries_ = f->map_bytes_ / entry_size;
+  void* p = ::mmap(nullptr, f->map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd_, 0);
+  if (p == MAP_FAILED) return errno_status("mmap index " + path);
+  f->base_ = static_cast<uint8_t*>(p);
+  f->entries_.store(existing, std::memory_order_release);
+  f->file_bytes_ = static_cast<size_t>(*size);
+  if (preallocate) {
+    Status s = f->preallocate();
+    if (!s) return s;
+  } else if (static_cast<size_t>(*size) != existing * entry_size) {
+    Status s = f->trim();  // drop a partial trailing entry
+    if (!s) return s;
+  }
+  return f;
+}
+
+Status IndexFile::append(const uint8_t* bytes) {
+  size_t n = entries_.load(std::memory_order_relaxed);
+  if (n >= max_entries_) return Status::error("index full: " + path_, kStorageError);
+  if ((n + 1) * entry_size_ > file_bytes_) {
+    // Not preallocated (should not happen for an active segment): grow first
+    // so the store below never lands past EOF (SIGBUS).
+    Status s = preallocate();
+    if (!s) return s;
+  }
+  std::memcpy(base_ + n * entry_size_, bytes, entry_size_);
+  entries_.store(n + 1, std::memory_order_release);
+  return Status::ok();
+}
+
+void IndexFile::truncate_entries(size_t n) {
+  size_t cur = entries_.load(std::memory_order_relaxed);
+  if (n >= cur) return;
+  entries_.store(n, std::memory_order_release);
+  size_t end = std::min(cur * entry_size_, file_bytes_);
+  if (end > n * entry_size_) std::memset(base_ + n * entry_size_, 0, end - n * entry_size_);
+}
+
+Status IndexFile::trim() {
+  size_t bytes = entries() * entry_size_;
+  if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0) return errno_status("truncate index " + path_);
+  file_bytes_ = bytes;
+  return Status::ok();
+}
+
+Status IndexFile::preallocate() {
+  if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) return errno_status("grow index " + path_);
+  file_bytes_ = map_bytes_;
+  return Status::ok();
+}
+
+Status IndexFile::sync() {
+  size_t bytes = entries() * entry_size_;
+  if (bytes > 0 && ::msync(base_, bytes, MS_SYNC) != 0) return errno_status("msync " + path_);
+  return full_sync(fd_);
+}
+
+Status IndexFile::remove() {
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
+  return Status::ok();
+}
+
+}  // namespace spool::storage

@@ -1,0 +1,149 @@
+// Log: one partition's ordered set of segments in `<log.dir>/<topic>-<p>/`.
+//
+// Threading: appends, rolls, truncation and retention are serialized by an
+// internal append mutex; reads run concurrently with them (they copy segment
+// pointers under a shared lock and do their I/O without any lock). The end,
+// start and flushed offsets are atomics readable from any thread. flush()
+// fsyncs without holding the append mutex, so appends continue during a sync
+// (group commit builds on that). No method blocks on another broker.
+// Failure: every error is a Status; I/O errors carry KAFKA_STORAGE_ERROR.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "storage/leader_epoch_cache.h"
+#include "storage/log_config.h"
+#include "storage/segment.h"
+#include "util/status.h"
+
+namespace spool::storage {
+
+class Flusher;
+
+class Log : public std::enable_shared_from_this<Log> {
+ public:
+  struct OpenOptions {
+    std::string dir;            // the partition directory
+    std::string topic;
+    int32_t partition = 0;
+    LogConfig config;
+    int64_t recovery_point = 0;     // from recovery-point-offset-checkpoint
+    int64_t log_start_offset = 0;   // from log-start-offset-checkpoint
+    bool clean_shutdown = false;    // skip the recovery scan
+  };
+  // Creates the directory if needed, clears stray files, loads or recovers
+  // every segment (see DESIGN/brief: scan after the recovery point, truncate
+  // torn tails, rebuild indexes).
+  static Result<std::shared_ptr<Log>> open(OpenOptions opts);
+  ~Log();
+
+  // `batches`: validated v2 batches back to back. Assigns offsets from the
+  // log end offset by rewriting base_offset (and leader epoch, and
+  // LogAppendTime + CRC when configured) in place, rolls if needed, writes,
+  // updates indexes. No fsync. record_count_hint is unused (offsets come
+  // from the batch headers).
+  Result<AppendResult> append(std::span<uint8_t> batches, int32_t record_count_hint, int32_t leader_epoch);
+  // Replica path: batches keep their offsets and epochs; the first must start
+  // at or after the log end offset.
+  Result<AppendResult> append_as_follower(std::span<const uint8_t> batches);
+
+  Result<ReadResult> read(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const;
+
+  int64_t log_start_offset() const { return log_start_.load(std::memory_order_acquire); }
+  int64_t log_end_offset() const { return log_end_.load(std::memory_order_acquire); }
+  int64_t flushed_offset() const { return flushed_.load(std::memory_order_acquire); }
+  int64_t size_bytes() const;
+  size_t segment_count() const;
+  std::vector<int64_t> segment_base_offsets() const;
+
+  // (offset, timestamp) of the first record with timestamp >= ts.
+  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const;
+  // (offset, timestamp) of the record with the largest timestamp (ListOffsets -3).
+  std::optional<std::pair<int64_t, int64_t>> max_timestamp_offset() const;
+
+  // OffsetForLeaderEpoch: (epoch, end offset), (-1, -1) when unknown.
+  std::pair<int32_t, int64_t> end_offset_for_epoch(int32_t epoch) const;
+  std::optional<int32_t> latest_epoch() const { return epochs_.latest_epoch(); }
+
+  Status flush();
+  // Deletes whole non-active segments past retention.ms / retention.bytes or
+  // below the log start offset; moves the log start offset. Returns the
+  // number of segments deleted.
+  Result<int> apply_retention(int64_t now_ms);
+  // DeleteRecords: moves the log start offset up (<= log end) and drops
+  // segments entirely below it.
+  Status advance_log_start_offset(int64_t offset);
+  // Follower truncation: drops every batch at/after `offset` (whole batches).
+  Status truncate_to(int64_t offset);
+
+  void update_config(const LogConfig& config);
+  LogConfig config() const;
+  const std::string& topic() const { return topic_; }
+  int32_t partition() const { return partition_; }
+  const std::string& dir() const { return dir_; }
+
+  // Flush policy bookkeeping, read by the Flusher.
+  int64_t last_flush_ms() const { return last_flush_ms_.load(std::memory_order_acquire); }
+  int64_t unflushed_messages() const { return log_end_offset() - flushed_offset(); }
+
+  // Seals the active segment (trims indexes), persists the epoch cache;
+  // later appends fail. Does not fsync data: call flush() first.
+  Status close();
+  bool closed() const { return closed_.load(); }
+
+  // Wiring and test hooks.
+  void set_flusher(Flusher* f) { flusher_.store(f); }
+  void set_clock(std::function<int64_t()> clock);
+
+ private:
+  Log() : epochs_("") {}
+  explicit Log(const OpenOptions& o);
+  Status load(const OpenOptions& o);
+  Status clean_stray_files();
+  Result<std::shared_ptr<Segment>> roll_locked(int64_t base_offset);
+  std::vector<std::shared_ptr<Segment>> segments_from(int64_t offset) const;
+  std::vector<std::shared_ptr<Segment>> all_segments() const;
+  std::shared_ptr<Segment> active_locked() const { return segments_.rbegin()->second; }
+  // Removes the given (non-active) segments from the map; caller unlinks.
+  void drop_segments_locked(const std::vector<std::shared_ptr<Segment>>& victims);
+  Result<AppendResult> append_locked(std::span<uint8_t> batches, std::vector<BatchInfo>& infos,
+                                     int64_t first_offset, int64_t now, int64_t append_time);
+  int64_t now() const;
+  void notify_flusher();
+
+  std::string dir_;
+  std::string topic_;
+  int32_t partition_ = 0;
+
+  mutable std::mutex config_mu_;
+  LogConfig config_;
+
+  std::mutex append_mu_;
+  mutable std::shared_mutex segs_mu_;  // guards segments_ (writers also hold append_mu_)
+  std::map<int64_t, std::shared_ptr<Segment>> segments_;
+  std::vector<std::shared_ptr<Segment>> unsynced_sealed_;  // rolled since the last flush
+  bool dir_dirty_ = false;
+
+  std::mutex flush_mu_;
+  std::atomic<int64_t> log_start_{0};
+  std::atomic<int64_t> log_end_{0};
+  std::atomic<int64_t> flushed_{0};
+  std::atomic<int64_t> last_flush_ms_{0};
+  std::atomic<bool> closed_{false};
+  std::atomic<Flusher*> flusher_{nullptr};
+  LeaderEpochCache epochs_;
+  std::function<int64_t()> clock_;
+};
+
+}  // namespace spool::storage

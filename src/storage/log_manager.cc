@@ -1,0 +1,349 @@
+#include "storage/log_manager.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
+
+#include "storage/file_util.h"
+
+namespace spool::storage {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<std::vector<std::string>> list_subdirs(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return errno_status("opendir " + dir);
+  std::vector<std::string> out;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "." || n == "..") continue;
+    struct stat st;
+    if (::stat((dir + "/" + n).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) out.push_back(n);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+OffsetMap read_checkpoint_or_empty(const std::string& path) {
+  auto r = read_offset_checkpoint(path);
+  if (!r) {
+    spdlog::warn("{}; treating it as absent (full recovery)", r.status().message());
+    return {};
+  }
+  return *r;
+}
+
+// Kafka names deletion dirs `<topic>-<p>.<uuid hex>-delete`.
+std::string hex_id() {
+  std::string id = random_id();
+  std::string out;
+  for (unsigned char c : id) {
+    static const char kHex[] = "0123456789abcdef";
+    out.push_back(kHex[c & 0xf]);
+  }
+  return out.substr(0, 22) + std::to_string(now_ms() % 100000);
+}
+
+struct LoadTask {
+  std::string root;
+  TopicPartition tp;
+  Log::OpenOptions opts;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LogManager>> LogManager::open(Options opts) {
+  if (opts.log_dirs.empty()) return Status::error("no log.dirs configured", kStorageError);
+  std::unique_ptr<LogManager> m(new LogManager(std::move(opts)));
+  Status s = m->init();
+  if (!s) return s;
+  return m;
+}
+
+LogManager::~LogManager() { shutdown(); }
+
+Status LogManager::init() {
+  cluster_id_ = opts_.cluster_id;
+  std::vector<LoadTask> tasks;
+  std::set<TopicPartition> seen;
+  for (const auto& root : opts_.log_dirs) {
+    Status s = make_dirs(root);
+    if (!s) return s;
+    std::string meta_path = root + "/" + kMetaProperties;
+    auto meta = read_meta_properties(meta_path);
+    if (!meta) spdlog::warn("{}; rewriting it", meta.status().message());
+    if (meta && *meta) {
+      if ((*meta)->broker_id != opts_.broker_id)
+        return Status::error(meta_path + ": broker.id " + std::to_string((*meta)->broker_id) +
+                                 " does not match configured broker.id " + std::to_string(opts_.broker_id),
+                             kStorageError);
+      if (!(*meta)->cluster_id.empty()) {
+        if (cluster_id_.empty()) cluster_id_ = (*meta)->cluster_id;
+        else if (cluster_id_ != (*meta)->cluster_id)
+          return Status::error(meta_path + ": cluster.id " + (*meta)->cluster_id + " does not match " + cluster_id_,
+                               kStorageError);
+      }
+    }
+    bool clean = path_exists(root + "/" + kCleanShutdownMarker);
+    auto recovery = read_checkpoint_or_empty(root + "/" + kRecoveryPointCheckpoint);
+    auto starts = read_checkpoint_or_empty(root + "/" + kLogStartOffsetCheckpoint);
+    auto dirs = list_subdirs(root);
+    if (!dirs) return dirs.status();
+    for (const auto& name : *dirs) {
+      std::string path = root + "/" + name;
+      if (ends_with(name, "-delete")) {
+        spdlog::info("removing partition dir pending deletion {}", path);
+        (void)remove_all(path);
+        continue;
+      }
+      if (ends_with(name, "-future") || ends_with(name, "-stray")) {
+        spdlog::warn("skipping {} (replica move / stray dir not supported)", path);
+        continue;
+      }
+      auto tp = parse_partition_dir(name);
+      if (!tp) {
+        spdlog::warn("skipping {}: not a <topic>-<partition> directory", path);
+        continue;
+      }
+      if (!seen.insert(*tp).second)
+        return Status::error("partition " + name + " found in more than one log dir", kStorageError);
+      LoadTask t{root, *tp, {}};
+      t.opts.dir = path;
+      t.opts.topic = tp->topic;
+      t.opts.partition = tp->partition;
+      t.opts.config = opts_.config_for ? opts_.config_for(tp->topic) : opts_.defaults;
+      auto rp = recovery.find(*tp);
+      t.opts.recovery_point = rp == recovery.end() ? 0 : rp->second;
+      auto ls = starts.find(*tp);
+      t.opts.log_start_offset = ls == starts.end() ? 0 : ls->second;
+      // A log missing from the recovery checkpoint was never checkpointed:
+      // scan it whole even after a clean shutdown claim.
+      t.opts.clean_shutdown = clean && rp != recovery.end();
+      tasks.push_back(std::move(t));
+    }
+  }
+  if (cluster_id_.empty()) cluster_id_ = random_id();
+
+  // Recover partitions in parallel; the first failure wins.
+  std::atomic<size_t> next{0};
+  std::mutex res_mu;
+  Status first_error = Status::ok();
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      auto r = Log::open(tasks[i].opts);
+      std::lock_guard lk(res_mu);
+      if (!r) {
+        if (first_error) first_error = Status::error(tasks[i].opts.dir + ": " + r.status().message(), kStorageError);
+        continue;
+      }
+      logs_[tasks[i].tp] = Entry{*r, tasks[i].root};
+    }
+  };
+  int n = std::clamp(opts_.recovery_threads, 1, 64);
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (!first_error) return first_error;
+
+  for (const auto& root : opts_.log_dirs) {
+    Status s = write_meta_properties(root + "/" + kMetaProperties, {opts_.broker_id, cluster_id_});
+    if (!s) return s;
+    std::string marker = root + "/" + kCleanShutdownMarker;
+    if (path_exists(marker)) {
+      // From now on a crash must be detectable at the next start.
+      if (::unlink(marker.c_str()) != 0) return errno_status("remove " + marker);
+      s = sync_dir(root);
+      if (!s) return s;
+    }
+  }
+  for (auto& [tp, e] : logs_) e.log->set_flusher(&flusher_);
+  Status s = write_checkpoints();
+  if (!s) return s;
+  flusher_.start();
+  housekeeper_ = std::thread([this] { housekeeping(); });
+  spdlog::info("log manager: {} partition(s) loaded from {} dir(s)", logs_.size(), opts_.log_dirs.size());
+  return Status::ok();
+}
+
+std::vector<std::shared_ptr<Log>> LogManager::logs() const {
+  std::lock_guard lk(mu_);
+  std::vector<std::shared_ptr<Log>> out;
+  for (const auto& [tp, e] : logs_) out.push_back(e.log);
+  return out;
+}
+
+std::shared_ptr<Log> LogManager::get(const std::string& topic, int32_t partition) const {
+  std::lock_guard lk(mu_);
+  auto it = logs_.find(TopicPartition{topic, partition});
+  return it == logs_.end() ? nullptr : it->second.log;
+}
+
+Result<std::shared_ptr<Log>> LogManager::create(const std::string& topic, int32_t partition, const LogConfig& config) {
+  if (!valid_topic_name(topic)) return Status::error("invalid topic name '" + topic + "'", 17);  // INVALID_TOPIC_EXCEPTION
+  if (partition < 0) return Status::error("invalid partition " + std::to_string(partition), 37);
+  std::lock_guard lk(mu_);
+  if (shut_down_) return Status::error("log manager is shut down", kStorageError);
+  TopicPartition tp{topic, partition};
+  auto it = logs_.find(tp);
+  if (it != logs_.end()) {
+    it->second.log->update_config(config);
+    return it->second.log;
+  }
+  // Place the new log in the dir holding the fewest partitions (Kafka's rule).
+  std::map<std::string, size_t> counts;
+  for (const auto& d : opts_.log_dirs) counts[d] = 0;
+  for (const auto& [k, e] : logs_) counts[e.root]++;
+  std::string root = opts_.log_dirs.front();
+  for (const auto& d : opts_.log_dirs)
+    if (counts[d] < counts[root]) root = d;
+  Log::OpenOptions o;
+  o.dir = root + "/" + tp.dir_name();
+  o.topic = topic;
+  o.partition = partition;
+  o.config = config;
+  o.clean_shutdown = true;  // fresh (or leftover files get validated by load anyway)
+  bool existed = path_exists(o.dir);
+  if (existed) o.clean_shutdown = false;
+  auto log = Log::open(o);
+  if (!log) return log.status();
+  Status s = sync_dir(root);
+  if (!s) return s;
+  (*log)->set_flusher(&flusher_);
+  logs_[tp] = Entry{*log, root};
+  return *log;
+}
+
+Status LogManager::remove(const std::string& topic, int32_t partition) {
+  Entry e;
+  {
+    std::lock_guard lk(mu_);
+    auto it = logs_.find(TopicPartition{topic, partition});
+    if (it == logs_.end())
+      return Status::error("unknown partition " + topic + "-" + std::to_string(partition), 3);
+    e = it->second;
+    logs_.erase(it);
+  }
+  (void)e.log->close();
+  std::string target = e.log->dir() + "." + hex_id() + "-delete";
+  // Rename first: a crash mid-delete leaves a `-delete` dir that the next
+  // start removes instead of a half-deleted partition that it would load.
+  if (::rename(e.log->dir().c_str(), target.c_str()) != 0) return errno_status("rename " + e.log->dir());
+  Status s = sync_dir(e.root);
+  if (!s) return s;
+  s = remove_all(target);
+  if (!s) return s;
+  return write_checkpoints();
+}
+
+Status LogManager::write_checkpoints() {
+  std::lock_guard ck(checkpoint_mu_);
+  std::map<std::string, std::pair<OffsetMap, OffsetMap>> per_root;
+  for (const auto& d : opts_.log_dirs) per_root[d];
+  {
+    std::lock_guard lk(mu_);
+    for (const auto& [tp, e] : logs_) {
+      per_root[e.root].first[tp] = e.log->flushed_offset();
+      per_root[e.root].second[tp] = e.log->log_start_offset();
+    }
+  }
+  Status result = Status::ok();
+  for (const auto& [root, maps] : per_root) {
+    Status s = write_offset_checkpoint(root + "/" + kRecoveryPointCheckpoint, maps.first);
+    if (s) s = write_offset_checkpoint(root + "/" + kLogStartOffsetCheckpoint, maps.second);
+    if (!s) {
+      spdlog::error("writing checkpoints in {}: {}", root, s.message());
+      result = s;
+    }
+  }
+  return result;
+}
+
+Status LogManager::run_retention_once() {
+  int64_t now = now_ms();
+  int deleted = 0;
+  for (const auto& log : logs()) {
+    auto r = log->apply_retention(now);
+    if (!r) spdlog::warn("{}: retention: {}", log->dir(), r.status().message());
+    else deleted += *r;
+  }
+  // The moved log start offsets must survive a crash.
+  if (deleted > 0) return write_checkpoints();
+  return Status::ok();
+}
+
+void LogManager::housekeeping() {
+  int64_t next_retention = now_ms() + opts_.retention_check_interval_ms;
+  int64_t next_checkpoint = now_ms() + opts_.flush_checkpoint_interval_ms;
+  std::unique_lock lk(hk_mu_);
+  while (!hk_stop_) {
+    int64_t wait = std::max<int64_t>(1, std::min(next_retention, next_checkpoint) - now_ms());
+    hk_cv_.wait_for(lk, std::chrono::milliseconds(wait), [this] { return hk_stop_; });
+    if (hk_stop_) break;
+    lk.unlock();
+    int64_t now = now_ms();
+    if (now >= next_retention) {
+      (void)run_retention_once();
+      next_retention = now + opts_.retention_check_interval_ms;
+    }
+    if (now >= next_checkpoint) {
+      (void)write_checkpoints();
+      next_checkpoint = now + opts_.flush_checkpoint_interval_ms;
+    }
+    lk.lock();
+  }
+}
+
+void LogManager::shutdown() {
+  {
+    std::lock_guard lk(mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  {
+    std::lock_guard lk(hk_mu_);
+    hk_stop_ = true;
+  }
+  hk_cv_.notify_all();
+  if (housekeeper_.joinable()) housekeeper_.join();
+  flusher_.stop();
+  bool all_ok = true;
+  for (const auto& log : logs()) {
+    Status s = log->flush();
+    if (s) s = log->close();
+    if (!s) {
+      all_ok = false;
+      spdlog::error("{}: shutdown: {}", log->dir(), s.message());
+    }
+  }
+  if (!write_checkpoints()) all_ok = false;
+  if (!all_ok) {
+    spdlog::error("log manager: unclean shutdown (no marker written); next start recovers");
+    return;
+  }
+  for (const auto& root : opts_.log_dirs) {
+    std::string marker = root + "/" + kCleanShutdownMarker;
+    int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      spdlog::error("cannot write {}", marker);
+      continue;
+    }
+    (void)full_sync(fd);
+    ::close(fd);
+    (void)sync_dir(root);
+  }
+  spdlog::info("log manager: clean shutdown");
+}
+
+}  // namespace spool::storage

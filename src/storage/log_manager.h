@@ -1,0 +1,84 @@
+// LogManager: owns every partition log in every log.dir.
+//
+// open() creates missing dirs, checks meta.properties, reads the
+// recovery-point and log-start-offset checkpoints (garbage = absent, i.e.
+// recover everything), recovers each `<topic>-<partition>` dir (in
+// `recovery_threads` threads), removes the clean-shutdown marker, and starts
+// the background threads: the Flusher and a housekeeper that applies
+// retention and writes checkpoints on their intervals. shutdown() stops them,
+// flushes and closes every log, writes checkpoints and the marker.
+// Thread-safe: the log map is guarded by a mutex; logs are shared_ptrs that
+// stay usable (read-only after remove()) while callers hold them.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storage/checkpoint.h"
+#include "storage/flusher.h"
+#include "storage/log.h"
+#include "storage/log_config.h"
+
+namespace spool::storage {
+
+class LogManager {
+ public:
+  struct Options {
+    std::vector<std::string> log_dirs;
+    int64_t retention_check_interval_ms = 300000;
+    int64_t flush_checkpoint_interval_ms = 60000;
+    int32_t broker_id = 0;
+    LogConfig defaults;
+    int recovery_threads = 1;
+    std::string cluster_id;  // empty: keep the one on disk (or make one up)
+    // Per-partition config at open time; defaults when unset or nullopt.
+    std::function<LogConfig(const std::string& topic)> config_for;
+  };
+
+  static Result<std::unique_ptr<LogManager>> open(Options opts);
+  ~LogManager();
+
+  std::vector<std::shared_ptr<Log>> logs() const;
+  std::shared_ptr<Log> get(const std::string& topic, int32_t partition) const;
+  // Idempotent: an existing log gets `config` applied and is returned.
+  Result<std::shared_ptr<Log>> create(const std::string& topic, int32_t partition, const LogConfig& config);
+  // Renames the dir to `<dir>.<id>-delete`, then removes it.
+  Status remove(const std::string& topic, int32_t partition);
+  Flusher& flusher() { return flusher_; }
+  const std::string& cluster_id() const { return cluster_id_; }
+
+  void shutdown();
+  // Direct entry points for tests and admin paths.
+  Status run_retention_once();
+  Status write_checkpoints();
+
+ private:
+  explicit LogManager(Options opts) : opts_(std::move(opts)) {}
+  Status init();
+  void housekeeping();
+  struct Entry {
+    std::shared_ptr<Log> log;
+    std::string root;
+  };
+
+  Options opts_;
+  std::string cluster_id_;
+  mutable std::mutex mu_;
+  std::map<TopicPartition, Entry> logs_;
+  Flusher flusher_;
+  std::mutex checkpoint_mu_;
+
+  std::mutex hk_mu_;
+  std::condition_variable hk_cv_;
+  bool hk_stop_ = false;
+  std::thread housekeeper_;
+  bool shut_down_ = false;
+};
+
+}  // namespace spool::storage
