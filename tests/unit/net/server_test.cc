@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
 #include <spdlog/spdlog.h>
 
 #include "test_client.h"
@@ -382,6 +383,48 @@ TEST_F(NetServerTest, StopWithOpenConnectionsIsCleanAndResponderOutlivesServer) 
   ASSERT_EQ(held.size(), 1u);
   held[0].send(to_bytes("too late"));  // no-op, must not crash
   held.clear();
+}
+
+TEST_F(NetServerTest, StopDoesNotWaitForWorkParkedOnTheReactor) {
+  // A handler that parks a request on a long timer on the connection's
+  // reactor (a delayed fetch) must not hold up stop().
+  handler_.fn = [&](const ConnectionInfo&, Bytes, Responder r) {
+    auto timer = std::make_shared<asio::steady_timer>(r.executor(), std::chrono::seconds(30));
+    timer->async_wait([timer, r](const std::error_code&) mutable { r.send(to_bytes("late")); });
+  };
+  start();
+  TestClient c(port());
+  ASSERT_TRUE(c.send_frame("park"));
+  ASSERT_TRUE(wait_until([&] { return handler_.requests == 1; }));
+  auto t0 = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(c.closed_by_peer());
+  server_.reset();
+}
+
+TEST_F(NetServerTest, PeerResetWithAnswersPendingIsHarmless) {
+  Workers workers;
+  handler_.fn = [&](const ConnectionInfo&, Bytes frame, Responder r) {
+    workers.run([r, frame = std::move(frame)]() mutable {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      r.send(Bytes(256 * 1024, 'r'));
+    });
+  };
+  start();
+  for (int i = 0; i < 5; ++i) {
+    TestClient c(port());
+    std::string burst;
+    for (int j = 0; j < 8; ++j) burst += TestClient::frame("req");
+    ASSERT_TRUE(c.send_raw(burst));
+    c.reset_connection();
+  }
+  workers.join();
+  EXPECT_TRUE(wait_until([&] { return handler_.disconnects == 5; }));
+  EXPECT_EQ(server_->connection_count(), 0u);
+  TestClient ok(port());
+  ASSERT_TRUE(ok.send_frame("still here"));
+  EXPECT_EQ(ok.read_frame()->size(), 256u * 1024);
 }
 
 TEST_F(NetServerTest, StartFailsWhenPortIsTaken) {

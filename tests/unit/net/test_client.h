@@ -48,6 +48,12 @@ class TestClient {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
+  // Close with an RST instead of a FIN.
+  void reset_connection() {
+    linger l{1, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    close();
+  }
   void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
 
   bool send_raw(std::string_view data) {
