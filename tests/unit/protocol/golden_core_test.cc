@@ -218,7 +218,9 @@ TEST(GoldenListOffsets, ResponseV5) {
 // ---------------------------------------------------------------- Metadata
 TEST(GoldenMetadata, RequestV0) {
   MetadataRequest m;
-  m.topics.emplace().push_back({"t"});
+  MetadataRequest::MetadataRequestTopic rt;
+  rt.name = "t";
+  m.topics.emplace().push_back(rt);
   check_golden(m, 0, "00000001 | 0001 74");
 }
 
@@ -369,7 +371,10 @@ TEST(GoldenDeleteTopics, Request) {
 
 TEST(GoldenDeleteTopics, Response) {
   DeleteTopicsResponse m;
-  m.responses.push_back({"a", 3});
+  DeleteTopicsResponse::DeletableTopicResult r;
+  r.name = "a";
+  r.error_code = 3;
+  m.responses.push_back(r);
   check_golden(m, 0, "00000001 | 0001 61 | 0003");
   check_golden(m, 1, "00000000 | 00000001 | 0001 61 | 0003");
   m.throttle_time_ms = 1;
