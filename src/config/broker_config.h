@@ -53,6 +53,7 @@ class BrokerConfig {
   int32_t num_partitions() const { return static_cast<int32_t>(get_long("num.partitions")); }
   int16_t default_replication_factor() const { return static_cast<int16_t>(get_long("default.replication.factor")); }
   bool auto_create_topics() const { return get_bool("auto.create.topics.enable"); }
+  bool auto_create_topics_enable() const { return auto_create_topics(); }
   bool delete_topic_enable() const { return get_bool("delete.topic.enable"); }
   int32_t log_segment_bytes() const { return static_cast<int32_t>(get_long("log.segment.bytes")); }
   int64_t log_roll_ms() const { return log_roll_ms_; }
