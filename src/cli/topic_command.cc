@@ -19,7 +19,9 @@ Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::stri
   proto::MetadataRequest req;
   req.allow_auto_topic_creation = false;
   if (!only_topic.empty()) {
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{{only_topic}};
+    proto::MetadataRequest::MetadataRequestTopic t;
+    t.name = only_topic;
+    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{t};
   } else if (*v == 0) {
     req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
   } else {
@@ -73,8 +75,11 @@ int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->topics) {
-    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? r.num_partitions : -1,
-                       r.error_code == 0 ? r.replication_factor : -1});
+    // Counts come back only from v5 on; before that, echo what was asked for.
+    int32_t parts = r.num_partitions >= 0 ? r.num_partitions : a.partitions;
+    int32_t rf = r.replication_factor >= 0 ? r.replication_factor : a.replication_factor;
+    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? parts : -1,
+                       r.error_code == 0 ? rf : -1});
     ok = ok && r.error_code == 0;
   }
   if (results.empty()) {
@@ -102,7 +107,7 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->responses) {
-    results.push_back({r.name, r.error_code, "", -1, -1});
+    results.push_back({r.name, r.error_code, r.error_message.value_or(""), -1, -1});
     ok = ok && r.error_code == 0;
   }
   if (results.empty()) {

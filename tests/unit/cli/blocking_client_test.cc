@@ -1,0 +1,300 @@
+// BlockingClient and `spool topic` against a scripted in-process fake broker.
+#include "client/blocking_client.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <sstream>
+#include <thread>
+
+#include "cli/topic_command.h"
+#include "protocol/header.h"
+#include "protocol/messages.h"
+
+namespace spool {
+namespace {
+
+namespace proto = spool::protocol;
+
+bool read_n(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::recv(fd, p, n, 0);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// Serves connections one after another until stopped. Answers ApiVersions,
+// Metadata, CreateTopics and DeleteTopics with canned data.
+class FakeBroker {
+ public:
+  FakeBroker() {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    ::listen(listen_fd_, 4);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakeBroker() {
+    stop_ = true;
+    ::shutdown(listen_fd_, SHUT_RDWR);
+    ::close(listen_fd_);
+    thread_.join();
+  }
+  uint16_t port() const { return port_; }
+  bool silent = false;  // accept but never answer (timeout test)
+
+ private:
+  void serve() {
+    while (!stop_) {
+      int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;
+      handle(fd);
+      ::close(fd);
+    }
+  }
+
+  void handle(int fd) {
+    while (true) {
+      uint8_t sz[4];
+      if (!read_n(fd, sz, 4)) return;
+      ByteReader sr(sz, 4);
+      int32_t size = sr.i32();
+      Bytes frame(static_cast<size_t>(size));
+      if (!read_n(fd, frame.data(), frame.size())) return;
+      if (silent) continue;
+      ByteReader r(frame);
+      proto::RequestHeader h;
+      if (!proto::decode_request_header(r, h)) return;
+      ByteWriter w;
+      w.i32(0);
+      proto::encode_response_header(w, h.correlation_id, proto::response_header_flexible(h.api_key, h.api_version));
+      answer(h, r, w);
+      w.patch_i32(0, static_cast<int32_t>(w.size() - 4));
+      ::send(fd, w.buffer().data(), w.size(), MSG_NOSIGNAL);
+    }
+  }
+
+  void answer(const proto::RequestHeader& h, ByteReader& r, ByteWriter& w) {
+    int16_t v = h.api_version;
+    switch (h.api_key) {
+      case proto::ApiVersionsRequest::kApiKey: {
+        proto::ApiVersionsResponse resp;
+        resp.api_keys = {{3, 0, 8}, {18, 0, 3}, {19, 2, 4}, {20, 1, 3}};
+        resp.encode(w, v);
+        break;
+      }
+      case proto::MetadataRequest::kApiKey: {
+        proto::MetadataRequest req;
+        req.decode(r, v);
+        proto::MetadataResponse resp;
+        resp.brokers = {{0, "127.0.0.1", 9092, std::nullopt}};
+        proto::MetadataResponse::MetadataResponseTopic t;
+        t.name = "orders";
+        t.partitions.push_back({0, 1, 0, 2, {0}, {0}, {}});
+        t.partitions.push_back({0, 0, 0, 2, {0}, {0}, {}});
+        if (!req.topics || req.topics->empty()) {
+          resp.topics.push_back(t);
+          t.name = "audit";
+          resp.topics.push_back(t);
+        } else {
+          for (const auto& rt : *req.topics) {
+            if (rt.name.value_or("") == "orders") {
+              resp.topics.push_back(t);
+            } else {
+              proto::MetadataResponse::MetadataResponseTopic missing;
+              missing.name = rt.name.value_or("");
+              missing.error_code = 3;
+              resp.topics.push_back(missing);
+            }
+          }
+        }
+        resp.encode(w, v);
+        break;
+      }
+      case proto::CreateTopicsRequest::kApiKey: {
+        proto::CreateTopicsRequest req;
+        req.decode(r, v);
+        proto::CreateTopicsResponse resp;
+        for (const auto& t : req.topics) {
+          proto::CreateTopicsResponse::CreatableTopicResult res;
+          res.name = t.name;
+          if (t.name == "orders") {
+            res.error_code = 36;
+            res.error_message = "Topic 'orders' already exists.";
+          } else {
+            res.num_partitions = t.num_partitions < 0 ? 1 : t.num_partitions;
+            res.replication_factor = t.replication_factor < 0 ? 1 : t.replication_factor;
+            last_configs_ = t.configs.size();
+          }
+          resp.topics.push_back(res);
+        }
+        resp.encode(w, v);
+        break;
+      }
+      case proto::DeleteTopicsRequest::kApiKey: {
+        proto::DeleteTopicsRequest req;
+        req.decode(r, v);
+        proto::DeleteTopicsResponse resp;
+        for (const auto& n : req.topic_names) {
+          proto::DeleteTopicsResponse::DeletableTopicResult res;
+          res.name = n;
+          res.error_code = n == "orders" ? 0 : 3;
+          resp.responses.push_back(res);
+        }
+        resp.encode(w, v);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+ public:
+  std::atomic<size_t> last_configs_{0};
+
+ private:
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(HostPort, Parse) {
+  auto r = client::parse_host_port("example.com:9093");
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->first, "example.com");
+  EXPECT_EQ(r->second, 9093);
+  r = client::parse_host_port("[::1]:19092");
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->first, "::1");
+  EXPECT_EQ(r->second, 19092);
+  r = client::parse_host_port("localhost");
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->second, 9092);
+  EXPECT_FALSE(client::parse_host_port("host:").is_ok());
+  EXPECT_FALSE(client::parse_host_port("host:70000").is_ok());
+  EXPECT_FALSE(client::parse_host_port(":9092").is_ok());
+  EXPECT_FALSE(client::parse_host_port("host:x").is_ok());
+}
+
+TEST(BlockingClient, NegotiatesAndCalls) {
+  FakeBroker fb;
+  auto c = client::BlockingClient::connect("127.0.0.1", fb.port(), 5000);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  auto v = c->negotiate<proto::MetadataRequest>();
+  ASSERT_TRUE(v.is_ok());
+  EXPECT_EQ(*v, 8);
+  auto cv = c->negotiate<proto::CreateTopicsRequest>();
+  ASSERT_TRUE(cv.is_ok());
+  EXPECT_EQ(*cv, 4);
+  EXPECT_FALSE(c->negotiate(1, 4, 11).is_ok());  // Fetch not advertised by the fake
+  proto::MetadataRequest req;
+  auto resp = c->call<proto::MetadataRequest, proto::MetadataResponse>(req);
+  ASSERT_TRUE(resp.is_ok()) << resp.status().message();
+  EXPECT_EQ(resp->topics.size(), 2u);
+}
+
+TEST(BlockingClient, ConnectRefused) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  uint16_t port = ntohs(addr.sin_port);
+  ::close(fd);  // nothing listens there now
+  auto c = client::BlockingClient::connect("127.0.0.1", port, 2000);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.status().message().find("cannot connect"), std::string::npos) << c.status().message();
+}
+
+TEST(BlockingClient, TimesOutOnSilentBroker) {
+  FakeBroker fb;
+  fb.silent = true;
+  auto c = client::BlockingClient::connect("127.0.0.1", fb.port(), 200);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_NE(c.status().message().find("timed out"), std::string::npos) << c.status().message();
+}
+
+cli::TopicArgs args_for(const FakeBroker& fb, const std::string& action, const std::string& name = "") {
+  cli::TopicArgs a;
+  a.action = action;
+  a.name = name;
+  a.bootstrap_server = "127.0.0.1:" + std::to_string(fb.port());
+  a.timeout_ms = 5000;
+  return a;
+}
+
+TEST(TopicCommand, ListAndDescribe) {
+  FakeBroker fb;
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "list"), out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), "audit\norders\n");
+
+  out.str("");
+  auto a = args_for(fb, "describe", "orders");
+  a.output = cli::OutputFormat::kJson;
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 0) << err.str();
+  auto j = nlohmann::json::parse(out.str());
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["partitions"][0]["partition"], 0);  // sorted
+  EXPECT_EQ(j[0]["partitions"][1]["partition"], 1);
+
+  out.str("");
+  err.str("");
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "describe", "nope"), out, err), 1);
+  EXPECT_NE(err.str().find("UNKNOWN_TOPIC_OR_PARTITION"), std::string::npos) << err.str();
+}
+
+TEST(TopicCommand, CreateAndDelete) {
+  FakeBroker fb;
+  std::ostringstream out, err;
+  auto a = args_for(fb, "create", "fresh");
+  a.partitions = 3;
+  a.configs = {"retention.ms=1000", "cleanup.policy=compact"};
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), "created topic 'fresh' (3 partitions)\n");
+  EXPECT_EQ(fb.last_configs_.load(), 2u);
+
+  out.str("");
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "create", "orders"), out, err), 1);
+  EXPECT_NE(err.str().find("TOPIC_ALREADY_EXISTS"), std::string::npos) << err.str();
+
+  a.configs = {"bad"};
+  err.str("");
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 2);
+  EXPECT_NE(err.str().find("expected key=value"), std::string::npos);
+
+  out.str("");
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "delete", "orders"), out, err), 0);
+  EXPECT_EQ(out.str(), "deleted topic 'orders'\n");
+  err.str("");
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "delete", "ghost"), out, err), 1);
+  EXPECT_NE(err.str().find("UNKNOWN_TOPIC_OR_PARTITION"), std::string::npos);
+}
+
+TEST(TopicCommand, BadBootstrapServer) {
+  cli::TopicArgs a;
+  a.action = "list";
+  a.bootstrap_server = "host:notaport";
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 2);
+}
+
+}  // namespace
+}  // namespace spool
