@@ -47,7 +47,7 @@ Result<std::shared_ptr<Segment>> Segment::open(const std::string& dir, int64_t b
   auto size = file_size(s->fd_);
   if (!size) return size.status();
   if (*size > INT32_MAX) return Status::error(s->log_path_ + ": segment larger than 2 GiB", kStorageError);
-  auto bytes = static_cast<size_t>(std::max(index_bytes, 4096));
+  auto bytes = static_cast<size_t>(std::max(index_bytes, 64));
   auto oi = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".index"), OffsetIndex::kEntrySize,
                             bytes, active);
   if (!oi) return oi.status();
