@@ -47,6 +47,37 @@ Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::stri
   return out;
 }
 
+// Fills each existing topic's overrides when the broker serves DescribeConfigs;
+// leaves configs_known false (and says nothing) when it does not.
+void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
+  auto v = c.negotiate<proto::DescribeConfigsRequest>();
+  if (!v) return;
+  proto::DescribeConfigsRequest req;
+  for (const auto& t : topics) {
+    if (t.error_code != 0) continue;
+    proto::DescribeConfigsRequest::DescribeConfigsResource res;
+    res.resource_type = 2;  // TOPIC
+    res.resource_name = t.name;
+    res.configuration_keys = std::nullopt;  // every key
+    req.resources.push_back(std::move(res));
+  }
+  if (req.resources.empty()) return;
+  auto resp = c.call<proto::DescribeConfigsRequest, proto::DescribeConfigsResponse>(req, *v);
+  if (!resp) return;
+  for (const auto& r : resp->results) {
+    if (r.error_code != 0) continue;
+    for (auto& t : topics) {
+      if (t.name != r.resource_name) continue;
+      t.configs_known = true;
+      for (const auto& e : r.configs) {
+        // v1+: source 1 = DYNAMIC_TOPIC_CONFIG (a topic override); v0 only has is_default.
+        bool is_override = *v >= 1 ? e.config_source == 1 : !e.is_default;
+        if (is_override) t.configs[e.name] = e.is_sensitive ? "(sensitive)" : e.value.value_or("");
+      }
+    }
+  }
+}
+
 int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   auto configs = parse_config_pairs(a.configs);
   if (!configs) {
@@ -147,6 +178,7 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
     out << format_topic_list(*topics, a.output);
     return kExitOk;
   }
+  fetch_topic_configs(c, *topics);
   out << format_topic_describe(*topics, a.output);
   bool failed = std::any_of(topics->begin(), topics->end(), [](const TopicInfo& t) { return t.error_code != 0; });
   if (failed) {

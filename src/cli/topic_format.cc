@@ -70,6 +70,7 @@ std::string format_topic_describe(const std::vector<TopicInfo>& topics, OutputFo
         parts.push_back(std::move(jp));
       }
       jt["partitions"] = std::move(parts);
+      if (t.configs_known) jt["configs"] = t.configs;
       arr.push_back(std::move(jt));
     }
     return arr.dump(2) + "\n";
@@ -83,7 +84,13 @@ std::string format_topic_describe(const std::vector<TopicInfo>& topics, OutputFo
     }
     size_t rf = t.partitions.empty() ? 0 : t.partitions.front().replicas.size();
     out += "Topic: " + t.name + "  Partitions: " + std::to_string(t.partitions.size()) +
-           "  ReplicationFactor: " + std::to_string(rf) + (t.internal ? "  Internal: true" : "") + "\n";
+           "  ReplicationFactor: " + std::to_string(rf) + (t.internal ? "  Internal: true" : "");
+    if (t.configs_known) {
+      std::string cfgs;
+      for (const auto& [k, v] : t.configs) cfgs += (cfgs.empty() ? "" : ",") + k + "=" + v;
+      out += "  Configs: " + (cfgs.empty() ? std::string("(defaults)") : cfgs);
+    }
+    out += "\n";
     std::vector<std::vector<std::string>> rows{{"PARTITION", "LEADER", "EPOCH", "REPLICAS", "ISR", "OFFLINE", "ERROR"}};
     for (const auto& p : t.partitions) {
       rows.push_back({std::to_string(p.partition), p.leader < 0 ? "none" : std::to_string(p.leader),

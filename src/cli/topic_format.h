@@ -28,6 +28,8 @@ struct TopicInfo {
   bool internal = false;
   int16_t error_code = 0;
   std::vector<PartitionInfo> partitions;  // sorted by partition
+  bool configs_known = false;             // the broker answered DescribeConfigs
+  std::map<std::string, std::string> configs;  // topic-level overrides only
 };
 
 // Kafka's name for an error code, e.g. 36 -> "TOPIC_ALREADY_EXISTS".

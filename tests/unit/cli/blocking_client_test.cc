@@ -93,7 +93,7 @@ class FakeBroker {
     switch (h.api_key) {
       case proto::ApiVersionsRequest::kApiKey: {
         proto::ApiVersionsResponse resp;
-        resp.api_keys = {{3, 0, 8}, {18, 0, 3}, {19, 2, 4}, {20, 1, 3}};
+        resp.api_keys = {{3, 0, 8}, {18, 0, 3}, {19, 2, 4}, {20, 1, 3}, {32, 1, 2}};
         resp.encode(w, v);
         break;
       }
@@ -154,6 +154,29 @@ class FakeBroker {
           res.name = n;
           res.error_code = n == "orders" ? 0 : 3;
           resp.responses.push_back(res);
+        }
+        resp.encode(w, v);
+        break;
+      }
+      case proto::DescribeConfigsRequest::kApiKey: {
+        proto::DescribeConfigsRequest req;
+        req.decode(r, v);
+        proto::DescribeConfigsResponse resp;
+        for (const auto& res : req.resources) {
+          proto::DescribeConfigsResponse::DescribeConfigsResult out;
+          out.resource_type = res.resource_type;
+          out.resource_name = res.resource_name;
+          proto::DescribeConfigsResponse::DescribeConfigsResourceResult e;
+          e.name = "retention.ms";
+          e.value = "1000";
+          e.config_source = 1;
+          out.configs.push_back(e);
+          e.name = "segment.bytes";
+          e.value = "1073741824";
+          e.config_source = 5;
+          e.is_default = true;
+          out.configs.push_back(e);
+          resp.results.push_back(out);
         }
         resp.encode(w, v);
         break;
@@ -254,6 +277,11 @@ TEST(TopicCommand, ListAndDescribe) {
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["partitions"][0]["partition"], 0);  // sorted
   EXPECT_EQ(j[0]["partitions"][1]["partition"], 1);
+  EXPECT_EQ(j[0]["configs"], nlohmann::json({{"retention.ms", "1000"}}));
+
+  out.str("");
+  EXPECT_EQ(cli::run_topic_command(args_for(fb, "describe", "orders"), out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("Configs: retention.ms=1000"), std::string::npos) << out.str();
 
   out.str("");
   err.str("");

@@ -7,8 +7,8 @@ namespace spool::cli {
 namespace {
 
 std::vector<TopicInfo> sample() {
-  TopicInfo a{"orders", false, 0, {{1, 0, 3, {0}, {0}, {}, 0}, {0, 0, 3, {0}, {0}, {}, 0}}};
-  TopicInfo b{"audit", false, 0, {{0, -1, -1, {0}, {}, {0}, 5}}};
+  TopicInfo a{"orders", false, 0, {{1, 0, 3, {0}, {0}, {}, 0}, {0, 0, 3, {0}, {0}, {}, 0}}, true, {{"retention.ms", "1000"}}};
+  TopicInfo b{"audit", false, 0, {{0, -1, -1, {0}, {}, {0}, 5}}, false, {}};
   return {a, b};
 }
 
@@ -33,7 +33,8 @@ TEST(TopicFormat, DescribeTable) {
   std::sort(topics[0].partitions.begin(), topics[0].partitions.end(),
             [](auto& x, auto& y) { return x.partition < y.partition; });
   std::string s = format_topic_describe(topics, OutputFormat::kTable);
-  EXPECT_NE(s.find("Topic: orders  Partitions: 2  ReplicationFactor: 1"), std::string::npos) << s;
+  EXPECT_NE(s.find("Topic: orders  Partitions: 2  ReplicationFactor: 1  Configs: retention.ms=1000\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("Topic: audit  Partitions: 1  ReplicationFactor: 1\n"), std::string::npos) << s;
   EXPECT_NE(s.find("PARTITION  LEADER  EPOCH  REPLICAS  ISR  OFFLINE  ERROR"), std::string::npos) << s;
   EXPECT_NE(s.find("LEADER_NOT_AVAILABLE"), std::string::npos) << s;
   EXPECT_NE(s.find("none"), std::string::npos) << s;
@@ -47,6 +48,8 @@ TEST(TopicFormat, DescribeJson) {
   EXPECT_EQ(j[0]["replication_factor"], 1);
   EXPECT_EQ(j[0]["partitions"][0]["isr"], nlohmann::json({0}));
   EXPECT_EQ(j[1]["partitions"][0]["error"], "LEADER_NOT_AVAILABLE");
+  EXPECT_EQ(j[0]["configs"]["retention.ms"], "1000");
+  EXPECT_FALSE(j[1].contains("configs"));
 }
 
 TEST(TopicFormat, OpResults) {
