@@ -88,6 +88,7 @@ class Field:
         if not self.nullable.empty() and not (self.is_array or self.elem in ("string", "bytes",
                                                                              "records")):
             raise GenError(f"{self.where}: only strings, bytes, records and arrays are nullable")
+        self.default_literal()  # validates the default now, naming the field
 
     def is_nullable_type(self):
         # records are always optional: a fetch answer may carry none at all.
