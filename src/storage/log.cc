@@ -36,7 +36,7 @@ Status frame_batches(std::span<const uint8_t> data, std::vector<record::BatchHea
 }  // namespace
 
 Log::Log(const OpenOptions& o)
-    : dir_(o.dir), topic_(o.topic), partition_(o.partition), config_(o.config),
+    : dir_(o.dir), topic_(o.topic), partition_(o.partition), config_(normalize_config(o.config)),
       epochs_(o.dir + "/" + kLeaderEpochCheckpoint) {}
 
 Log::~Log() = default;
@@ -44,9 +44,20 @@ Log::~Log() = default;
 void Log::set_clock(std::function<int64_t()> clock) { clock_ = std::move(clock); }
 int64_t Log::now() const { return clock_ ? clock_() : now_ms(); }
 
+LogConfig normalize_config(LogConfig c) {
+  // Positions in a segment are int32 (index entries); keep segments below that.
+  c.segment_bytes = std::clamp<int64_t>(c.segment_bytes, 100, INT32_MAX);
+  c.segment_ms = std::max<int64_t>(c.segment_ms, 1);
+  c.index_interval_bytes = std::max(c.index_interval_bytes, 0);
+  c.segment_index_bytes = std::max(c.segment_index_bytes, 64);
+  c.flush_messages = std::max<int64_t>(c.flush_messages, 1);
+  c.flush_ms = std::max<int64_t>(c.flush_ms, 0);
+  return c;
+}
+
 void Log::update_config(const LogConfig& config) {
   std::lock_guard lk(config_mu_);
-  config_ = config;
+  config_ = normalize_config(config);
 }
 
 LogConfig Log::config() const {
@@ -253,8 +264,10 @@ Status Log::flush() {
   std::vector<std::shared_ptr<Segment>> sealed;
   std::shared_ptr<Segment> active;
   bool dir_dirty;
+  uint64_t gen;
   {
     std::lock_guard lk(append_mu_);
+    gen = truncations_.load();
     end = log_end_.load();
     if (end <= flushed_.load() && unsynced_sealed_.empty() && !dir_dirty_) return Status::ok();
     sealed.swap(unsynced_sealed_);
@@ -277,8 +290,9 @@ Status Log::flush() {
     spdlog::error("{}: flush failed: {}", dir_, s.message());
     return s;
   }
-  int64_t cur = flushed_.load();
-  while (cur < end && !flushed_.compare_exchange_weak(cur, end)) {
+  {
+    std::lock_guard lk(append_mu_);
+    if (truncations_.load() == gen && flushed_.load() < end) flushed_.store(end, std::memory_order_release);
   }
   last_flush_ms_.store(now());
   return s;

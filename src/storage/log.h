@@ -31,6 +31,9 @@ namespace spool::storage {
 
 class Flusher;
 
+// Clamps values the storage engine cannot honour (segment.bytes above 2 GiB, ...).
+LogConfig normalize_config(LogConfig c);
+
 class Log : public std::enable_shared_from_this<Log> {
  public:
   struct OpenOptions {
@@ -141,6 +144,7 @@ class Log : public std::enable_shared_from_this<Log> {
   std::atomic<int64_t> flushed_{0};
   std::atomic<int64_t> last_flush_ms_{0};
   std::atomic<bool> closed_{false};
+  std::atomic<uint64_t> truncations_{0};  // a flush racing a truncation must not advance
   std::atomic<Flusher*> flusher_{nullptr};
   LeaderEpochCache epochs_;
   std::function<int64_t()> clock_;

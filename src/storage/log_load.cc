@@ -105,8 +105,6 @@ Status Log::clean_stray_files() {
 }
 
 Result<std::shared_ptr<Log>> Log::open(OpenOptions o) {
-  if (o.config.segment_bytes <= 0 || o.config.segment_bytes > INT32_MAX)
-    o.config.segment_bytes = std::clamp<int64_t>(o.config.segment_bytes, 1024, INT32_MAX);
   std::shared_ptr<Log> log(new Log(o));
   Status s = make_dirs(o.dir);
   if (!s) return s;

@@ -109,6 +109,7 @@ Status Log::truncate_to(int64_t offset) {
       }
       log_start_.store(offset);
       log_end_.store(offset);
+      unsynced_sealed_.clear();  // all of them are gone
     } else {
       for (auto it = segments_.rbegin(); it != segments_.rend() && it->first >= offset; ++it)
         victims.push_back(it->second);
@@ -120,7 +121,12 @@ Status Log::truncate_to(int64_t offset) {
       if (!s) return s;
       log_end_.store(active->next_offset());
     }
-    unsynced_sealed_.clear();
+    unsynced_sealed_.erase(std::remove_if(unsynced_sealed_.begin(), unsynced_sealed_.end(),
+                                          [&](const auto& s) {
+                                            return std::find(victims.begin(), victims.end(), s) != victims.end();
+                                          }),
+                           unsynced_sealed_.end());
+    truncations_.fetch_add(1);
     dir_dirty_ = true;
     int64_t end = log_end_.load();
     if (flushed_.load() > end) flushed_.store(end);
