@@ -62,6 +62,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"server.max.startup.time.ms", L, LONG_MAX_S, at_least(0), N},
     {"unstable.api.versions.enable", B, "false", no_check(), N},
     {"unstable.metadata.versions.enable", B, "false", no_check(), N},
+    {"unstable.feature.versions.enable", B, "false", no_check(), N},
     {"eligible.leader.replicas.enable", B, "false", no_check(), N},
     {"config.providers", Lst, "", no_check(), N},
     // Removed in Kafka 3.0 but still found in older server.properties files.
