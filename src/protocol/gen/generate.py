@@ -70,6 +70,7 @@ class Emitter:
 class Gen:
     def __init__(self, msg, prefix="protocol"):
         self.msg = msg
+        self.ctx = msg.valid  # versions the struct being emitted can appear in
         self.prefix = prefix
         self.uid = 0
 
@@ -80,11 +81,10 @@ class Gen:
     # ---- encode ----
     def enc_value(self, e, f, x, w, elem=False):
         """Encode the value expression x of field f (an element if elem)."""
-        m = self.msg
         kind = f.elem
         if f.is_array and not elem:
             arr = self.tmp("arr")
-            null_c = m.cond(f.nullable)
+            null_c = self.cond(f.nullable)
 
             def write_array(src):
                 e.line(f"wire::write_array_len({w}, {src}.size(), flex);")
@@ -120,12 +120,12 @@ class Gen:
             e.line(f"{w}.{PRIMS[kind][2]}({x});")
         elif kind == "string":
             if f.is_nullable_type() and not elem:
-                e.line(f"wire::write_nullable_string({w}, {x}, flex, {m.cond(f.nullable)});")
+                e.line(f"wire::write_nullable_string({w}, {x}, flex, {self.cond(f.nullable)});")
             else:
                 e.line(f"wire::write_string({w}, {x}, flex);")
         else:  # bytes, records
             if f.is_nullable_type() and not elem:
-                e.line(f"wire::write_nullable_bytes({w}, {x}, flex, {m.cond(f.nullable)});")
+                e.line(f"wire::write_nullable_bytes({w}, {x}, flex, {self.cond(f.nullable)});")
             else:
                 e.line(f"wire::write_bytes({w}, {x}, flex);")
 
@@ -140,12 +140,11 @@ class Gen:
 
     # ---- decode ----
     def dec_value(self, e, f, x, r, elem=False):
-        m = self.msg
         kind = f.elem
         if f.is_array and not elem:
             n = self.tmp("n")
             e.open("")  # bare block scopes the temporaries
-            e.line(f"const int64_t {n} = wire::read_array_len({r}, flex, {m.cond(f.nullable)}, "
+            e.line(f"const int64_t {n} = wire::read_array_len({r}, flex, {self.cond(f.nullable)}, "
                    f"{self.min_size(f)});")
             arr = self.tmp("arr")
             if f.is_nullable_type():
@@ -177,34 +176,37 @@ class Gen:
             e.line(f"{x} = {r}.{PRIMS[kind][2]}();")
         elif kind == "string":
             if f.is_nullable_type() and not elem:
-                e.line(f"{x} = wire::read_nullable_string({r}, flex, {m.cond(f.nullable)});")
+                e.line(f"{x} = wire::read_nullable_string({r}, flex, {self.cond(f.nullable)});")
             else:
                 e.line(f"{x} = wire::read_string({r}, flex);")
         else:
             if f.is_nullable_type() and not elem:
-                e.line(f"{x} = wire::read_nullable_bytes({r}, flex, {m.cond(f.nullable)});")
+                e.line(f"{x} = wire::read_nullable_bytes({r}, flex, {self.cond(f.nullable)});")
             else:
                 e.line(f"{x} = wire::read_bytes({r}, flex);")
 
     # ---- struct bodies ----
+    def cond(self, v):
+        return self.msg.cond(v, self.ctx)
+
     def regular_cond(self, f):
         """Versions where f is an ordinary (not tagged) field."""
-        m = self.msg
-        vs = [v for v in range(m.valid.lo, m.valid.hi + 1)
+        ctx = self.ctx
+        vs = [v for v in range(ctx.lo, ctx.hi + 1)
               if f.versions.contains(v) and not f.tagged.contains(v)]
         if not vs:
             return "false"
         if vs != list(range(vs[0], vs[-1] + 1)):
             raise GenError(f"{f.where}: ordinary versions must be contiguous")
-        v = Versions(f"{vs[0]}-{vs[-1]}")
-        return m.cond(v)
+        return self.cond(Versions(f"{vs[0]}-{vs[-1]}"))
 
     def tagged_fields(self, s):
-        out = [f for f in s.fields if f.tag is not None and self.msg.cond(f.tagged) != "false"]
+        out = [f for f in s.fields if f.tag is not None and self.cond(f.tagged) != "false"]
         return sorted(out, key=lambda f: f.tag)
 
     def encode_body(self, e, s):
-        e.line(self.msg.flex_init())
+        self.ctx = s.ctx
+        e.line(self.msg.flex_init(self.ctx))
         for f in s.fields:
             e.guarded(self.regular_cond(f), lambda f=f: self.enc_value(e, f, f.cpp, "w"))
         tagged = self.tagged_fields(s)
@@ -215,7 +217,7 @@ class Gen:
                 return
             e.line("uint32_t tagged_count = 0;")
             for f in tagged:
-                c = and_cond(self.msg.cond(f.tagged), f.nondefault_expr(f.cpp))
+                c = and_cond(self.cond(f.tagged), f.nondefault_expr(f.cpp))
                 e.line(f"const bool write_{f.cpp} = {c};")
                 e.line(f"if (write_{f.cpp}) ++tagged_count;")
             e.line("w.uvarint(tagged_count);")
@@ -226,11 +228,12 @@ class Gen:
                 e.line(f"wire::write_tagged(w, {f.tag}, tw);")
                 e.close()
 
-        e.guarded("flex" if not self.msg.flex_init().endswith("= false;") else "false",
+        e.guarded("flex" if not self.msg.flex_init(self.ctx).endswith("= false;") else "false",
                   tag_section)
 
     def decode_body(self, e, s):
-        e.line(self.msg.flex_init())
+        self.ctx = s.ctx
+        e.line(self.msg.flex_init(self.ctx))
         for f in s.fields:
             e.guarded(self.regular_cond(f), lambda f=f: self.dec_value(e, f, f.cpp, "r"))
         tagged = self.tagged_fields(s)
@@ -247,7 +250,7 @@ class Gen:
                 e.open("switch (tag)")
                 for f in tagged:
                     e.open(f"case {f.tag}:")
-                    c = self.msg.cond(f.tagged)
+                    c = self.cond(f.tagged)
 
                     def body(f=f):
                         self.dec_value(e, f, f.cpp, "tr")
@@ -263,7 +266,7 @@ class Gen:
                 e.line("(void)payload;  // unknown tags are skipped, as the protocol requires")
             e.close()
 
-        e.guarded("flex" if not self.msg.flex_init().endswith("= false;") else "false",
+        e.guarded("flex" if not self.msg.flex_init(self.ctx).endswith("= false;") else "false",
                   tag_section)
 
     # ---- declarations ----

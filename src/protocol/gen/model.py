@@ -61,7 +61,7 @@ def snake(name):
 
 
 class Field:
-    def __init__(self, d, msg, where):
+    def __init__(self, d, msg, where, ctx):
         self.name = d["name"]
         self.where = f"{where}.{self.name}"
         self.cpp = snake(self.name)
@@ -80,7 +80,8 @@ class Field:
         if "fields" in d:
             if self.elem in PRIMS or self.elem in ("string", "bytes", "records"):
                 raise GenError(f"{self.where}: primitive type with nested fields")
-            self.struct = Struct(self.elem, d["fields"], msg, self.where)
+            self.struct = Struct(self.elem, d["fields"], msg, self.where,
+                                 ctx.intersect(self.versions))
         elif self.elem not in PRIMS and self.elem not in ("string", "bytes", "records"):
             raise GenError(f"{self.where}: unknown type {self.type} (struct without fields?)")
         if self.elem == "records" and self.is_array:
@@ -171,9 +172,12 @@ class Field:
 
 
 class Struct:
-    def __init__(self, name, fields, msg, where):
+    def __init__(self, name, fields, msg, where, ctx):
+        # ctx: the versions in which this struct can appear at all; version
+        # checks inside it are simplified against that range.
+        self.ctx = ctx
         self.name = name
-        self.fields = [Field(f, msg, where) for f in fields]
+        self.fields = [Field(f, msg, where, ctx) for f in fields]
         tags = [f.tag for f in self.fields if f.tag is not None]
         if len(tags) != len(set(tags)):
             raise GenError(f"{where}: duplicate tags")
@@ -199,28 +203,30 @@ class Message:
         if not self.flexible.empty() and self.flexible.hi != INF:
             raise GenError(f"{path}: flexibleVersions must be open-ended (N+)")
         self.first_flexible = self.flexible.lo if not self.flexible.empty() else None
-        self.root = Struct(self.name, d.get("fields", []), self, self.name)
+        self.root = Struct(self.name, d.get("fields", []), self, self.name, self.valid)
         self.base = os.path.splitext(os.path.basename(path))[0]
         if self.base != snake(self.name):
             raise GenError(f"{path}: file should be named {snake(self.name)}.json")
 
-    # --- version conditions, simplified against the defined range ---
-    def cond(self, v):
-        """C++ condition for `version in v`, or 'true'/'false'."""
-        lo, hi = self.valid.lo, self.valid.hi
-        v = v.intersect(self.valid)
+    # --- version conditions, simplified against the range they run in ---
+    def cond(self, v, ctx=None):
+        """C++ condition for `version in v`, or 'true'/'false', knowing the
+        version is already within ctx (default: validVersions)."""
+        ctx = ctx or self.valid
+        v = v.intersect(ctx)
         if v.empty():
             return "false"
         parts = []
-        if v.lo > lo:
+        if v.lo > ctx.lo:
             parts.append(f"version >= {v.lo}")
-        if v.hi < hi:
+        if v.hi < ctx.hi:
             parts.append(f"version <= {v.hi}")
         return " && ".join(parts) if parts else "true"
 
-    def flex_init(self):
-        if self.first_flexible is None or self.first_flexible > self.valid.hi:
+    def flex_init(self, ctx=None):
+        ctx = ctx or self.valid
+        if self.first_flexible is None or self.first_flexible > ctx.hi:
             return "[[maybe_unused]] constexpr bool flex = false;"
-        if self.first_flexible <= self.valid.lo:
+        if self.first_flexible <= ctx.lo:
             return "[[maybe_unused]] constexpr bool flex = true;"
         return f"[[maybe_unused]] const bool flex = version >= {self.first_flexible};"
