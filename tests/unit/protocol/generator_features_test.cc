@@ -70,8 +70,9 @@ TEST(GeneratorFeatures, V3TaggedFieldInArrayElement) {
 
 TEST(GeneratorFeatures, TagsOutOfOrderAndUnknownAccepted) {
   SampleTestRequest m;
-  ByteReader r(hex(std::string(kId) + "3fe0000000000000 2384 01 00 00 | 03 |"
-                                      "05 08 0000000000000009 | 09 01 ff | 00 09 00000001 00000002 00"));
+  const Bytes in = hex(std::string(kId) + "3fe0000000000000 2384 01 00 00 | 03 |"
+                                         "05 08 0000000000000009 | 09 01 ff | 00 09 00000001 00000002 00");
+  ByteReader r(in);
   ASSERT_TRUE(m.decode(r, 3));
   EXPECT_EQ(r.remaining(), 0u);
   EXPECT_EQ(m.hint, 9);
