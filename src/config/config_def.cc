@@ -80,6 +80,12 @@ void type_bounds(ConfigType t, int64_t* lo, int64_t* hi) {
   }
 }
 
+// "an int", "a long": the indefinite article for a type name.
+std::string a_type(std::string_view t) {
+  bool vowel = !t.empty() && std::string_view("aeiou").find(t[0]) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(t);
+}
+
 Status bad(const KeyDef& def, std::string_view raw, const std::string& why) {
   return Status::error("invalid value '" + std::string(raw) + "' for config '" + def.name + "': " + why +
                        " (allowed: " + describe_allowed(def) + ")");
@@ -112,12 +118,13 @@ std::string_view type_name(ConfigType t) {
 
 std::string describe_allowed(const KeyDef& def) {
   std::string t(type_name(def.type));
+  std::string at = a_type(t);
   const Check& c = def.check;
   int64_t lo, hi;
   type_bounds(def.type, &lo, &hi);
   switch (c.kind) {
     case CheckKind::kRange:
-      return "a " + t + " in " + range_text(std::max(lo, c.lo), std::min(hi, c.hi));
+      return at + " in " + range_text(std::max(lo, c.lo), std::min(hi, c.hi));
     case CheckKind::kDoubleRange:
       return "a double in [" + std::to_string(c.dlo) + ", " + std::to_string(c.dhi) + "]";
     case CheckKind::kOneOf:
@@ -132,10 +139,10 @@ std::string describe_allowed(const KeyDef& def) {
       break;
   }
   if (def.type == ConfigType::kShort || def.type == ConfigType::kInt || def.type == ConfigType::kLong)
-    return "a " + t + " in " + range_text(lo, hi);
+    return at + " in " + range_text(lo, hi);
   if (def.type == ConfigType::kBoolean) return "true or false";
   if (def.type == ConfigType::kList) return "a comma-separated list";
-  return "a " + t;
+  return at;
 }
 
 Result<std::string> parse_value(const KeyDef& def, std::string_view raw) {
@@ -152,7 +159,7 @@ Result<std::string> parse_value(const KeyDef& def, std::string_view raw) {
     case ConfigType::kLong: {
       int64_t n = 0, lo, hi;
       type_bounds(def.type, &lo, &hi);
-      if (!parse_int64(v, &n)) return bad(def, raw, "not a " + std::string(type_name(def.type)));
+      if (!parse_int64(v, &n)) return bad(def, raw, "not " + a_type(type_name(def.type)));
       if (n < lo || n > hi) return bad(def, raw, "out of range");
       if (c.kind == CheckKind::kRange && (n < c.lo || n > c.hi)) return bad(def, raw, "out of range");
       return std::to_string(n);

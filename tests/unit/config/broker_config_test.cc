@@ -124,7 +124,8 @@ TEST(BrokerConfig, BadValuesNameKeyAndRange) {
   EXPECT_NE(e.find("'num.partitions'"), std::string::npos) << e;
   EXPECT_NE(e.find("[1, 2147483647]"), std::string::npos) << e;
   e = error_of({"num.partitions=abc"});
-  EXPECT_NE(e.find("not a int"), std::string::npos) << e;
+  EXPECT_NE(e.find("not an int"), std::string::npos) << e;
+  EXPECT_NE(e.find("allowed: an int in [1, 2147483647]"), std::string::npos) << e;
   e = error_of({"log.segment.bytes=13"});
   EXPECT_NE(e.find("[14, 2147483647]"), std::string::npos) << e;
   e = error_of({"message.max.bytes=3000000000"});
