@@ -52,7 +52,12 @@ TEST(Robustness, RandomInputsNeverCrashAndRoundTrip) {
            OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse,
            ListGroupsRequest, ListGroupsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
            InitProducerIdRequest, InitProducerIdResponse, DescribeConfigsRequest,
-           DescribeConfigsResponse>();
+           DescribeConfigsResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+           SaslAuthenticateRequest, SaslAuthenticateResponse, DeleteRecordsRequest,
+           DeleteRecordsResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
+           CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest,
+           DeleteGroupsResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, EndTxnRequest,
+           EndTxnResponse>();
 }
 
 }  // namespace
