@@ -305,12 +305,7 @@ void LogManager::housekeeping() {
   }
 }
 
-void LogManager::shutdown() {
-  {
-    std::lock_guard lk(mu_);
-    if (shut_down_) return;
-    shut_down_ = true;
-  }
+void LogManager::stop_threads() {
   {
     std::lock_guard lk(hk_mu_);
     hk_stop_ = true;
@@ -318,6 +313,24 @@ void LogManager::shutdown() {
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
   flusher_.stop();
+}
+
+void LogManager::halt() {
+  {
+    std::lock_guard lk(mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  stop_threads();
+}
+
+void LogManager::shutdown() {
+  {
+    std::lock_guard lk(mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+  }
+  stop_threads();
   bool all_ok = true;
   for (const auto& log : logs()) {
     Status s = log->flush();

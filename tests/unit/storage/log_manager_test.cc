@@ -97,6 +97,37 @@ TEST(LogManager, GarbageCheckpointsMeanFullRecovery) {
   EXPECT_EQ(append(*log, 1).first_offset, 20);
 }
 
+TEST(LogManager, CrashThenRecoverFromRecoveryPoint) {
+  TempDir d;
+  auto o = opts(d);
+  {
+    auto m = LogManager::open(o);
+    ASSERT_TRUE(m.is_ok());
+    auto log = (*m)->create("t", 0, small_config());
+    for (int i = 0; i < 20; ++i) append(**log, 2, 1000, 100);
+    ASSERT_TRUE((*log)->flush());
+    ASSERT_TRUE((*m)->write_checkpoints());
+    for (int i = 0; i < 5; ++i) append(**log, 2, 1000, 100);  // unflushed tail
+    (*m)->halt();
+  }
+  auto rp = read_offset_checkpoint(d.sub("data0/recovery-point-offset-checkpoint"));
+  ASSERT_TRUE(rp.is_ok());
+  EXPECT_EQ(rp->at(TopicPartition{"t", 0}), 40);
+  Bytes half = make_batch(2, 1000, 100);
+  half.resize(70);
+  auto bases = std::vector<int64_t>();
+  for (auto& e : std::filesystem::directory_iterator(d.sub("data0/t-0")))
+    if (auto b = parse_segment_file_name(e.path().filename().string(), ".log")) bases.push_back(*b);
+  std::sort(bases.begin(), bases.end());
+  append_bytes_to(seg_path(d.sub("data0/t-0"), bases.back(), ".log"), half);
+  auto m = LogManager::open(o);
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  auto log = (*m)->get("t", 0);
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->log_end_offset(), 50);
+  EXPECT_EQ(append(*log, 1).first_offset, 50);
+}
+
 TEST(LogManager, RefusesAnotherBrokersDir) {
   TempDir d;
   auto o = opts(d);

@@ -70,9 +70,9 @@ TEST(Retention, LogStartOffsetSurvivesReopen) {
     auto text = read_small_file(d.sub("data/log-start-offset-checkpoint"));
     ASSERT_TRUE(text.is_ok());
     EXPECT_NE(text->find("events 0 " + std::to_string(start)), std::string::npos);
-    // Simulate a crash: no shutdown, the marker is not written.
-    (*m)->flusher().stop();
+    (*m)->halt();  // crash: no flush, no marker
   }
+  ASSERT_FALSE(path_exists(d.sub("data/.kafka_cleanshutdown")));
   auto m = LogManager::open(o);
   ASSERT_TRUE(m.is_ok());
   auto log = (*m)->get("events", 0);
