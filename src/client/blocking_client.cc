@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "protocol/api_table.h"
 #include "protocol/header.h"
 #include "protocol/messages.h"
 
@@ -17,6 +18,12 @@ namespace spool::client {
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
+
+std::string api_label(int16_t key) {
+  const protocol::ApiRange* api = protocol::find_api(key);
+  std::string k = "api key " + std::to_string(key);
+  return api ? std::string(api->name) + " (" + k + ")" : k;
+}
 
 // Waits for `events` on fd; false on timeout or error.
 Status wait_fd(int fd, short events, int timeout_ms, const char* what) {
@@ -241,12 +248,12 @@ Status BlockingClient::fetch_api_versions() {
 Result<int16_t> BlockingClient::negotiate(int16_t api_key, int16_t our_min, int16_t our_max) const {
   auto it = broker_versions_.find(api_key);
   if (it == broker_versions_.end()) {
-    return Status::error("the broker does not support api key " + std::to_string(api_key));
+    return Status::error("the broker does not support " + api_label(api_key));
   }
   int16_t lo = std::max(our_min, it->second.first);
   int16_t hi = std::min(our_max, it->second.second);
   if (lo > hi) {
-    return Status::error("no common version for api key " + std::to_string(api_key) + " (broker " +
+    return Status::error("no common version for " + api_label(api_key) + " (broker " +
                          std::to_string(it->second.first) + "-" + std::to_string(it->second.second) + ", client " +
                          std::to_string(our_min) + "-" + std::to_string(our_max) + ")");
   }

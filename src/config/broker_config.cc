@@ -112,6 +112,23 @@ Status BrokerConfig::resolve() {
   } else {
     advertised_listeners_ = listeners_;
   }
+  auto listener_named = [this](const std::string& name) {
+    return std::any_of(listeners_.begin(), listeners_.end(), [&](const Listener& l) { return l.name == name; });
+  };
+  for (const Listener& l : advertised_listeners_) {
+    if (!listener_named(l.name)) {
+      return Status::error("invalid value for config 'advertised.listeners': listener name '" + l.name +
+                           "' is not defined in listeners");
+    }
+  }
+  if (is_set("inter.broker.listener.name")) {
+    std::string name = get("inter.broker.listener.name");
+    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (!listener_named(name)) {
+      return Status::error("invalid value for config 'inter.broker.listener.name': listener '" + name +
+                           "' is not defined in listeners");
+    }
+  }
   for (Listener& l : advertised_listeners_) {
     if (l.host == "0.0.0.0" || l.host == "::") {
       return Status::error("advertised.listeners cannot use the nonroutable meta-address " + l.host +

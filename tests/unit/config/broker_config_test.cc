@@ -241,6 +241,11 @@ TEST(BrokerConfig, BadListeners) {
   EXPECT_NE(e.find("0.0.0.0"), std::string::npos) << e;
   auto r = with({"listeners=PLAINTEXT://0.0.0.0:9092", "advertised.listeners=PLAINTEXT://myhost:9092"});
   EXPECT_TRUE(r.is_ok()) << r.status().message();
+  e = error_of({"advertised.listeners=SSL://host:9093"});
+  EXPECT_NE(e.find("not defined in listeners"), std::string::npos) << e;
+  e = error_of({"inter.broker.listener.name=internal"});
+  EXPECT_NE(e.find("INTERNAL"), std::string::npos) << e;
+  EXPECT_TRUE(with({"inter.broker.listener.name=plaintext"}).is_ok());
   e = error_of({"listener.security.protocol.map=PLAINTEXT:TLS"});
   EXPECT_NE(e.find("listener.security.protocol.map"), std::string::npos) << e;
 }
