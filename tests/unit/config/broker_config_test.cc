@@ -268,5 +268,28 @@ TEST(BrokerConfig, AcceptsKafkaSampleServerProperties) {
   EXPECT_FALSE(warnings.empty());
 }
 
+TEST(BrokerConfig, AcceptsKafkaKRaftServerProperties) {
+  auto props = parse_properties(
+      "process.roles=broker,controller\n"
+      "node.id=1\n"
+      "controller.quorum.voters=1@localhost:9093\n"
+      "listeners=PLAINTEXT://:9092,CONTROLLER://:9093\n"
+      "inter.broker.listener.name=PLAINTEXT\n"
+      "advertised.listeners=PLAINTEXT://localhost:9092\n"
+      "controller.listener.names=CONTROLLER\n"
+      "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,"
+      "SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL\n"
+      "log.dirs=/tmp/kraft-combined-logs\n"
+      "offsets.topic.replication.factor=1\n");
+  ASSERT_TRUE(props.is_ok());
+  std::vector<std::string> warnings;
+  auto r = BrokerConfig::from_properties(*props, &warnings);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  ASSERT_EQ(r->listeners().size(), 2u);
+  EXPECT_EQ(r->listeners()[1].name, "CONTROLLER");
+  EXPECT_EQ(r->advertised_listeners()[0].host, "localhost");
+  EXPECT_EQ(r->get_list("process.roles"), (std::vector<std::string>{"broker", "controller"}));
+}
+
 }  // namespace
 }  // namespace spool::config
