@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "storage/file_util.h"
@@ -13,7 +14,6 @@ namespace spool::storage {
 
 IndexFile::~IndexFile() {
   if (base_ != nullptr) ::munmap(base_, map_bytes_);
-  if (fd_ >= 0) ::close(fd_);
 }
 
 Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, size_t entry_size,
@@ -22,16 +22,23 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, size
   f->path_ = path;
   f->entry_size_ = entry_size;
   f->existed_ = path_exists(path);
-  f->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (f->fd_ < 0) return errno_status("open index " + path);
-  auto size = file_size(f->fd_);
-  if (!size) return size.status();
+  // The descriptor is only needed to map: closing it right away keeps one
+  // open file per segment (the .log) instead of three.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("open index " + path);
+  auto size = file_size(fd);
+  if (!size) {
+    ::close(fd);
+    return size.status();
+  }
   size_t existing = static_cast<size_t>(*size) / entry_size;
   max_bytes = std::max(max_bytes - max_bytes % entry_size, entry_size);
   f->map_bytes_ = std::max(existing * entry_size, max_bytes);
   f->max_entries_ = f->map_bytes_ / entry_size;
-  void* p = ::mmap(nullptr, f->map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd_, 0);
-  if (p == MAP_FAILED) return errno_status("mmap index " + path);
+  void* p = ::mmap(nullptr, f->map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  Status ms = p == MAP_FAILED ? errno_status("mmap index " + path) : Status::ok();
+  ::close(fd);
+  if (!ms) return ms;
   f->base_ = static_cast<uint8_t*>(p);
   f->entries_.store(existing, std::memory_order_release);
   f->file_bytes_ = static_cast<size_t>(*size);
@@ -69,13 +76,13 @@ void IndexFile::truncate_entries(size_t n) {
 
 Status IndexFile::trim() {
   size_t bytes = entries() * entry_size_;
-  if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0) return errno_status("truncate index " + path_);
+  if (::truncate(path_.c_str(), static_cast<off_t>(bytes)) != 0) return errno_status("truncate index " + path_);
   file_bytes_ = bytes;
   return Status::ok();
 }
 
 Status IndexFile::preallocate() {
-  if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) return errno_status("grow index " + path_);
+  if (::truncate(path_.c_str(), static_cast<off_t>(map_bytes_)) != 0) return errno_status("grow index " + path_);
   file_bytes_ = map_bytes_;
   return Status::ok();
 }
@@ -83,7 +90,13 @@ Status IndexFile::preallocate() {
 Status IndexFile::sync() {
   size_t bytes = entries() * entry_size_;
   if (bytes > 0 && ::msync(base_, bytes, MS_SYNC) != 0) return errno_status("msync " + path_);
-  return full_sync(fd_);
+  // The length changed on trim: fsync the inode too.
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return Status::ok();  // deleted meanwhile (retention): nothing to keep
+  if (fd < 0) return errno_status("open index " + path_);
+  Status s = full_sync(fd);
+  ::close(fd);
+  return s;
 }
 
 Status IndexFile::remove() {

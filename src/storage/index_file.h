@@ -48,7 +48,6 @@ class IndexFile {
  private:
   IndexFile() = default;
   std::string path_;
-  int fd_ = -1;
   uint8_t* base_ = nullptr;
   size_t map_bytes_ = 0;
   size_t entry_size_ = 0;

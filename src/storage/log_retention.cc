@@ -81,6 +81,11 @@ Status Log::advance_log_start_offset(int64_t offset) {
       victims.push_back(s);
     }
     drop_segments_locked(victims);
+    unsynced_sealed_.erase(std::remove_if(unsynced_sealed_.begin(), unsynced_sealed_.end(),
+                                          [&](const auto& s) {
+                                            return std::find(victims.begin(), victims.end(), s) != victims.end();
+                                          }),
+                           unsynced_sealed_.end());
   }
   for (const auto& v : victims) (void)v->remove_files();
   return Status::ok();
