@@ -57,7 +57,11 @@ TEST(Robustness, RandomInputsNeverCrashAndRoundTrip) {
            DeleteRecordsResponse, OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse,
            CreatePartitionsRequest, CreatePartitionsResponse, DeleteGroupsRequest,
            DeleteGroupsResponse, AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, EndTxnRequest,
-           EndTxnResponse>();
+           EndTxnResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse,
+           AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, WriteTxnMarkersRequest,
+           WriteTxnMarkersResponse, DescribeClusterRequest, DescribeClusterResponse,
+           AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest,
+           IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse>();
 }
 
 }  // namespace
