@@ -97,6 +97,8 @@ void Flusher::run() {
     auto retry = pass(std::move(batch), due);
     lk.lock();
     ++passes_;
+    // A failing disk must not turn the policy loop into a busy loop.
+    if (failed_ && !stopping_) cv_.wait_for(lk, std::chrono::milliseconds(100));
     if (!retry.empty()) {
       waiters_.insert(waiters_.begin(), std::make_move_iterator(retry.begin()), std::make_move_iterator(retry.end()));
     }
@@ -113,7 +115,11 @@ std::vector<Flusher::Waiter> Flusher::pass(std::vector<Waiter> waiters, const st
   for (const auto& l : due)
     if (seen.insert(l.get()).second) to_flush.push_back(l);
   std::map<Log*, Status> results;
-  for (const auto& l : to_flush) results[l.get()] = l->flush();
+  failed_ = false;
+  for (const auto& l : to_flush) {
+    results[l.get()] = l->flush();
+    if (!results[l.get()]) failed_ = true;
+  }
 
   std::vector<Waiter> retry;
   for (auto& w : waiters) {

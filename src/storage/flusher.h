@@ -60,6 +60,7 @@ class Flusher {
   bool running_ = false;
   bool stopping_ = false;
   uint64_t passes_ = 0;
+  bool failed_ = false;  // last pass hit a flush error (flusher thread only)
   std::thread thread_;
 };
 

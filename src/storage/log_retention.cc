@@ -10,8 +10,14 @@
 namespace spool::storage {
 
 void Log::drop_segments_locked(const std::vector<std::shared_ptr<Segment>>& victims) {
-  std::unique_lock lk(segs_mu_);
-  for (const auto& v : victims) segments_.erase(v->base_offset());
+  {
+    std::unique_lock lk(segs_mu_);
+    for (const auto& v : victims) segments_.erase(v->base_offset());
+  }
+  // Deleted segments need no sync any more.
+  std::erase_if(unsynced_sealed_, [&](const auto& s) {
+    return std::find(victims.begin(), victims.end(), s) != victims.end();
+  });
 }
 
 Result<int> Log::apply_retention(int64_t now_ms) {
@@ -45,11 +51,6 @@ Result<int> Log::apply_retention(int64_t now_ms) {
     int64_t new_start = std::max(start, segments_.begin()->second->base_offset());
     log_start_.store(new_start, std::memory_order_release);
     epochs_.truncate_from_start(new_start);
-    unsynced_sealed_.erase(std::remove_if(unsynced_sealed_.begin(), unsynced_sealed_.end(),
-                                          [&](const auto& s) {
-                                            return std::find(victims.begin(), victims.end(), s) != victims.end();
-                                          }),
-                           unsynced_sealed_.end());
     spdlog::info("{}: retention deleted {} segment(s); log start offset now {}", dir_, victims.size(), new_start);
   }
   // Unlink outside the lock; readers holding a segment keep reading the open files.
@@ -81,11 +82,6 @@ Status Log::advance_log_start_offset(int64_t offset) {
       victims.push_back(s);
     }
     drop_segments_locked(victims);
-    unsynced_sealed_.erase(std::remove_if(unsynced_sealed_.begin(), unsynced_sealed_.end(),
-                                          [&](const auto& s) {
-                                            return std::find(victims.begin(), victims.end(), s) != victims.end();
-                                          }),
-                           unsynced_sealed_.end());
   }
   for (const auto& v : victims) (void)v->remove_files();
   return Status::ok();
@@ -126,11 +122,6 @@ Status Log::truncate_to(int64_t offset) {
       if (!s) return s;
       log_end_.store(active->next_offset());
     }
-    unsynced_sealed_.erase(std::remove_if(unsynced_sealed_.begin(), unsynced_sealed_.end(),
-                                          [&](const auto& s) {
-                                            return std::find(victims.begin(), victims.end(), s) != victims.end();
-                                          }),
-                           unsynced_sealed_.end());
     truncations_.fetch_add(1);
     dir_dirty_ = true;
     int64_t end = log_end_.load();
