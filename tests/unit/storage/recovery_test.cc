@@ -207,6 +207,31 @@ TEST(Recovery, SwapFileReplacesSegments) {
   EXPECT_FALSE(path_exists(seg_path(dir, 0, ".log") + ".swap"));
 }
 
+TEST(Recovery, RandomBytesNeverCrash) {
+  TempDir d;
+  std::string dir = d.sub("t-0");
+  std::filesystem::create_directories(dir);
+  uint32_t x = 12345;
+  Bytes noise(20000);
+  for (auto& b : noise) {
+    x = x * 1103515245 + 12345;
+    b = static_cast<uint8_t>(x >> 16);
+  }
+  append_bytes_to(seg_path(dir, 0, ".log"), noise);
+  append_bytes_to(seg_path(dir, 0, ".index"), Bytes(noise.begin(), noise.begin() + 800));
+  append_bytes_to(seg_path(dir, 0, ".timeindex"), Bytes(noise.begin(), noise.begin() + 1200));
+  append_bytes_to(dir + "/leader-epoch-checkpoint", Bytes(noise.begin(), noise.begin() + 50));
+  for (bool clean : {true, false}) {
+    auto log = open_log(dir, small_config(), clean, 0);
+    ASSERT_TRUE(log);
+    EXPECT_EQ(log->log_end_offset(), 0);
+    EXPECT_EQ(append(*log, 1).first_offset, 0);
+    log.reset();
+    std::filesystem::remove(seg_path(dir, 0, ".log"));
+    append_bytes_to(seg_path(dir, 0, ".log"), noise);
+  }
+}
+
 TEST(Recovery, CheckpointedStartBeyondDataStartsEmpty) {
   TempDir d;
   std::string dir = d.sub("t-0");
