@@ -1,0 +1,53 @@
+// Config descriptions in the shape DescribeConfigs answers with: per key its
+// effective value, where it came from (Kafka's ConfigSource numbering), type,
+// sensitivity and synonyms (the keys it falls back to, most specific first).
+// Pure functions over an immutable BrokerConfig; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/broker_config.h"
+#include "config/config_def.h"
+
+namespace spool::config {
+
+// Kafka's DescribeConfigsResponse config_source values.
+enum class ConfigSource : int8_t {
+  kUnknown = 0,
+  kDynamicTopic = 1,
+  kDynamicBroker = 2,
+  kDynamicDefaultBroker = 3,
+  kStaticBroker = 4,  // set in server.properties or by --override
+  kDefault = 5,
+};
+
+struct ConfigSynonym {
+  std::string name;
+  std::optional<std::string> value;  // nullopt for sensitive or null values
+  ConfigSource source = ConfigSource::kDefault;
+};
+
+struct ConfigEntry {
+  std::string name;
+  std::optional<std::string> value;  // nullopt for sensitive (password) or null values
+  ConfigSource source = ConfigSource::kDefault;
+  ConfigType type = ConfigType::kString;
+  bool is_sensitive = false;
+  bool read_only = false;  // broker keys are static in Spool: read-only
+  std::vector<ConfigSynonym> synonyms;
+};
+
+// Every topic key for a topic with `overrides`. Synonyms list the override
+// (if any), then each broker key it defaults from that is set, then the
+// broker default. Unknown override keys are ignored.
+std::vector<ConfigEntry> describe_topic_config(const BrokerConfig& broker,
+                                               const std::map<std::string, std::string>& overrides);
+
+// Every broker key (Kafka's and Spool's) plus any accepted prefixed key that is set.
+std::vector<ConfigEntry> describe_broker_config(const BrokerConfig& broker);
+
+}  // namespace spool::config

@@ -1,0 +1,78 @@
+#include "config/describe.h"
+
+#include <gtest/gtest.h>
+
+#include "config/topic_config.h"
+
+namespace spool::config {
+namespace {
+
+const ConfigEntry& find(const std::vector<ConfigEntry>& v, const std::string& name) {
+  for (const auto& e : v) {
+    if (e.name == name) return e;
+  }
+  static ConfigEntry none;
+  ADD_FAILURE() << "no entry " << name;
+  return none;
+}
+
+TEST(DescribeConfig, TopicSourcesAndSynonyms) {
+  auto broker = BrokerConfig::load(std::nullopt, {"log.retention.minutes=5", "log.segment.bytes=2000"}, nullptr);
+  ASSERT_TRUE(broker.is_ok()) << broker.status().message();
+  auto entries = describe_topic_config(*broker, {{"cleanup.policy", "compact"}});
+  EXPECT_EQ(entries.size(), topic_key_defs().size());
+
+  const auto& ret = find(entries, "retention.ms");
+  EXPECT_EQ(ret.value, "300000");
+  EXPECT_EQ(ret.source, ConfigSource::kStaticBroker);
+  ASSERT_EQ(ret.synonyms.size(), 2u);
+  EXPECT_EQ(ret.synonyms[0].name, "log.retention.minutes");
+  EXPECT_EQ(ret.synonyms[0].value, "5");
+  EXPECT_EQ(ret.synonyms[1].name, "log.retention.hours");
+  EXPECT_EQ(ret.synonyms[1].source, ConfigSource::kDefault);
+
+  const auto& cp = find(entries, "cleanup.policy");
+  EXPECT_EQ(cp.value, "compact");
+  EXPECT_EQ(cp.source, ConfigSource::kDynamicTopic);
+  ASSERT_GE(cp.synonyms.size(), 2u);
+  EXPECT_EQ(cp.synonyms[0].source, ConfigSource::kDynamicTopic);
+  EXPECT_EQ(cp.synonyms[1].name, "log.cleanup.policy");
+
+  const auto& seg = find(entries, "segment.bytes");
+  EXPECT_EQ(seg.source, ConfigSource::kStaticBroker);
+  EXPECT_EQ(seg.value, "2000");
+
+  const auto& mi = find(entries, "min.insync.replicas");
+  EXPECT_EQ(mi.source, ConfigSource::kDefault);
+  EXPECT_EQ(mi.value, "1");
+
+  const auto& rs = find(entries, "remote.storage.enable");
+  EXPECT_EQ(rs.source, ConfigSource::kDefault);
+  ASSERT_EQ(rs.synonyms.size(), 1u);
+  EXPECT_EQ(rs.synonyms[0].name, "remote.storage.enable");
+}
+
+TEST(DescribeConfig, BrokerHidesSecrets) {
+  auto broker = BrokerConfig::load(std::nullopt,
+                                   {"ssl.keystore.password=hunter2", "num.partitions=4",
+                                    "listener.name.plaintext.ssl.key.password=x"},
+                                   nullptr);
+  ASSERT_TRUE(broker.is_ok()) << broker.status().message();
+  auto entries = describe_broker_config(*broker);
+  const auto& pw = find(entries, "ssl.keystore.password");
+  EXPECT_TRUE(pw.is_sensitive);
+  EXPECT_EQ(pw.value, std::nullopt);
+  EXPECT_EQ(pw.source, ConfigSource::kStaticBroker);
+  const auto& np = find(entries, "num.partitions");
+  EXPECT_EQ(np.value, "4");
+  EXPECT_TRUE(np.read_only);
+  const auto& pref = find(entries, "listener.name.plaintext.ssl.key.password");
+  EXPECT_TRUE(pref.is_sensitive);
+  EXPECT_EQ(pref.value, std::nullopt);
+  const auto& io = find(entries, "num.io.threads");
+  EXPECT_EQ(io.source, ConfigSource::kDefault);
+  EXPECT_EQ(io.value, "8");
+}
+
+}  // namespace
+}  // namespace spool::config
