@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "net/responder.h"
+#include "net/request_handler.h"
 #include "protocol/header.h"
 #include "util/bytes.h"
 
@@ -17,7 +17,7 @@ namespace spool::broker {
 struct RequestContext {
   protocol::RequestHeader header;
   net::ConnectionInfo conn;
-  net::Responder responder;
+  mutable net::Responder responder;  // thread-safe; answering does not change the context
 
   int16_t version() const { return header.api_version; }
 

@@ -53,6 +53,7 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
         pr.last_stable_offset = -1;
         pr.log_start_offset = -1;
         pr.preferred_read_replica = -1;
+        pr.records.emplace();  // librdkafka refuses a null record set; an empty one means "nothing"
         auto partition = b.replicas.partition(ft.topic, fp.partition);
         if (!partition) {
           pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
