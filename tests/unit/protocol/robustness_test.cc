@@ -61,7 +61,9 @@ TEST(Robustness, RandomInputsNeverCrashAndRoundTrip) {
            AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, WriteTxnMarkersRequest,
            WriteTxnMarkersResponse, DescribeClusterRequest, DescribeClusterResponse,
            AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest,
-           IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse>();
+           IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse,
+           DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse,
+           DeleteAclsRequest, DeleteAclsResponse>();
 }
 
 }  // namespace
