@@ -301,7 +301,10 @@ Status Log::flush() {
 Status Log::close() {
   std::lock_guard lk(append_mu_);
   if (closed_.exchange(true)) return Status::ok();
+  // Trimmed lengths must be durable before a clean-shutdown marker vouches
+  // for these files.
   Status s = active_locked()->seal();
+  if (s) s = active_locked()->flush_indexes();
   Status e = epochs_.persist();
   return s ? e : s;
 }
