@@ -12,7 +12,7 @@ from harness import external_bootstrap
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
 pytestmark = pytest.mark.skipif(KCAT is None, reason="kcat not installed")
-TIMEOUT_S = 60
+TIMEOUT_S = 30
 
 
 def kcat(bootstrap, *args, stdin=None):

@@ -109,7 +109,7 @@ test('admin: create topic, metadata, offsets by time', async () => {
     try {
       await producer.send({ topic, acks: -1, messages: Array.from({ length: 30 }, (_, i) => (
         { partition: 0, value: `p0-${i}`, timestamp: String(baseTs + i * 1000) })) });
-      await producer.send({ topic, acks: 1, messages: Array.from({ length: 12 }, (_, i) => (
+      await producer.send({ topic, acks: -1, messages: Array.from({ length: 12 }, (_, i) => (
         { partition: 1, value: `p1-${i}`, timestamp: String(baseTs + i * 1000) })) });
     } finally {
       await producer.disconnect();
