@@ -69,7 +69,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   }
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
-               (*registry)->cluster_id(), settings.log_dirs[0]);
+               (*logs)->cluster_id(), settings.log_dirs[0]);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

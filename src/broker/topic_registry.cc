@@ -50,25 +50,6 @@ TopicId random_id() {
   return id;
 }
 
-// Kafka's cluster ids are 16 random bytes in URL-safe base64 without padding.
-std::string make_cluster_id() {
-  static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  TopicId raw = random_id();
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (uint8_t b : raw) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 6) {
-      out += kB64[(acc >> (bits - 6)) & 63];
-      bits -= 6;
-    }
-  }
-  if (bits > 0) out += kB64[(acc << (6 - bits)) & 63];
-  return out;
-}
-
 Status write_atomically(const std::filesystem::path& file, const std::string& text) {
   auto tmp = file;
   tmp += ".tmp";
@@ -102,13 +83,7 @@ Result<std::unique_ptr<TopicRegistry>> TopicRegistry::open(const std::filesystem
   std::filesystem::create_directories(dir, ec);
   auto reg = std::unique_ptr<TopicRegistry>(new TopicRegistry(dir / kFileName));
   std::ifstream in(reg->file_);
-  if (!in) {  // first start
-    reg->cluster_id_ = make_cluster_id();
-    std::lock_guard lk(reg->mu_);
-    Status s = reg->save_locked();
-    if (!s) return s;
-    return reg;
-  }
+  if (!in) return reg;  // first start
   std::stringstream ss;
   ss << in.rdbuf();
   auto j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
@@ -118,9 +93,6 @@ Result<std::unique_ptr<TopicRegistry>> TopicRegistry::open(const std::filesystem
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kFormatVersion)
     return bad("unsupported version");
-  if (!j.contains("cluster_id") || !j["cluster_id"].is_string() || j["cluster_id"].get<std::string>().empty())
-    return bad("no cluster_id");
-  reg->cluster_id_ = j["cluster_id"].get<std::string>();
   if (!j.contains("topics") || !j["topics"].is_array()) return bad("no topics array");
   for (const auto& t : j["topics"]) {
     if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("id") ||
@@ -188,7 +160,6 @@ Status TopicRegistry::remove(const std::string& name) {
 Status TopicRegistry::save_locked() const {
   nlohmann::json j;
   j["version"] = kFormatVersion;
-  j["cluster_id"] = cluster_id_;
   j["topics"] = nlohmann::json::array();
   for (const auto& [_, t] : topics_) {
     nlohmann::json e;

@@ -1,5 +1,6 @@
-// TopicRegistry: the persisted cluster id and list of topics this broker owns
-// (name, topic id, partition count, per-topic config overrides). This is the
+// TopicRegistry: the persisted list of topics this broker owns (name, topic
+// id, partition count, per-topic config overrides). The cluster id lives in
+// meta.properties, owned by storage::LogManager. This is the
 // embedded metadata store of single-node mode (DESIGN.md section 4): one JSON
 // file, `spool-metadata.json`, in the first log dir, rewritten atomically (tmp file,
 // fsync, rename, fsync dir) on every change, so a restart restores topics
@@ -34,8 +35,6 @@ class TopicRegistry {
  public:
   static Result<std::unique_ptr<TopicRegistry>> open(const std::filesystem::path& dir);
 
-  // Stable for the life of the data: made once, at the first start.
-  const std::string& cluster_id() const { return cluster_id_; }
   std::vector<TopicInfo> list() const;
   std::optional<TopicInfo> get(const std::string& name) const;
   // Fails if the name exists. Assigns a random topic id.
@@ -49,7 +48,6 @@ class TopicRegistry {
 
   std::filesystem::path file_;
   mutable std::mutex mu_;
-  std::string cluster_id_;
   std::map<std::string, TopicInfo> topics_;
 };
 

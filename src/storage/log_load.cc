@@ -170,6 +170,9 @@ Status Log::load(const OpenOptions& o) {
         spdlog::warn("{}: segment {} overlapped segment {}; truncated {} bytes", dir_, bases[i], next_base, *t);
       }
     }
+    if (need_scan && in_recovery_range)
+      spdlog::info("{}: recovered segment {} (next offset {}, {} torn bytes truncated)", dir_, bases[i],
+                   (*seg)->next_offset(), dropped);
     segs.push_back(*seg);
     if (dropped > 0 && in_recovery_range && !last) {
       // Everything after a torn point was written later and never made it

@@ -96,6 +96,7 @@ Status LogManager::init() {
       }
     }
     bool clean = path_exists(root + "/" + kCleanShutdownMarker);
+    if (!clean) spdlog::info("{}: no clean-shutdown marker; recovering logs from their recovery points", root);
     auto recovery = read_checkpoint_or_empty(root + "/" + kRecoveryPointCheckpoint);
     auto starts = read_checkpoint_or_empty(root + "/" + kLogStartOffsetCheckpoint);
     auto dirs = list_subdirs(root);

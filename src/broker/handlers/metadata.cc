@@ -45,7 +45,7 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
   broker.node_id = b.settings.broker_id;
   broker.host = b.settings.advertised_host;
   broker.port = b.settings.advertised_port;
-  resp.cluster_id = b.registry.cluster_id();
+  resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
 
   bool all = !req.topics.has_value() || (v == 0 && req.topics->empty());
