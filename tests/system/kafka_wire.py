@@ -76,7 +76,7 @@ def record_batch(records, base_ts, attributes=0, producer_id=-1, producer_epoch=
 
 # --- requests ---------------------------------------------------------------
 
-def _string(s):
+def string(s):
     if s is None:
         return struct.pack(">h", -1)
     b = s.encode()
@@ -84,13 +84,13 @@ def _string(s):
 
 
 def request(api_key, api_version, correlation_id, body=b"", client_id="spool-bad-input"):
-    payload = struct.pack(">hhi", api_key, api_version, correlation_id) + _string(client_id) + body
+    payload = struct.pack(">hhi", api_key, api_version, correlation_id) + string(client_id) + body
     return struct.pack(">i", len(payload)) + payload
 
 
 def produce_v3(correlation_id, topic, partition, records_bytes, acks=1, timeout_ms=10000):
-    body = _string(None) + struct.pack(">hi", acks, timeout_ms)
-    body += struct.pack(">i", 1) + _string(topic)
+    body = string(None) + struct.pack(">hi", acks, timeout_ms)
+    body += struct.pack(">i", 1) + string(topic)
     body += struct.pack(">i", 1) + struct.pack(">i", partition)
     body += struct.pack(">i", len(records_bytes)) + records_bytes
     return request(0, 3, correlation_id, body)
