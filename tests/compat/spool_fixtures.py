@@ -24,18 +24,6 @@ def _tail(text):
     return text if len(text) <= LOG_TAIL_CHARS else "...\n" + text[-LOG_TAIL_CHARS:]
 
 
-def _finish(b):
-    """Stop a broker and assert the clean-shutdown contract."""
-    if not b.alive():
-        # Died during the test: that is a failure of its own unless the test
-        # killed it deliberately (then proc.returncode is -9 and we are fine).
-        rc = b.proc.returncode if b.proc else None
-        b._close_log()
-        return rc, True
-    rc = b.stop()
-    return rc, False
-
-
 @pytest.fixture(scope="module")
 def broker(request):
     ext = external_bootstrap()
