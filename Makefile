@@ -26,7 +26,7 @@ debug: deps
 
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
-	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests
+	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests spool
 
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_FUZZ=ON -DSPOOL_WERROR=OFF $(CMAKE_FLAGS) >/dev/null
