@@ -18,7 +18,11 @@ function(spool_fuzzer name)
   add_executable(${name} ${F_SOURCES})
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
   target_link_libraries(${name} PRIVATE ${F_LIBS})
-  add_test(NAME ${name} COMMAND ${name} -runs=${F_RUNS} -seed=1 -max_len=65536 ${F_CORPUS})
+  # New inputs go to a scratch corpus in the build tree (the first directory
+  # libFuzzer is given); the committed seeds are only read.
+  set(scratch ${CMAKE_CURRENT_BINARY_DIR}/corpus-${name})
+  file(MAKE_DIRECTORY ${scratch})
+  add_test(NAME ${name} COMMAND ${name} -runs=${F_RUNS} -seed=1 -max_len=65536 ${scratch} ${F_CORPUS})
   set_tests_properties(${name} PROPERTIES LABELS fuzz)
   set_property(GLOBAL APPEND PROPERTY SPOOL_FUZZERS ${name})
 endfunction()
