@@ -68,7 +68,10 @@ def test_kill9_during_acks_all_produce(broker_factory, topic):
                     failed[n] = err
         return cb
 
-    kills = []  # (monotonic time of the kill, start seconds after it)
+    # (time before SIGKILL, time the process was reaped, restart seconds):
+    # a message enqueued before the reap and acknowledged after the signal
+    # may have been in flight when the broker died.
+    kills = []
     killer_error = []
     stop = threading.Event()
 
@@ -79,9 +82,10 @@ def test_kill9_during_acks_all_produce(broker_factory, topic):
                 time.sleep(rnd.uniform(0.3, 0.9))
                 t = time.monotonic()
                 broker.kill9()
+                t_dead = time.monotonic()
                 time.sleep(rnd.uniform(0.0, 0.3))
                 broker.start()
-                kills.append((t, broker.last_start_seconds))
+                kills.append((t, t_dead, broker.last_start_seconds))
             time.sleep(0.5)
         except Exception as e:  # reported by the main thread
             killer_error.append(e)
@@ -108,7 +112,7 @@ def test_kill9_during_acks_all_produce(broker_factory, topic):
     sent = n
 
     # Each restart: recovery logged and port open quickly.
-    for i, (_, secs) in enumerate(kills):
+    for i, (_, _, secs) in enumerate(kills):
         assert secs < RESTART_MAX_S, f"restart {i + 1} took {secs:.1f} s"
     for start_no in range(2, broker.starts + 1):
         assert "recover" in broker.log(start_no).lower(), \
@@ -140,14 +144,22 @@ def test_kill9_during_acks_all_produce(broker_factory, topic):
     def in_flight_at_a_kill(x):
         start = enqueued_at.get(x)
         end = acked_at.get(x, float("inf"))
-        return any(start <= k <= end for k, _ in kills)
+        return any(start <= dead and end >= k for k, dead, _ in kills)
 
     bad_dups = [x for x in dup_counts if not in_flight_at_a_kill(x)]
-    assert not bad_dups, f"duplicated though never in flight during a kill: {bad_dups[:10]}"
+    if bad_dups:
+        t0 = enqueued_at[1]
+        where = {x: [i for i, y in enumerate(numbers) if y == x] for x in bad_dups[:5]}
+        detail = "; ".join(
+            f"#{x} at offsets {where[x]}, enqueued +{enqueued_at[x] - t0:.3f}s, "
+            f"acked +{acked_at.get(x, float('nan')) - t0:.3f}s" for x in bad_dups[:5])
+        kill_times = [(round(k - t0, 3), round(dead - t0, 3)) for k, dead, _ in kills]
+        raise AssertionError(f"duplicated though never in flight during a kill: {detail}; "
+                             f"kills at {kill_times}\n{broker.all_logs()[-6000:]}")
 
     print(f"\ncrash test: sent={sent} acked={len(acked)} failed={len(failed)} "
           f"stored={len(numbers)} unacked_but_stored={len(seen - acked)} "
           f"duplicates={sum(dup_counts.values())} kills={len(kills)} "
-          f"restart_s={[round(s, 2) for _, s in kills]}")
+          f"restart_s={[round(s, 2) for _, _, s in kills]}")
     codes = {e.code() for e in failed.values()}
     assert codes <= {KafkaError._MSG_TIMED_OUT}, f"unexpected delivery errors: {codes}"
