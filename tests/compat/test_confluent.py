@@ -108,23 +108,6 @@ def test_list_offsets(bootstrap, topic):
         c.close()
 
 
-@pytest.mark.parametrize("acks", ["1", "all"])
-def test_acked_write_is_visible_at_once(bootstrap, topic, acks):
-    """Kafka moves a single-replica partition's high watermark before it
-    answers the produce, so once a write is acknowledged ListOffsets(latest)
-    and a fetch must already show it (read-your-writes)."""
-    p = ck_util.producer(bootstrap, acks=acks, **{"linger.ms": 0})
-    c = ck_util.consumer(bootstrap)
-    try:
-        for i in range(20):
-            r = ck_util.produce_all(p, topic, [{"value": f"m{i}".encode()}])
-            assert r[0][0] is None and r[0][2] == i
-            high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)[1]
-            assert high == i + 1, f"acks={acks}: write {i} acknowledged but high watermark is {high}"
-    finally:
-        c.close()
-
-
 def test_multi_partition_topic(bootstrap, topic):
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=1)],
@@ -170,3 +153,20 @@ def test_delete_topic(bootstrap, topic):
     while topic in admin.list_topics(timeout=10).topics:
         assert time.monotonic() < deadline, "deleted topic still listed after 10 s"
         time.sleep(0.2)
+
+
+@pytest.mark.parametrize("acks", ["1", "all"])
+def test_acked_write_is_visible_at_once(bootstrap, topic, acks):
+    """Kafka moves a single-replica partition's high watermark before it
+    answers the produce, so once a write is acknowledged ListOffsets(latest)
+    and a fetch must already show it (read-your-writes)."""
+    p = ck_util.producer(bootstrap, acks=acks, **{"linger.ms": 0})
+    c = ck_util.consumer(bootstrap)
+    try:
+        for i in range(20):
+            r = ck_util.produce_all(p, topic, [{"value": f"m{i}".encode()}])
+            assert r[0][0] is None and r[0][2] == i
+            high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)[1]
+            assert high == i + 1, f"acks={acks}: write {i} acknowledged but high watermark is {high}"
+    finally:
+        c.close()
