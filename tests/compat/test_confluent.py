@@ -155,18 +155,45 @@ def test_delete_topic(bootstrap, topic):
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize("acks", ["1", "all"])
-def test_acked_write_is_visible_at_once(bootstrap, topic, acks):
-    """Kafka moves a single-replica partition's high watermark before it
-    answers the produce, so once a write is acknowledged ListOffsets(latest)
-    and a fetch must already show it (read-your-writes)."""
+def high_watermark(c, topic):
+    return c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)[1]
+
+
+@pytest.mark.parametrize("acks,durable", [("all", "true"), ("1", "false"), ("all", "false")])
+def test_acked_write_is_visible_at_once(bootstrap, topic, acks, durable):
+    """Read-your-writes: once a write is acknowledged, ListOffsets(latest)
+    already shows it. Kafka moves a single-replica partition's high watermark
+    before it answers; Spool does too, except that with durable.writes=true
+    the high watermark only covers fsynced data, which acks=all waits for."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1, config={"durable.writes": durable})],
+                        request_timeout=15)[topic].result(timeout=20)
     p = ck_util.producer(bootstrap, acks=acks, **{"linger.ms": 0})
     c = ck_util.consumer(bootstrap)
     try:
         for i in range(20):
             r = ck_util.produce_all(p, topic, [{"value": f"m{i}".encode()}])
             assert r[0][0] is None and r[0][2] == i
-            high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)[1]
+            high = high_watermark(c, topic)
             assert high == i + 1, f"acks={acks}: write {i} acknowledged but high watermark is {high}"
+    finally:
+        c.close()
+
+
+def test_acks1_durable_write_becomes_visible_after_group_commit(bootstrap, topic):
+    """Spool's documented difference: with durable.writes=true (the default)
+    consumers never see data a crash could take back, so an acks=1 write (not
+    waiting for the disk) becomes visible at the next group-committed fsync,
+    milliseconds later, instead of at the acknowledgement."""
+    p = ck_util.producer(bootstrap, acks="1", **{"linger.ms": 0})
+    c = ck_util.consumer(bootstrap)
+    try:
+        for i in range(10):
+            r = ck_util.produce_all(p, topic, [{"value": f"m{i}".encode()}])
+            assert r[0][0] is None and r[0][2] == i
+            deadline = time.monotonic() + 5
+            while high_watermark(c, topic) != i + 1:
+                assert time.monotonic() < deadline, f"write {i} not visible 5 s after its ack"
+                time.sleep(0.005)
     finally:
         c.close()
