@@ -6,6 +6,7 @@
 #include <string>
 
 #include "broker/broker_settings.h"
+#include "broker/fetch_session_cache.h"
 #include "broker/replica_manager.h"
 #include "broker/topic_registry.h"
 #include "storage/log_manager.h"
@@ -17,6 +18,7 @@ struct BrokerContext {
   TopicRegistry& registry;
   storage::LogManager& logs;
   ReplicaManager& replicas;
+  FetchSessionCache& fetch_sessions;  // KIP-227 incremental fetch sessions
 };
 
 }  // namespace spool::broker

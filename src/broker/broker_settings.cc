@@ -56,6 +56,7 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.retention_check_interval_ms = cfg.log_retention_check_interval_ms();
   s.flush_checkpoint_interval_ms = cfg.log_flush_offset_checkpoint_interval_ms();
   s.recovery_threads = cfg.num_recovery_threads_per_data_dir();
+  s.max_incremental_fetch_session_cache_slots = cfg.max_incremental_fetch_session_cache_slots();
   s.topic_defaults = config::effective_topic_config(cfg, {});
   return s;
 }

@@ -52,7 +52,10 @@ int run_broker(const config::BrokerConfig& cfg) {
     return 1;
   }
 
-  BrokerContext ctx{settings, **registry, **logs, replicas};
+  FetchSessionCache::Options fso;
+  fso.max_slots = settings.max_incremental_fetch_session_cache_slots;
+  FetchSessionCache fetch_sessions(fso);
+  BrokerContext ctx{settings, **registry, **logs, replicas, fetch_sessions};
   Dispatcher dispatcher(ctx);
   net::ServerOptions so;
   so.host = settings.bind_host;

@@ -82,6 +82,9 @@ class BrokerConfig {
   bool durable_writes() const { return get_bool("durable.writes"); }
   int32_t reactor_threads() const { return reactor_threads_; }  // 0 resolved to the number of cores
   std::string log_level() const { return get("log.level"); }
+  int32_t max_incremental_fetch_session_cache_slots() const {
+    return static_cast<int32_t>(get_long("max.incremental.fetch.session.cache.slots"));
+  }
 
   // ---- Any key (Kafka's, Spool's, or an accepted prefixed key).
   // Effective normalized value: the set value, else the default, else "" (null).

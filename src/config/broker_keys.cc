@@ -248,7 +248,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"producer.id.expiration.check.interval.ms", I, "600000", at_least(1), N},
 
     // ---- Fetch
-    {"max.incremental.fetch.session.cache.slots", I, "1000", at_least(0), N},
+    {"max.incremental.fetch.session.cache.slots", I, "1000", at_least(0), Y},
     {"fetch.max.bytes", I, "57671680", at_least(1024), N},
     {"max.request.partition.size.limit", I, "2000", at_least(1), N},
 

@@ -4,16 +4,22 @@
 // Kafka does, so a batch larger than the limits cannot stall a consumer).
 // When less than min_bytes is available the request waits up to max_wait_ms,
 // re-reading every few milliseconds on the connection's reactor.
+// Fetch sessions (KIP-227, v7+): the FetchSessionCache classifies the request
+// once, up front; its context says which partitions to read (for an
+// incremental fetch: the whole session) and builds the answer from what was
+// read (for an incremental fetch: only the changed partitions).
 // TODO(issue 3): replace the re-read timer with a DelayedFetch in the
-// purgatory, completed by appends; add fetch sessions (today a session
-// request is answered with session id 0, which KIP-227 allows: "no session").
+// purgatory, completed by appends.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <asio/steady_timer.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <vector>
 
+#include "broker/fetch_session_cache.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
@@ -30,77 +36,76 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
   BrokerContext& b;
   RequestContext ctx;
   protocol::FetchRequest req;
+  std::optional<FetchContext> session;  // set once the request is decoded
   std::chrono::steady_clock::time_point deadline;
   std::unique_ptr<asio::steady_timer> timer;
 
   FetchOp(BrokerContext& broker, RequestContext c) : b(broker), ctx(std::move(c)) {}
 
-  // Reads every partition; returns the response and the bytes it holds.
-  protocol::FetchResponse read_all(size_t& total_bytes, bool& any_error) {
-    protocol::FetchResponse resp;
-    resp.error_code = static_cast<int16_t>(ErrorCode::kNone);
-    resp.session_id = 0;
+  // Reads every partition the session context lists, one result each, in
+  // order; total_bytes = record bytes read.
+  std::vector<FetchPartitionResult> read_all(size_t& total_bytes, bool& any_error) {
+    std::vector<FetchPartitionResult> results;
+    results.reserve(session->partitions().size());
     const int64_t max_bytes = req.max_bytes > 0 ? req.max_bytes : 0;
     total_bytes = 0;
     any_error = false;
-    for (const auto& ft : req.topics) {
-      auto& tr = resp.responses.emplace_back();
-      tr.topic = ft.topic;
-      for (const auto& fp : ft.partitions) {
-        auto& pr = tr.partitions.emplace_back();
-        pr.partition_index = fp.partition;
-        pr.high_watermark = -1;
-        pr.last_stable_offset = -1;
-        pr.log_start_offset = -1;
-        pr.preferred_read_replica = -1;
-        pr.records.emplace();  // librdkafka refuses a null record set; an empty one means "nothing"
-        auto partition = b.replicas.partition(ft.topic, fp.partition);
-        if (!partition) {
-          pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
-          any_error = true;
-          continue;
-        }
-        const int64_t hw = partition->high_watermark();
-        pr.high_watermark = hw;
-        pr.last_stable_offset = hw;
-        pr.log_start_offset = partition->log_start_offset();
-        pr.aborted_transactions.emplace();  // none: no transactions yet (issue 6)
-        int64_t budget = std::min<int64_t>(fp.partition_max_bytes, max_bytes - static_cast<int64_t>(total_bytes));
-        if (fp.partition_max_bytes < 0) {
-          pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidFetchSize);  // not retried by clients
-          any_error = true;
-          continue;
-        }
-        if (fp.fetch_offset == hw || (budget <= 0 && total_bytes > 0)) {
-          pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
-          continue;
-        }
-        auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), hw,
-                                          /*min_one=*/total_bytes == 0);
-        if (!read) {
-          int16_t c = read.status().kafka_code();
-          pr.error_code = c > 0 ? c : static_cast<int16_t>(ErrorCode::kKafkaStorageError);
-          if (c <= 0) spdlog::error("fetch {}-{}: {}", ft.topic, fp.partition, read.status().message());
-          any_error = true;
-          continue;
-        }
-        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
-        pr.log_start_offset = read->log_start_offset;
-        total_bytes += read->records.size();
-        pr.records = std::move(read->records);
+    for (const auto& fp : session->partitions()) {
+      auto& pr = results.emplace_back();
+      pr.partition_index = fp.partition;
+      pr.high_watermark = -1;
+      pr.last_stable_offset = -1;
+      pr.log_start_offset = -1;
+      pr.preferred_read_replica = -1;
+      pr.records.emplace();  // librdkafka refuses a null record set; an empty one means "nothing"
+      auto partition = b.replicas.partition(fp.topic, fp.partition);
+      if (!partition) {
+        pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+        any_error = true;
+        continue;
       }
+      const int64_t hw = partition->high_watermark();
+      pr.high_watermark = hw;
+      pr.last_stable_offset = hw;
+      pr.log_start_offset = partition->log_start_offset();
+      pr.aborted_transactions.emplace();  // none: no transactions yet (issue 6)
+      int64_t budget = std::min<int64_t>(fp.max_bytes, max_bytes - static_cast<int64_t>(total_bytes));
+      if (fp.max_bytes < 0) {
+        pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidFetchSize);  // not retried by clients
+        any_error = true;
+        continue;
+      }
+      if (fp.fetch_offset == hw || (budget <= 0 && total_bytes > 0)) {
+        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+        continue;
+      }
+      auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), hw,
+                                        /*min_one=*/total_bytes == 0);
+      if (!read) {
+        int16_t c = read.status().kafka_code();
+        pr.error_code = c > 0 ? c : static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+        if (c <= 0) spdlog::error("fetch {}-{}: {}", fp.topic, fp.partition, read.status().message());
+        any_error = true;
+        continue;
+      }
+      pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+      pr.log_start_offset = read->log_start_offset;
+      total_bytes += read->records.size();
+      pr.records = std::move(read->records);
     }
-    return resp;
+    return results;
   }
 
   void attempt() {
     size_t total = 0;
     bool any_error = false;
-    auto resp = read_all(total, any_error);
-    bool enough = static_cast<int64_t>(total) >= std::max<int32_t>(req.min_bytes, 1) || any_error;
+    auto results = read_all(total, any_error);
+    // Nothing to read (e.g. a full fetch of no partitions) is answered at once, as Kafka does.
+    bool enough = static_cast<int64_t>(total) >= std::max<int32_t>(req.min_bytes, 1) || any_error ||
+                  session->partitions().empty();
     auto now = std::chrono::steady_clock::now();
     if (enough || req.max_wait_ms <= 0 || now >= deadline) {
-      ctx.respond(resp);
+      ctx.respond(session->make_response(std::move(results)));
       return;
     }
     if (!timer) timer = std::make_unique<asio::steady_timer>(ctx.responder.executor());
@@ -122,6 +127,11 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
   if (!decode_or_close(ctx, body, op->req, "Fetch")) return;
   if (op->req.replica_id >= 0) {
     ctx.close("replica fetches are not served by a single-node broker");
+    return;
+  }
+  op->session.emplace(b.fetch_sessions.new_context(op->req, ctx.version(), /*is_follower=*/false));
+  if (op->session->error()) {
+    ctx.respond(op->session->make_response({}));  // a session error reads nothing and waits for nothing
     return;
   }
   op->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(op->req.max_wait_ms, 0));
