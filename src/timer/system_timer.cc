@@ -64,6 +64,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
     bool run_now = false;
     bool new_head = false;
     std::shared_ptr<TimerTask> replaced;
+    std::shared_ptr<TimerTask> ref = task;
     {
       std::lock_guard<std::mutex> g(mu_);
       if (task->is_cancelled()) return;
@@ -77,7 +78,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
         TimerTaskList* head = queue_.peek();
         const int64_t before = head ? head->expiration() : std::numeric_limits<int64_t>::max();
         task->expiration_ms_ = round_up(exp, tick_ms_);
-        if (wheel_->add(task)) {
+        if (wheel_->add(ref)) {
           size_.fetch_add(1, std::memory_order_relaxed);
           head = queue_.peek();
           new_head = head != nullptr && head->expiration() < before;
@@ -122,25 +123,28 @@ class SystemTimer::Core final : public detail::TaskOwner {
         cv_.wait_for(lk, wait);
       }
       const int64_t now = clock_->now_ms();
-      std::vector<std::shared_ptr<TimerTask>> flushed;
       while (TimerTaskList* bucket = queue_.poll_due(now)) {
         wheel_->advance_clock(bucket->expiration());
-        flushed.clear();
-        bucket->flush(flushed);
-        size_.fetch_sub(static_cast<int>(flushed.size()), std::memory_order_relaxed);
-        // Re-adding cascades overflow-wheel tasks into finer buckets; what
-        // the wheel refuses is due now.
-        for (auto& t : flushed) {
-          if (t->is_cancelled()) continue;
-          if (wheel_->add(t)) {
+        // Re-adding cascades overflow-wheel tasks into finer buckets. A task
+        // already due by `now` skips the cascade (the clock may have jumped
+        // over several buckets); a cancelled one is released after unlock.
+        bucket->flush_each([&](std::shared_ptr<TimerTask>&& t) {
+          size_.fetch_sub(1, std::memory_order_relaxed);
+          if (t->is_cancelled() || t->expiration_ms_ <= now) {
+            due.push_back(std::move(t));
+          } else if (wheel_->add(t)) {
             size_.fetch_add(1, std::memory_order_relaxed);
           } else {
             due.push_back(std::move(t));
           }
-        }
+        });
       }
     }
-    for (const auto& t : due) run_task(t, name_);
+    // Run and release in one pass: each task's memory is touched once.
+    for (auto& t : due) {
+      run_task(t, name_);
+      t.reset();
+    }
     return true;
   }
 

@@ -31,6 +31,13 @@ class TimerTaskList {
   // Unlinks every task, appending the references to out, and resets the
   // expiration so the bucket can stand for a later slot.
   void flush(std::vector<std::shared_ptr<TimerTask>>& out);
+  // Same, handing each reference to f(std::shared_ptr<TimerTask>&&) as it is
+  // unlinked: one pass over the (cache-cold) nodes instead of two.
+  template <typename F>
+  void flush_each(F&& f) {
+    while (root_.next != &root_) f(remove(root_.next->task));
+    expiration_ms_ = -1;
+  }
 
   // Returns true if the expiration changed, i.e. the bucket must be (re)queued.
   bool set_expiration(int64_t expiration_ms) {

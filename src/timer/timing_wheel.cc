@@ -32,13 +32,13 @@ TimingWheel::TimingWheel(int64_t tick_ms, int wheel_size, int64_t start_ms, Buck
       queue_(queue),
       buckets_(new TimerTaskList[wheel_size_]) {}
 
-bool TimingWheel::add(const std::shared_ptr<TimerTask>& task) {
+bool TimingWheel::add(std::shared_ptr<TimerTask>& task) {
   const int64_t expiration = task->expiration_ms_;
   if (expiration < current_time_ + tick_ms_) return false;
   if (expiration < current_time_ + interval_) {
     const int64_t virtual_id = expiration / tick_ms_;
     TimerTaskList& bucket = buckets_[virtual_id % wheel_size_];
-    bucket.add(task);
+    bucket.add(std::move(task));
     // Every task of a bucket lies in the same slot, so the first one sets
     // the expiration and later ones leave it unchanged (no re-queue).
     if (bucket.set_expiration(virtual_id * tick_ms_)) queue_->offer(&bucket);

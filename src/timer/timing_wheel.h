@@ -57,9 +57,10 @@ class TimingWheel {
   TimingWheel& operator=(const TimingWheel&) = delete;
 
   // Links task (task->expiration_ms_ must be set) into the right bucket of
-  // this wheel or an overflow wheel. Returns false, linking nothing, when the
-  // task is already due (expiration < current_time + tick_ms).
-  bool add(const std::shared_ptr<TimerTask>& task);
+  // this wheel or an overflow wheel, taking the reference. Returns false,
+  // leaving task untouched, when it is already due
+  // (expiration < current_time + tick_ms).
+  bool add(std::shared_ptr<TimerTask>& task);
   // Moves current_time to time_ms truncated to a tick, on every level.
   void advance_clock(int64_t time_ms);
   // Unlinks every task on every level, appending the references to out.
