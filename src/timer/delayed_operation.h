@@ -11,13 +11,18 @@
 //
 // Ownership: held by std::shared_ptr (the purgatory's watcher lists and the
 // timer keep references until completion).
-// Threading: try_complete() is only called through maybe_try_complete(), under
-// the operation's lock, so two threads never evaluate the condition at once.
-// on_complete()/on_expiration() run on whichever thread won the race (a
-// request thread, an appending thread, or the timer's reaper) without the
-// lock held; they must be short and must not block. The lock may be shared by
+// Threading: try_complete() is only called through maybe_try_complete() or
+// try_complete_or_else(), under the operation's lock, so two threads never
+// evaluate the condition at once. on_complete()/on_expiration() run on
+// whichever thread won the race: a request or appending thread (inside
+// try_complete, so under the op's lock), a thread calling force_complete()
+// directly, or the timer's reaper (expiry, without the op's lock). They must
+// be short and must not block, and may call into a purgatory (its shard locks
+// are never held while an op's lock is taken). The lock may be shared by
 // several operations (e.g. one per consumer group); it is recursive so a
 // caller holding it may still call into the purgatory.
+// Lifetime: callers of force_complete()/maybe_try_complete() must hold a
+// shared_ptr to the operation (completion drops the timer's reference).
 // Failure: callbacks must not throw.
 #pragma once
 
