@@ -184,3 +184,74 @@ def closed_by_peer(s):
         return s.recv(1) == b""
     except ConnectionResetError:
         return True
+
+
+# --- Fetch v7-11 (fetch sessions, KIP-227) ------------------------------------
+
+def fetch_request(correlation_id, session_id, session_epoch, partitions, forgotten=(),
+                  max_wait_ms=0, min_bytes=1, max_bytes=50 * 1024 * 1024, version=11):
+    """partitions: [(topic, partition, fetch_offset, partition_max_bytes)], sent
+    grouped by consecutive topic; forgotten: [(topic, [partitions])]."""
+    assert 7 <= version <= 11, "fetch sessions need v7+; v12+ is flexible"
+    body = struct.pack(">iiiibii", -1, max_wait_ms, min_bytes, max_bytes, 0, session_id, session_epoch)
+    topics = []
+    for t, p, off, pmax in partitions:
+        if not topics or topics[-1][0] != t:
+            topics.append((t, []))
+        topics[-1][1].append((p, off, pmax))
+    body += struct.pack(">i", len(topics))
+    for t, parts in topics:
+        body += string(t) + struct.pack(">i", len(parts))
+        for p, off, pmax in parts:
+            body += struct.pack(">i", p)
+            if version >= 9:
+                body += struct.pack(">i", -1)  # current_leader_epoch: unknown
+            body += struct.pack(">qqi", off, -1, pmax)
+    body += struct.pack(">i", len(forgotten))
+    for t, parts in forgotten:
+        body += string(t) + struct.pack(">i", len(parts)) + b"".join(struct.pack(">i", p) for p in parts)
+    if version >= 11:
+        body += string("")  # rack_id
+    return request(1, version, correlation_id, body)
+
+
+def batches(records):
+    """(base_offset, record_count) of each record batch v2 in a record set."""
+    out = []
+    pos = 0
+    while pos + 12 <= len(records):
+        base, length = struct.unpack_from(">qi", records, pos)
+        if pos + 12 + length > len(records):
+            break  # a partial batch at the end is legal (max bytes cut it)
+        (count,) = struct.unpack_from(">i", records, pos + 57)
+        out.append((base, count))
+        pos += 12 + length
+    return out
+
+
+def parse_fetch(frame, version=11):
+    """-> dict(corr, throttle_ms, error, session_id, partitions=[dict(topic,
+    partition, error, high_watermark, last_stable_offset, log_start_offset,
+    records)]) with partitions in response order."""
+    r = Reader(frame)
+    out = {"corr": r.take(">i"), "throttle_ms": r.take(">i"), "error": r.take(">h"),
+           "session_id": r.take(">i"), "partitions": []}
+    for _ in range(r.take(">i")):
+        topic = r.string()
+        for _ in range(r.take(">i")):
+            idx, err, hw, lso, log_start = r.take(">ihqqq")
+            n_aborted = r.take(">i")
+            for _ in range(max(n_aborted, 0)):
+                r.take(">qq")
+            if version >= 11:
+                r.take(">i")  # preferred_read_replica
+            size = r.take(">i")
+            recs = None
+            if size >= 0:
+                recs = r.data[r.pos:r.pos + size]
+                r.pos += size
+            out["partitions"].append({"topic": topic, "partition": idx, "error": err, "high_watermark": hw,
+                                      "last_stable_offset": lso, "log_start_offset": log_start,
+                                      "records": recs})
+    assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in Fetch response"
+    return out
