@@ -19,8 +19,10 @@
 // How a request is answered (at once, or later by a delayed fetch) is not
 // decided here: a context lists the partitions to read, the caller reads them
 // whenever it likes, and make_response() turns the results into the answer.
-// For min.bytes a caller sums the record bytes it read; a partition with
-// records is always part of the response, so filtering never changes that sum.
+// For min.bytes a caller sums the record bytes it read, as Kafka's DelayedFetch
+// does (bytes readable past each fetch offset, unfiltered; Kafka uses the
+// filtered view only to size responses for quotas). A partition with records
+// is always part of the response, so filtering never changes that sum.
 //
 // Threading: a FetchContext is used by one thread at a time. Session state is
 // only touched under the owning cache's mutex. Failure: bad input yields a
