@@ -10,6 +10,7 @@
 #include "broker/replica_manager.h"
 #include "broker/topic_registry.h"
 #include "storage/log_manager.h"
+#include "timer/purgatory.h"
 
 namespace spool::broker {
 
@@ -19,6 +20,8 @@ struct BrokerContext {
   storage::LogManager& logs;
   ReplicaManager& replicas;
   FetchSessionCache& fetch_sessions;  // KIP-227 incremental fetch sessions
+  timer::Purgatory& fetch_purgatory;    // DelayedFetch, keyed by "topic-partition"
+  timer::Purgatory& produce_purgatory;  // DelayedProduce, keyed by "topic-partition"
 };
 
 }  // namespace spool::broker

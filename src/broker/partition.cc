@@ -5,8 +5,9 @@
 namespace spool::broker {
 
 Partition::Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
-                     storage::Flusher& flusher, bool durable_writes)
-    : topic_(std::move(topic)), index_(index), log_(std::move(log)), flusher_(flusher),
+                     storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance)
+    : topic_(std::move(topic)), index_(index), key_(topic_ + "-" + std::to_string(index)),
+      on_hw_advance_(std::move(on_hw_advance)), log_(std::move(log)), flusher_(flusher),
       durable_(durable_writes) {}
 
 int64_t Partition::high_watermark() const {
@@ -15,7 +16,16 @@ int64_t Partition::high_watermark() const {
 
 Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {
   auto res = log_->append(batches, record_count, leader_epoch_.load());
-  if (res && durable_.load()) flusher_.await_durable(log_, res->last_offset, [](Status) {});
+  if (!res) return res;
+  if (!durable_.load()) {
+    notify_hw();
+  } else {
+    // Ask for a prompt group-committed fsync; the high watermark moves with it.
+    std::weak_ptr<const Partition> self = weak_from_this();
+    flusher_.await_durable(log_, res->last_offset, [self](Status) {
+      if (auto p = self.lock()) p->notify_hw();
+    });
+  }
   return res;
 }
 

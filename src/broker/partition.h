@@ -23,13 +23,20 @@ class Flusher;
 
 namespace spool::broker {
 
-class Partition {
+class Partition : public std::enable_shared_from_this<Partition> {
  public:
+  // Called with key() whenever the high watermark may have moved, so parked
+  // fetches watching this partition can complete. May run on the flusher
+  // thread; must not block.
+  using HwListener = std::function<void(const std::string& key)>;
+
   Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
-            storage::Flusher& flusher, bool durable_writes);
+            storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance = {});
 
   const std::string& topic() const { return topic_; }
   int32_t index() const { return index_; }
+  // "topic-partition": the key delayed operations watch.
+  const std::string& key() const { return key_; }
   int32_t leader_epoch() const { return leader_epoch_.load(); }
   storage::Log& log() { return *log_; }
   const std::shared_ptr<storage::Log>& log_ptr() const { return log_; }
@@ -51,8 +58,14 @@ class Partition {
   void await_durable(int64_t last_offset, std::function<void(Status)> done);
 
  private:
+  void notify_hw() const {
+    if (on_hw_advance_) on_hw_advance_(key_);
+  }
+
   std::string topic_;
   int32_t index_;
+  std::string key_;
+  HwListener on_hw_advance_;
   std::shared_ptr<storage::Log> log_;
   storage::Flusher& flusher_;
   std::atomic<bool> durable_;

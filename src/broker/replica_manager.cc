@@ -20,8 +20,8 @@ constexpr int32_t kMaxPartitions = 100000;
 }  // namespace
 
 ReplicaManager::ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry,
-                               storage::LogManager& logs)
-    : settings_(settings), registry_(registry), logs_(logs) {}
+                               storage::LogManager& logs, Partition::HwListener on_hw_advance)
+    : settings_(settings), registry_(registry), logs_(logs), on_hw_advance_(std::move(on_hw_advance)) {}
 
 Status ReplicaManager::load() {
   std::unique_lock lk(mu_);
@@ -41,7 +41,6 @@ Status ReplicaManager::load() {
 }
 
 Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
-  auto effective = effective_topic_config(settings_, info.configs);
   storage::LogConfig lc = log_config_for(settings_, info.configs);
   std::vector<std::shared_ptr<Partition>> parts;
   parts.reserve(static_cast<size_t>(info.partitions));
@@ -54,7 +53,8 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
       if (!created) return created.status();
       log = created.value();
     }
-    parts.push_back(std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes));
+    parts.push_back(
+        std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
   }
   partitions_[info.name] = std::move(parts);
   return Status::ok();

@@ -24,7 +24,9 @@ namespace spool::broker {
 
 class ReplicaManager {
  public:
-  ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry, storage::LogManager& logs);
+  // on_hw_advance is handed to every Partition (see Partition::HwListener).
+  ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry, storage::LogManager& logs,
+                 Partition::HwListener on_hw_advance = {});
 
   // Opens (or recreates) the logs of every registered topic. Logs on disk
   // that belong to no registered topic are left untouched and reported.
@@ -47,6 +49,7 @@ class ReplicaManager {
   const BrokerSettings& settings_;
   TopicRegistry& registry_;
   storage::LogManager& logs_;
+  Partition::HwListener on_hw_advance_;
   mutable std::shared_mutex mu_;
   std::map<std::string, std::vector<std::shared_ptr<Partition>>> partitions_;
 };

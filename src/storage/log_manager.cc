@@ -357,7 +357,8 @@ void LogManager::shutdown() {
     ::close(fd);
     (void)sync_dir(root);
   }
-  spdlog::info("log manager: clean shutdown");
+  spdlog::info("log manager: clean shutdown ({} flusher passes, {} fsync calls since start)", flusher_.passes(),
+               sync_call_count());
 }
 
 }  // namespace spool::storage

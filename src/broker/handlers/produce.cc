@@ -2,7 +2,9 @@
 // in place), and answer. acks=0 gets no answer, unless a partition failed:
 // then, as Kafka does, the connection is closed so the client notices.
 // acks=all answers once every appended partition is durable (group-committed
-// fsync when durable.writes is on); acks=1 never waits for the disk.
+// fsync when durable.writes is on) through a DelayedProduce in the produce
+// purgatory, or REQUEST_TIMED_OUT after timeout.ms; acks=1 never waits for
+// the disk.
 // Produce v0-2 carry the old message formats that Spool does not store; they
 // are advertised (librdkafka keeps its codecs on only when v0 is in range) and
 // answered with UNSUPPORTED_VERSION per partition.
@@ -11,6 +13,7 @@
 #include <atomic>
 #include <memory>
 
+#include "broker/delayed_produce.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
@@ -24,34 +27,21 @@ namespace {
 
 constexpr int16_t kFirstServedVersion = 3;
 
-// Shared by the partitions still waiting for their fsync; the last one to
-// finish sends the response.
-struct PendingProduce {
-  RequestContext ctx;
-  protocol::ProduceResponse resp;
-  std::atomic<int> outstanding{1};  // 1 for the handler itself
-
-  void finish_one() {
-    if (outstanding.fetch_sub(1) == 1) ctx.respond(resp);
-  }
-};
-
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
 }  // namespace
 
 void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  auto pending = std::make_shared<PendingProduce>();
-  pending->ctx = ctx;
   protocol::ProduceRequest req;
   if (!decode_or_close(ctx, body, req, "Produce")) return;
   const int16_t v = ctx.version();
   const bool served = v >= kFirstServedVersion;
   bool any_error = false;
+  protocol::ProduceResponse resp;
   if (req.acks != 0 && req.acks != 1 && req.acks != -1) {
     // Kafka answers INVALID_REQUIRED_ACKS for every partition.
     for (auto& td : req.topic_data) {
-      auto& tr = pending->resp.responses.emplace_back();
+      auto& tr = resp.responses.emplace_back();
       tr.name = td.name;
       for (auto& pd : td.partition_data) {
         auto& pr = tr.partition_responses.emplace_back();
@@ -60,11 +50,17 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         pr.base_offset = -1;
       }
     }
-    ctx.respond(pending->resp);
+    ctx.respond(resp);
     return;
   }
 
-  auto& resp = pending->resp;
+  // Durable partitions an acks=all answer must wait for.
+  struct ToWait {
+    std::shared_ptr<Partition> partition;
+    int64_t last_offset;
+    size_t topic, index;
+  };
+  std::vector<ToWait> waits;
   resp.responses.reserve(req.topic_data.size());
   for (auto& td : req.topic_data) {
     auto& tr = resp.responses.emplace_back();
@@ -113,16 +109,9 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       pr.base_offset = appended->first_offset;
       pr.log_append_time_ms = appended->log_append_time_ms;
       pr.error_code = code(ErrorCode::kNone);
-      if (req.acks == -1) {
-        pending->outstanding.fetch_add(1);
-        partition->await_durable(appended->last_offset, [pending, &pr](Status s) {
-          if (!s) {
-            pr.error_code = code(ErrorCode::kKafkaStorageError);
-            pr.error_message = s.message();
-          }
-          pending->finish_one();
-        });
-      }
+      if (req.acks == -1 && partition->durable_writes())
+        waits.push_back({partition, appended->last_offset, resp.responses.size() - 1,
+                         tr.partition_responses.size() - 1});
     }
   }
 
@@ -132,9 +121,24 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     } else {
       ctx.no_response();
     }
-    return;  // acks=0 never waits for the disk, so no callback holds `pending`
+    return;
   }
-  pending->finish_one();
+  if (waits.empty()) {
+    ctx.respond(resp);
+    return;
+  }
+  auto op = std::make_shared<DelayedProduce>(std::max<int64_t>(req.timeout_ms, 0), ctx, std::move(resp));
+  for (const auto& w : waits) {
+    auto* answer = &op->response().responses[w.topic].partition_responses[w.index];
+    auto& wait = op->add_wait(w.partition, w.last_offset, answer);
+    auto* purgatory = &b.produce_purgatory;
+    std::string key = w.partition->key();
+    w.partition->await_durable(w.last_offset, [purgatory, &wait, op, key](Status s) {
+      if (!s) wait.failed.store(true);
+      purgatory->check_and_complete(key);
+    });
+  }
+  b.produce_purgatory.try_complete_else_watch(op, op->keys());
 }
 
 }  // namespace spool::broker
