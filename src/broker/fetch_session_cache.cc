@@ -182,7 +182,7 @@ bool FetchSessionCache::try_evict_locked(const EvictableKey& newcomer, bool priv
   return true;
 }
 
-void FetchSessionCache::remove_locked(const std::shared_ptr<FetchSession>& s) {
+void FetchSessionCache::remove_locked(std::shared_ptr<FetchSession> s) {
   last_used_.erase(LastUsedKey(s->last_used_ms_, s->id()));
   const EvictableKey key(s->privileged(), s->cached_size_, s->id());
   evictable_by_all_.erase(key);

@@ -83,7 +83,8 @@ class FetchSessionCache {
   // The rest need mu_ held.
   int32_t new_session_id_locked();
   bool try_evict_locked(const EvictableKey& newcomer, bool privileged, int64_t now);
-  void remove_locked(const std::shared_ptr<FetchSession>& s);
+  // By value: the argument may be the map entry this erases.
+  void remove_locked(std::shared_ptr<FetchSession> s);
   void touch_locked(FetchSession& s, int64_t now);
 
   const Options opts_;
