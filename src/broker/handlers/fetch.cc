@@ -2,23 +2,22 @@
 // partition up to the high watermark, bounded by partition_max_bytes and the
 // request's max_bytes (the first batch found is always returned whole, as
 // Kafka does, so a batch larger than the limits cannot stall a consumer).
-// When less than min_bytes is available the request waits up to max_wait_ms,
-// re-reading every few milliseconds on the connection's reactor.
+// When less than min_bytes is available the request is parked as a
+// DelayedFetch in the fetch purgatory, watched under each partition's key: a
+// high-watermark move on any of them re-checks it at once, and max_wait_ms
+// expiry answers with what exists.
 // Fetch sessions (KIP-227, v7+): the FetchSessionCache classifies the request
 // once, up front; its context says which partitions to read (for an
 // incremental fetch: the whole session) and builds the answer from what was
 // read (for an incremental fetch: only the changed partitions).
-// TODO(issue 3): replace the re-read timer with a DelayedFetch in the
-// purgatory, completed by appends.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <asio/steady_timer.hpp>
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "broker/delayed_fetch.h"
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
@@ -30,15 +29,11 @@ using protocol::ErrorCode;
 
 namespace {
 
-constexpr auto kRecheckInterval = std::chrono::milliseconds(5);
-
 struct FetchOp : std::enable_shared_from_this<FetchOp> {
   BrokerContext& b;
   RequestContext ctx;
   protocol::FetchRequest req;
   std::optional<FetchContext> session;  // set once the request is decoded
-  std::chrono::steady_clock::time_point deadline;
-  std::unique_ptr<asio::steady_timer> timer;
 
   FetchOp(BrokerContext& broker, RequestContext c) : b(broker), ctx(std::move(c)) {}
 
@@ -96,27 +91,53 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
     return results;
   }
 
-  void attempt() {
+  bool enough(size_t total_bytes, bool any_error) const {
+    // Nothing to read (e.g. a full fetch of no partitions) is answered at once, as Kafka does.
+    return static_cast<int64_t>(total_bytes) >= std::max<int32_t>(req.min_bytes, 1) || any_error ||
+           session->partitions().empty();
+  }
+
+  void respond(std::vector<FetchPartitionResult> results) { ctx.respond(session->make_response(std::move(results))); }
+
+  // The DelayedFetch condition. A cheap look at the high watermarks first:
+  // most waits end with min_bytes=1 and the first new batch.
+  bool ready() {
+    bool moved = false;
+    for (const auto& fp : session->partitions()) {
+      auto partition = b.replicas.partition(fp.topic, fp.partition);
+      if (!partition) return true;  // deleted meanwhile: report the error now
+      if (fp.fetch_offset < partition->log_start_offset() || fp.fetch_offset > partition->log_end_offset())
+        return true;  // out of range: report now
+      if (partition->high_watermark() > fp.fetch_offset) moved = true;
+    }
+    if (!moved) return false;
+    if (req.min_bytes <= 1) return true;
+    size_t total = 0;
+    bool any_error = false;
+    read_all(total, any_error);
+    return enough(total, any_error);
+  }
+
+  void start() {
     size_t total = 0;
     bool any_error = false;
     auto results = read_all(total, any_error);
-    // Nothing to read (e.g. a full fetch of no partitions) is answered at once, as Kafka does.
-    bool enough = static_cast<int64_t>(total) >= std::max<int32_t>(req.min_bytes, 1) || any_error ||
-                  session->partitions().empty();
-    auto now = std::chrono::steady_clock::now();
-    if (enough || req.max_wait_ms <= 0 || now >= deadline) {
-      ctx.respond(session->make_response(std::move(results)));
+    if (enough(total, any_error) || req.max_wait_ms <= 0) {
+      respond(std::move(results));
       return;
     }
-    if (!timer) timer = std::make_unique<asio::steady_timer>(ctx.responder.executor());
-    timer->expires_after(std::min<std::chrono::steady_clock::duration>(kRecheckInterval, deadline - now));
-    timer->async_wait([self = shared_from_this()](const std::error_code& ec) {
-      if (ec) {
-        self->ctx.close("fetch wait cancelled");
-        return;
-      }
-      self->attempt();
-    });
+    auto self = shared_from_this();
+    auto delayed = std::make_shared<DelayedFetch>(
+        req.max_wait_ms, [self] { return self->ready(); },
+        [self] {
+          size_t t = 0;
+          bool e = false;
+          self->respond(self->read_all(t, e));
+        });
+    std::vector<std::string> keys;
+    keys.reserve(session->partitions().size());
+    for (const auto& fp : session->partitions()) keys.push_back(fp.topic + "-" + std::to_string(fp.partition));
+    b.fetch_purgatory.try_complete_else_watch(delayed, keys);
   }
 };
 
@@ -134,8 +155,7 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
     ctx.respond(op->session->make_response({}));  // a session error reads nothing and waits for nothing
     return;
   }
-  op->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(op->req.max_wait_ms, 0));
-  op->attempt();
+  op->start();
 }
 
 }  // namespace spool::broker
