@@ -1,6 +1,7 @@
 #include "broker/broker_settings.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <thread>
 
 #include "config/broker_config.h"
@@ -16,6 +17,14 @@ int64_t num(const std::map<std::string, std::string>& m, const char* key, int64_
   const auto& s = it->second;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   return (ec == std::errc() && p == s.data() + s.size()) ? v : fallback;
+}
+
+double dbl(const std::map<std::string, std::string>& m, const char* key, double fallback) {
+  auto it = m.find(key);
+  if (it == m.end() || it->second.empty()) return fallback;
+  char* end = nullptr;
+  double v = std::strtod(it->second.c_str(), &end);
+  return (end && *end == '\0') ? v : fallback;
 }
 
 std::string str(const std::map<std::string, std::string>& m, const char* key, const std::string& fallback) {
@@ -81,6 +90,11 @@ storage::LogConfig log_config_for(const BrokerSettings& s, const std::map<std::s
   c.flush_ms = num(m, "flush.ms", c.flush_ms);
   c.durable_writes = str(m, "durable.writes", "true") == "true";
   c.timestamp_log_append_time = str(m, "message.timestamp.type", "CreateTime") == "LogAppendTime";
+  (void)storage::parse_cleanup_policy(str(m, "cleanup.policy", "delete"), c);  // validated by config/
+  c.delete_retention_ms = num(m, "delete.retention.ms", c.delete_retention_ms);
+  c.min_cleanable_dirty_ratio = dbl(m, "min.cleanable.dirty.ratio", c.min_cleanable_dirty_ratio);
+  c.min_compaction_lag_ms = num(m, "min.compaction.lag.ms", c.min_compaction_lag_ms);
+  c.max_compaction_lag_ms = num(m, "max.compaction.lag.ms", c.max_compaction_lag_ms);
   return c;
 }
 

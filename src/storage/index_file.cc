@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "storage/file_util.h"
@@ -101,6 +102,12 @@ Status IndexFile::sync() {
 
 Status IndexFile::remove() {
   if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
+  return Status::ok();
+}
+
+Status IndexFile::rename_to(const std::string& path) {
+  if (::rename(path_.c_str(), path.c_str()) != 0) return errno_status("rename " + path_ + " to " + path);
+  path_ = path;
   return Status::ok();
 }
 

@@ -44,6 +44,9 @@ class IndexFile {
   Status preallocate();
   Status sync();
   Status remove();  // unlinks; the mapping stays readable until destruction
+  // Renames the file (the cleaner's .cleaned -> .swap -> final steps); the
+  // mapping is unaffected.
+  Status rename_to(const std::string& path);
 
  private:
   IndexFile() = default;

@@ -52,6 +52,11 @@ LogConfig normalize_config(LogConfig c) {
   c.segment_index_bytes = std::max(c.segment_index_bytes, 64);
   c.flush_messages = std::max<int64_t>(c.flush_messages, 1);
   c.flush_ms = std::max<int64_t>(c.flush_ms, 0);
+  c.delete_retention_ms = std::max<int64_t>(c.delete_retention_ms, 0);
+  if (!(c.min_cleanable_dirty_ratio >= 0)) c.min_cleanable_dirty_ratio = 0;  // NaN too
+  c.min_cleanable_dirty_ratio = std::min(c.min_cleanable_dirty_ratio, 1.0);
+  c.min_compaction_lag_ms = std::max<int64_t>(c.min_compaction_lag_ms, 0);
+  c.max_compaction_lag_ms = std::max<int64_t>(c.max_compaction_lag_ms, 1);
   return c;
 }
 

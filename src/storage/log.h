@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/cleaner.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
 #include "storage/segment.h"
@@ -90,6 +91,16 @@ class Log : public std::enable_shared_from_this<Log> {
   // Follower truncation: drops every batch at/after `offset` (whole batches).
   Status truncate_to(int64_t offset);
 
+  // --- compaction (cleaner.cc; see storage/cleaner.h) ---
+  // The cleaner checkpoint: offsets below it are clean. LogManager loads and
+  // persists it (cleaner-offset-checkpoint).
+  int64_t first_dirty_offset() const { return first_dirty_.load(std::memory_order_acquire); }
+  void set_first_dirty_offset(int64_t offset) { first_dirty_.store(offset, std::memory_order_release); }
+  CleanableInfo cleanable_info(int64_t now_ms) const;
+  // One cleaner pass, regardless of the dirty ratio (the scheduler checks
+  // cleanable_info().due). No-op unless cleanup.policy has compact.
+  Result<CleanStats> clean(int64_t now_ms, const CleanOptions& options = {});
+
   void update_config(const LogConfig& config);
   LogConfig config() const;
   const std::string& topic() const { return topic_; }
@@ -124,6 +135,9 @@ class Log : public std::enable_shared_from_this<Log> {
                                      int64_t first_offset, int64_t now, int64_t append_time);
   int64_t now() const;
   void notify_flusher();
+  Result<bool> swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,
+                               const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned,
+                               CleanOptions::CrashPoint crash_point);
 
   std::string dir_;
   std::string topic_;
@@ -148,6 +162,12 @@ class Log : public std::enable_shared_from_this<Log> {
   std::atomic<Flusher*> flusher_{nullptr};
   LeaderEpochCache epochs_;
   std::function<int64_t()> clock_;
+
+  std::mutex clean_mu_;  // one cleaner pass at a time
+  std::atomic<int64_t> first_dirty_{0};
+  // Earliest delete horizon of tombstones kept by the last pass (in memory
+  // only: after a restart the next dirty pass finds them again).
+  std::atomic<int64_t> next_delete_horizon_{INT64_MAX};
 };
 
 }  // namespace spool::storage

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 #include "util/bytes.h"
 
@@ -20,7 +21,37 @@ struct LogConfig {  // Kafka topic-level names in comments
   int64_t flush_ms = std::numeric_limits<int64_t>::max();        // flush.ms
   bool durable_writes = true;                // durable.writes (Spool's own)
   bool timestamp_log_append_time = false;    // message.timestamp.type=LogAppendTime
+  // cleanup.policy: "delete" | "compact" | "compact,delete" (see parse_cleanup_policy)
+  bool cleanup_policy_delete = true;
+  bool cleanup_policy_compact = false;
+  int64_t delete_retention_ms = 86400000;    // delete.retention.ms (tombstone lifetime after cleaning)
+  double min_cleanable_dirty_ratio = 0.5;    // min.cleanable.dirty.ratio
+  int64_t min_compaction_lag_ms = 0;         // min.compaction.lag.ms
+  int64_t max_compaction_lag_ms = std::numeric_limits<int64_t>::max();  // max.compaction.lag.ms
 };
+
+// Sets the two cleanup_policy_* flags from a cleanup.policy value (a comma
+// list of "delete" and "compact", spaces allowed, order free, not empty).
+// Returns false and leaves `c` unchanged for anything else.
+inline bool parse_cleanup_policy(std::string_view v, LogConfig& c) {
+  bool del = false, compact = false, any = false;
+  while (true) {
+    size_t comma = v.find(',');
+    std::string_view item = v.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == "delete") del = true;
+    else if (item == "compact") compact = true;
+    else return false;
+    any = true;
+    if (comma == std::string_view::npos) break;
+    v.remove_prefix(comma + 1);
+  }
+  if (!any) return false;
+  c.cleanup_policy_delete = del;
+  c.cleanup_policy_compact = compact;
+  return true;
+}
 
 struct AppendResult {
   int64_t first_offset = -1;

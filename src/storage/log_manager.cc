@@ -59,6 +59,7 @@ struct LoadTask {
   std::string root;
   TopicPartition tp;
   Log::OpenOptions opts;
+  int64_t first_dirty = 0;  // cleaner checkpoint
 };
 
 }  // namespace
@@ -99,6 +100,7 @@ Status LogManager::init() {
     if (!clean) spdlog::info("{}: no clean-shutdown marker; recovering logs from their recovery points", root);
     auto recovery = read_checkpoint_or_empty(root + "/" + kRecoveryPointCheckpoint);
     auto starts = read_checkpoint_or_empty(root + "/" + kLogStartOffsetCheckpoint);
+    auto cleaned = read_checkpoint_or_empty(root + "/" + kCleanerOffsetCheckpoint);
     auto dirs = list_subdirs(root);
     if (!dirs) return dirs.status();
     for (const auto& name : *dirs) {
@@ -128,6 +130,8 @@ Status LogManager::init() {
       t.opts.recovery_point = rp == recovery.end() ? 0 : rp->second;
       auto ls = starts.find(*tp);
       t.opts.log_start_offset = ls == starts.end() ? 0 : ls->second;
+      auto cp = cleaned.find(*tp);
+      t.first_dirty = cp == cleaned.end() ? 0 : cp->second;
       // A log missing from the recovery checkpoint was never checkpointed:
       // scan it whole even after a clean shutdown claim.
       t.opts.clean_shutdown = clean && rp != recovery.end();
@@ -148,6 +152,7 @@ Status LogManager::init() {
         if (first_error) first_error = Status::error(tasks[i].opts.dir + ": " + r.status().message(), kStorageError);
         continue;
       }
+      (*r)->set_first_dirty_offset(tasks[i].first_dirty);
       logs_[tasks[i].tp] = Entry{*r, tasks[i].root};
     }
   };
@@ -174,6 +179,8 @@ Status LogManager::init() {
   if (!s) return s;
   flusher_.start();
   housekeeper_ = std::thread([this] { housekeeping(); });
+  cleaner_map_ = KeyOffsetMap(static_cast<size_t>(std::max<int64_t>(opts_.cleaner_dedupe_buffer_bytes, 1 << 20)));
+  if (opts_.cleaner_enable) cleaner_ = std::thread([this] { cleaner_loop(); });
   spdlog::info("log manager: {} partition(s) loaded from {} dir(s)", logs_.size(), opts_.log_dirs.size());
   return Status::ok();
 }
@@ -250,19 +257,25 @@ Status LogManager::remove(const std::string& topic, int32_t partition) {
 
 Status LogManager::write_checkpoints() {
   std::lock_guard ck(checkpoint_mu_);
-  std::map<std::string, std::pair<OffsetMap, OffsetMap>> per_root;
+  struct RootMaps {
+    OffsetMap recovery, starts, cleaner;
+  };
+  std::map<std::string, RootMaps> per_root;
   for (const auto& d : opts_.log_dirs) per_root[d];
   {
     std::lock_guard lk(mu_);
     for (const auto& [tp, e] : logs_) {
-      per_root[e.root].first[tp] = e.log->flushed_offset();
-      per_root[e.root].second[tp] = e.log->log_start_offset();
+      auto& m = per_root[e.root];
+      m.recovery[tp] = e.log->flushed_offset();
+      m.starts[tp] = e.log->log_start_offset();
+      if (e.log->config().cleanup_policy_compact) m.cleaner[tp] = e.log->first_dirty_offset();
     }
   }
   Status result = Status::ok();
   for (const auto& [root, maps] : per_root) {
-    Status s = write_offset_checkpoint(root + "/" + kRecoveryPointCheckpoint, maps.first);
-    if (s) s = write_offset_checkpoint(root + "/" + kLogStartOffsetCheckpoint, maps.second);
+    Status s = write_offset_checkpoint(root + "/" + kRecoveryPointCheckpoint, maps.recovery);
+    if (s) s = write_offset_checkpoint(root + "/" + kLogStartOffsetCheckpoint, maps.starts);
+    if (s) s = write_offset_checkpoint(root + "/" + kCleanerOffsetCheckpoint, maps.cleaner);
     if (!s) {
       spdlog::error("writing checkpoints in {}: {}", root, s.message());
       result = s;
@@ -306,6 +319,57 @@ void LogManager::housekeeping() {
   }
 }
 
+Result<int> LogManager::clean_due_logs(KeyOffsetMap& map) {
+  int64_t now = now_ms();
+  int cleaned = 0;
+  Status first_error = Status::ok();
+  for (const auto& log : logs()) {
+    {
+      std::lock_guard lk(hk_mu_);
+      if (hk_stop_) break;
+    }
+    if (log->closed() || !log->cleanable_info(now).due) continue;
+    CleanOptions o;
+    o.map = &map;
+    auto r = log->clean(now, o);
+    if (!r) {
+      // One bad log must not stop the others (Kafka marks it uncleanable).
+      spdlog::warn("{}: cleaner: {}", log->dir(), r.status().message());
+      if (first_error) first_error = r.status();
+      continue;
+    }
+    if (r->cleaned) ++cleaned;
+    now = now_ms();
+  }
+  if (cleaned > 0) {
+    Status s = write_checkpoints();
+    if (!s) return s;
+  }
+  if (cleaned == 0 && !first_error) return first_error;
+  return cleaned;
+}
+
+Result<int> LogManager::run_cleaner_once() {
+  std::lock_guard lk(cleaner_mu_);
+  return clean_due_logs(cleaner_map_);
+}
+
+void LogManager::cleaner_loop() {
+  for (;;) {
+    Result<int> r = 0;
+    {
+      std::lock_guard lk(cleaner_mu_);
+      r = clean_due_logs(cleaner_map_);
+    }
+    std::unique_lock lk(hk_mu_);
+    if (hk_stop_) break;
+    if (r && *r > 0) continue;  // more may be due right away
+    hk_cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(1, opts_.cleaner_backoff_ms)),
+                    [this] { return hk_stop_; });
+    if (hk_stop_) break;
+  }
+}
+
 void LogManager::stop_threads() {
   {
     std::lock_guard lk(hk_mu_);
@@ -313,6 +377,7 @@ void LogManager::stop_threads() {
   }
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
+  if (cleaner_.joinable()) cleaner_.join();
   flusher_.stop();
 }
 

@@ -4,8 +4,12 @@
 // recovery-point and log-start-offset checkpoints (garbage = absent, i.e.
 // recover everything), recovers each `<topic>-<partition>` dir (in
 // `recovery_threads` threads), removes the clean-shutdown marker, and starts
-// the background threads: the Flusher and a housekeeper that applies
-// retention and writes checkpoints on their intervals. shutdown() stops them,
+// the background threads: the Flusher, a housekeeper that applies
+// retention and writes checkpoints on their intervals, and (log.cleaner.enable)
+// a cleaner thread that compacts `cleanup.policy=compact` logs whose
+// cleanable_info() is due, one at a time, then sleeps log.cleaner.backoff.ms
+// when none is. The cleaner checkpoint (cleaner-offset-checkpoint) is read at
+// open and written with the other checkpoints. shutdown() stops them,
 // flushes and closes every log, writes checkpoints and the marker.
 // Thread-safe: the log map is guarded by a mutex; logs are shared_ptrs that
 // stay usable (read-only after remove()) while callers hold them.
@@ -39,6 +43,9 @@ class LogManager {
     std::string cluster_id;  // empty: keep the one on disk (or make one up)
     // Per-partition config at open time; defaults when unset or nullopt.
     std::function<LogConfig(const std::string& topic)> config_for;
+    bool cleaner_enable = true;                      // log.cleaner.enable
+    int64_t cleaner_backoff_ms = 15000;              // log.cleaner.backoff.ms
+    int64_t cleaner_dedupe_buffer_bytes = 134217728; // log.cleaner.dedupe.buffer.size
   };
 
   static Result<std::unique_ptr<LogManager>> open(Options opts);
@@ -59,12 +66,17 @@ class LogManager {
   void halt();
   // Direct entry points for tests and admin paths.
   Status run_retention_once();
+  // Cleans every compacted log that is due (dirty ratio, max lag, delete
+  // horizon) and writes the checkpoints; returns how many were cleaned.
+  Result<int> run_cleaner_once();
   Status write_checkpoints();
 
  private:
   explicit LogManager(Options opts) : opts_(std::move(opts)) {}
   Status init();
   void housekeeping();
+  void cleaner_loop();
+  Result<int> clean_due_logs(KeyOffsetMap& map);
   void stop_threads();
   struct Entry {
     std::shared_ptr<Log> log;
@@ -82,6 +94,9 @@ class LogManager {
   std::condition_variable hk_cv_;
   bool hk_stop_ = false;
   std::thread housekeeper_;
+  std::thread cleaner_;
+  std::mutex cleaner_mu_;  // one pass at a time (thread vs run_cleaner_once)
+  KeyOffsetMap cleaner_map_{134217728};
   bool shut_down_ = false;
 };
 

@@ -33,9 +33,10 @@ Result<int> Log::apply_retention(int64_t now_ms) {
     int64_t start = log_start_.load();
     // Wholly below the log start offset (DeleteRecords).
     while (i < segs.size() && segs[i]->next_offset() <= start) ++i;
-    if (cfg.retention_ms >= 0)
+    // Time and size limits apply only with cleanup.policy delete.
+    if (cfg.cleanup_policy_delete && cfg.retention_ms >= 0)
       while (i < segs.size() && now_ms - segs[i]->largest_timestamp() > cfg.retention_ms) ++i;
-    if (cfg.retention_bytes >= 0) {
+    if (cfg.cleanup_policy_delete && cfg.retention_bytes >= 0) {
       int64_t total = 0;
       for (const auto& [b, s] : segments_) total += s->size();
       for (size_t k = 0; k < i; ++k) total -= segs[k]->size();

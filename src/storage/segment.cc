@@ -37,21 +37,22 @@ Segment::~Segment() {
 }
 
 Result<std::shared_ptr<Segment>> Segment::open(const std::string& dir, int64_t base_offset,
-                                               int32_t index_bytes, bool active) {
+                                               int32_t index_bytes, bool active, const std::string& suffix) {
   std::shared_ptr<Segment> s(new Segment());
   s->dir_ = dir;
   s->base_offset_ = base_offset;
-  s->log_path_ = dir + "/" + segment_file_name(base_offset, ".log");
+  s->suffix_ = suffix;
+  s->log_path_ = dir + "/" + segment_file_name(base_offset, ".log") + suffix;
   s->fd_ = ::open(s->log_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (s->fd_ < 0) return errno_status("open segment " + s->log_path_);
   auto size = file_size(s->fd_);
   if (!size) return size.status();
   if (*size > INT32_MAX) return Status::error(s->log_path_ + ": segment larger than 2 GiB", kStorageError);
   auto bytes = static_cast<size_t>(std::max(index_bytes, 64));
-  auto oi = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".index"), OffsetIndex::kEntrySize,
+  auto oi = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".index") + suffix, OffsetIndex::kEntrySize,
                             bytes, active);
   if (!oi) return oi.status();
-  auto ti = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".timeindex"), TimeIndex::kEntrySize,
+  auto ti = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".timeindex") + suffix, TimeIndex::kEntrySize,
                             bytes, active);
   if (!ti) return ti.status();
   s->indexes_existed_ = (*oi)->file_existed() && (*ti)->file_existed();
@@ -281,10 +282,22 @@ Status Segment::remove_files() {
   if (::unlink(log_path_.c_str()) != 0 && errno != ENOENT) s = errno_status("unlink " + log_path_);
   Status a = offset_index_->file().remove();
   Status b = time_index_->file().remove();
-  std::string txn = dir_ + "/" + segment_file_name(base_offset_, ".txnindex");
+  std::string txn = dir_ + "/" + segment_file_name(base_offset_, ".txnindex") + suffix_;
   ::unlink(txn.c_str());
   if (!s) return s;
   return a ? b : a;
+}
+
+Status Segment::change_suffix(const std::string& suffix) {
+  // Indexes first, the log last: the log's name is what recovery keys on.
+  Status s = offset_index_->file().rename_to(dir_ + "/" + segment_file_name(base_offset_, ".index") + suffix);
+  if (s) s = time_index_->file().rename_to(dir_ + "/" + segment_file_name(base_offset_, ".timeindex") + suffix);
+  if (!s) return s;
+  std::string target = dir_ + "/" + segment_file_name(base_offset_, ".log") + suffix;
+  if (::rename(log_path_.c_str(), target.c_str()) != 0) return errno_status("rename " + log_path_);
+  log_path_ = target;
+  suffix_ = suffix;
+  return Status::ok();
 }
 
 Result<std::optional<int64_t>> Segment::position_of(int64_t offset) const {

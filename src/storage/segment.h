@@ -41,8 +41,11 @@ class Segment {
   Segment& operator=(const Segment&) = delete;
 
   // Opens or creates the three files. `active` preallocates the indexes.
+  // `suffix` is appended to every file name (the cleaner writes its output
+  // as `<base>.log.cleaned` etc.; see change_suffix).
   static Result<std::shared_ptr<Segment>> open(const std::string& dir, int64_t base_offset,
-                                               int32_t index_bytes, bool active);
+                                               int32_t index_bytes, bool active,
+                                               const std::string& suffix = "");
 
   int64_t base_offset() const { return base_offset_; }
   int64_t size() const { return size_.load(std::memory_order_acquire); }
@@ -78,6 +81,11 @@ class Segment {
   Status flush_data();
   Status flush_indexes();
   Status remove_files();
+  // Renames the three files from the current suffix to `suffix` ("" = the
+  // live names). Not atomic across files: callers order renames so that
+  // recovery (Log::clean_stray_files) can finish or undo a partial change.
+  Status change_suffix(const std::string& suffix);
+  int fd() const { return fd_; }  // for sequential scans (BatchScanner)
 
   // --- reader side ---
   struct ReadOut {
@@ -101,6 +109,7 @@ class Segment {
 
   std::string dir_;
   std::string log_path_;
+  std::string suffix_;
   int64_t base_offset_ = 0;
   int fd_ = -1;
   std::unique_ptr<OffsetIndex> offset_index_;

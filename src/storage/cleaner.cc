@@ -1,0 +1,264 @@
+// Log: compaction passes (the contract is in storage/cleaner.h).
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "record/record.h"
+#include "storage/batch_scanner.h"
+#include "storage/cleaner_filter.h"
+#include "storage/file_util.h"
+#include "storage/log.h"
+
+namespace spool::storage {
+namespace {
+
+constexpr size_t kScanChunk = 1 << 20;
+constexpr size_t kWriteChunk = 1 << 20;
+
+Status scan_error(const Segment& seg, BatchScanner& sc, BatchScanner::Step step) {
+  if (step == BatchScanner::Step::kIoError) return sc.io_status();
+  return Status::error(seg.log_path() + ": unreadable batch at " + std::to_string(sc.position()) + ": " +
+                           sc.torn_reason(), kCorruptMessage);
+}
+
+void unlink_quiet(const std::string& path) { (void)::unlink(path.c_str()); }
+
+// Kafka's measure of how old a segment's dirty data is: the max timestamp of
+// its first batch (else its first append). -1 when unknown.
+int64_t first_batch_timestamp(const Segment& seg) {
+  uint8_t head[record::kHeaderSize];
+  if (seg.size() >= static_cast<int64_t>(sizeof head)) {
+    auto n = pread_full(seg.fd(), head, sizeof head, 0);
+    if (n && *n == sizeof head) {
+      auto h = record::read_header(ByteSpan(head, sizeof head));
+      if (h && h->max_timestamp >= 0) return h->max_timestamp;
+    }
+  }
+  return seg.first_append_ms();
+}
+
+}  // namespace
+
+CleanableInfo Log::cleanable_info(int64_t now_ms) const {
+  CleanableInfo info;
+  auto cfg = config();
+  info.compacted = cfg.cleanup_policy_compact;
+  if (!info.compacted) return info;
+  auto segs = all_segments();
+  int64_t start = log_start_offset();
+  int64_t first_dirty = first_dirty_offset();
+  // A checkpoint outside the log (truncation, a new start) restarts from the beginning.
+  if (first_dirty < start || first_dirty > log_end_offset()) first_dirty = start;
+  int64_t limit = segs.back()->base_offset();
+  segs.pop_back();
+  for (const auto& s : segs) {
+    if (s->next_offset() <= first_dirty) continue;
+    if (cfg.min_compaction_lag_ms > 0 && now_ms - s->largest_timestamp() < cfg.min_compaction_lag_ms) {
+      limit = s->base_offset();
+      break;
+    }
+  }
+  first_dirty = std::min(first_dirty, std::max(limit, start));
+  info.first_dirty = first_dirty;
+  info.first_uncleanable = limit;
+  const Segment* first_dirty_seg = nullptr;
+  for (const auto& s : segs) {
+    if (s->base_offset() >= limit) break;
+    if (s->next_offset() <= first_dirty) {
+      info.clean_bytes += s->size();
+    } else {
+      info.dirty_bytes += s->size();
+      if (!first_dirty_seg) first_dirty_seg = s.get();
+    }
+  }
+  int64_t total = info.clean_bytes + info.dirty_bytes;
+  info.dirty_ratio = total > 0 ? static_cast<double>(info.dirty_bytes) / static_cast<double>(total) : 0;
+  if (first_dirty_seg && cfg.max_compaction_lag_ms < INT64_MAX) {
+    int64_t first_ts = first_batch_timestamp(*first_dirty_seg);
+    if (first_ts >= 0) info.max_lag_exceeded = now_ms - first_ts > cfg.max_compaction_lag_ms;
+  }
+  info.delete_horizon_passed = now_ms >= next_delete_horizon_.load() && total > 0;
+  info.due = (info.dirty_bytes > 0 && (info.dirty_ratio >= cfg.min_cleanable_dirty_ratio || info.max_lag_exceeded)) ||
+             info.delete_horizon_passed;
+  return info;
+}
+
+Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
+  std::lock_guard ck(clean_mu_);
+  auto t0 = std::chrono::steady_clock::now();
+  CleanStats st;
+  auto cfg = config();
+  if (!cfg.cleanup_policy_compact || closed_) return st;
+  CleanableInfo info = cleanable_info(now_ms);
+  st.first_dirty = st.end_offset = info.first_dirty;
+  auto segs = all_segments();
+  segs.pop_back();  // never the active segment
+  std::erase_if(segs, [&](const auto& s) { return s->base_offset() >= info.first_uncleanable; });
+  if (segs.empty()) return st;
+
+  std::optional<KeyOffsetMap> own_map;
+  KeyOffsetMap* map = options.map;
+  if (!map) map = &own_map.emplace(options.dedupe_buffer_bytes);
+  map->reset(info.first_uncleanable - info.first_dirty);
+
+  // 1. Key -> latest offset over the dirty section, batch by batch until the
+  // map is full; the new checkpoint is just past the last batch taken in.
+  int64_t end_dirty = info.first_dirty;
+  bool full = false;
+  Bytes scratch;
+  for (const auto& seg : segs) {
+    if (seg->next_offset() <= info.first_dirty) continue;
+    BatchScanner sc(seg->fd(), 0, seg->size(), kScanChunk);
+    for (;;) {
+      auto step = sc.next(true);
+      if (step == BatchScanner::Step::kEnd) break;
+      if (step != BatchScanner::Step::kBatch) return scan_error(*seg, sc, step);
+      const auto& h = sc.header();
+      if (h.last_offset() < info.first_dirty) continue;
+      if (!map->has_room(static_cast<size_t>(std::max(h.records_count, 0)))) {
+        full = true;
+        break;
+      }
+      Status s = add_batch_keys(h, sc.bytes(), *map, scratch);
+      if (!s) return Status::error(seg->log_path() + ": " + s.message(), s.kafka_code());
+      end_dirty = h.last_offset() + 1;
+    }
+    if (full) break;
+    end_dirty = std::max(end_dirty, std::min(seg->next_offset(), info.first_uncleanable));
+  }
+  if (full && end_dirty == info.first_dirty)
+    return Status::error(dir_ + ": cleaner offset map (" + std::to_string(map->max_entries_at_budget()) +
+                             " keys) too small for one batch", kStorageError);
+  st.map_entries = map->size();
+  bool dirty = end_dirty > info.first_dirty;
+  if (!dirty && !info.delete_horizon_passed) return st;
+  std::erase_if(segs, [&](const auto& s) { return s->base_offset() >= end_dirty; });
+
+  // 2. Rewrite the segments below the new checkpoint in groups that fit one
+  // segment each (cleaned segments shrink; merging keeps their count down).
+  std::vector<std::vector<std::shared_ptr<Segment>>> groups;
+  int64_t group_bytes = 0;
+  for (const auto& seg : segs) {
+    bool fits = !groups.empty() && group_bytes + seg->size() <= cfg.segment_bytes &&
+                seg->next_offset() - 1 - groups.back().front()->base_offset() <= INT32_MAX;
+    if (!fits) {
+      groups.emplace_back();
+      group_bytes = 0;
+    }
+    groups.back().push_back(seg);
+    group_bytes += seg->size();
+  }
+  FilterContext ctx;
+  ctx.map = map;
+  ctx.now_ms = now_ms;
+  ctx.delete_retention_ms = cfg.delete_retention_ms;
+  for (const auto& group : groups) {
+    int64_t base = group.front()->base_offset();
+    std::vector<int64_t> sizes;
+    for (const auto& s : group) sizes.push_back(s->size());
+    for (const char* ext : {".log", ".index", ".timeindex", ".txnindex"})
+      unlink_quiet(dir_ + "/" + segment_file_name(base, ext) + ".cleaned");
+    auto out = Segment::open(dir_, base, cfg.segment_index_bytes, /*active=*/true, ".cleaned");
+    if (!out) return out.status();
+    auto fail = [&](const Status& s) -> Status {
+      (void)(*out)->remove_files();
+      return s;
+    };
+    Bytes buf;
+    std::vector<BatchInfo> infos;
+    auto write_out = [&]() -> Status {
+      if (buf.empty()) return Status::ok();
+      Status s = (*out)->append(ByteSpan(buf), infos, cfg.index_interval_bytes, now_ms);
+      st.bytes_written += static_cast<int64_t>(buf.size());
+      buf.clear();
+      infos.clear();
+      return s;
+    };
+    for (size_t i = 0; i < group.size(); ++i) {
+      const auto& seg = group[i];
+      BatchScanner sc(seg->fd(), 0, sizes[i], kScanChunk);
+      for (;;) {
+        auto step = sc.next(true);
+        if (step == BatchScanner::Step::kEnd) break;
+        if (step != BatchScanner::Step::kBatch) return fail(scan_error(*seg, sc, step));
+        auto v = record::validate_batch(sc.bytes());
+        if (!v) return fail(Status::error(seg->log_path() + ": " + v.status().message(), v.status().kafka_code()));
+        auto kept = filter_batch(*v, sc.bytes(), ctx, buf, st);
+        if (!kept) return fail(Status::error(seg->log_path() + ": " + kept.status().message(), kept.status().kafka_code()));
+        if (*kept) infos.push_back(**kept);
+        if (buf.size() >= kWriteChunk) {
+          Status s = write_out();
+          if (!s) return fail(s);
+        }
+      }
+    }
+    Status s = write_out();
+    if (s) s = (*out)->seal();
+    if (s) s = (*out)->flush_data();
+    if (s) s = (*out)->flush_indexes();
+    if (!s) return fail(s);
+    if (options.crash_point == CleanOptions::CrashPoint::kAfterCleaned) return st;
+    auto swapped = swap_in_cleaned(group, sizes, *out, options.crash_point);
+    if (!swapped) return fail(swapped.status());
+    if (options.crash_point != CleanOptions::CrashPoint::kNone) return st;
+    if (*swapped) {
+      st.segments_in += static_cast<int>(group.size());
+      st.segments_out += 1;
+    }
+  }
+  first_dirty_.store(std::max(end_dirty, info.first_dirty), std::memory_order_release);
+  next_delete_horizon_.store(ctx.min_delete_horizon);
+  st.cleaned = true;
+  st.end_offset = std::max(end_dirty, info.first_dirty);
+  st.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("{}: cleaned offsets [{}, {}): {} segment(s) -> {}, {} -> {} bytes, {} -> {} records, {} tombstone(s) "
+               "removed, {:.1f} ms",
+               dir_, st.first_dirty, st.end_offset, st.segments_in, st.segments_out, st.bytes_read, st.bytes_written,
+               st.records_read, st.records_kept, st.tombstones_removed, st.elapsed_ms);
+  return st;
+}
+
+Result<bool> Log::swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,
+                                  const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned,
+                                  CleanOptions::CrashPoint crash_point) {
+  using CP = CleanOptions::CrashPoint;
+  std::lock_guard lk(append_mu_);
+  // Retention, DeleteRecords or truncation may have changed these segments
+  // while the pass ran: then this output is stale, and dropped.
+  bool intact = !closed_;
+  for (size_t i = 0; intact && i < olds.size(); ++i) {
+    auto it = segments_.find(olds[i]->base_offset());
+    intact = it != segments_.end() && it->second == olds[i] && olds[i] != active_locked() &&
+             olds[i]->size() == old_sizes[i];
+  }
+  if (!intact) {
+    spdlog::info("{}: segments changed during cleaning; dropping the cleaned copy of {}", dir_,
+                 olds.front()->base_offset());
+    (void)cleaned->remove_files();
+    return false;
+  }
+  // `.swap` is the commit point: from here recovery finishes the swap.
+  Status s = cleaned->change_suffix(".swap");
+  if (s) s = sync_dir(dir_);
+  if (!s) return s;
+  if (crash_point == CP::kAfterSwapRename) return true;
+  for (const auto& o : olds) {
+    s = o->remove_files();  // readers holding `o` keep reading the open file
+    if (!s) return s;
+  }
+  if (crash_point == CP::kAfterOldDeleted) return true;
+  s = cleaned->change_suffix("");
+  if (!s) return s;
+  drop_segments_locked(olds);
+  {
+    std::unique_lock slk(segs_mu_);
+    segments_[cleaned->base_offset()] = cleaned;
+  }
+  s = sync_dir(dir_);
+  if (!s) return s;
+  return true;
+}
+
+}  // namespace spool::storage
