@@ -97,12 +97,13 @@ Status LogManager::init() {
       }
     }
     bool clean = path_exists(root + "/" + kCleanShutdownMarker);
-    if (!clean) spdlog::info("{}: no clean-shutdown marker; recovering logs from their recovery points", root);
     auto recovery = read_checkpoint_or_empty(root + "/" + kRecoveryPointCheckpoint);
     auto starts = read_checkpoint_or_empty(root + "/" + kLogStartOffsetCheckpoint);
     auto cleaned = read_checkpoint_or_empty(root + "/" + kCleanerOffsetCheckpoint);
     auto dirs = list_subdirs(root);
     if (!dirs) return dirs.status();
+    if (!clean && !dirs->empty())
+      spdlog::info("{}: no clean-shutdown marker; recovering logs from their recovery points", root);
     for (const auto& name : *dirs) {
       std::string path = root + "/" + name;
       if (ends_with(name, "-delete")) {
