@@ -9,6 +9,7 @@
 #include "broker/fetch_session_cache.h"
 #include "broker/replica_manager.h"
 #include "broker/topic_registry.h"
+#include "config/broker_config.h"
 #include "storage/log_manager.h"
 #include "timer/purgatory.h"
 
@@ -22,6 +23,10 @@ struct BrokerContext {
   FetchSessionCache& fetch_sessions;  // KIP-227 incremental fetch sessions
   timer::Purgatory& fetch_purgatory;    // DelayedFetch, keyed by "topic-partition"
   timer::Purgatory& produce_purgatory;  // DelayedProduce, keyed by "topic-partition"
+  // The parsed broker configuration, for DescribeConfigs (keys, sources,
+  // synonyms). May be null in tests that wire a context by hand; handlers
+  // needing it then answer an error instead of crashing.
+  const config::BrokerConfig* config = nullptr;
 };
 
 }  // namespace spool::broker

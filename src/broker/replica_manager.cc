@@ -43,8 +43,9 @@ Status ReplicaManager::load() {
 Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
   storage::LogConfig lc = log_config_for(settings_, info.configs);
   std::vector<std::shared_ptr<Partition>> parts;
+  if (auto it = partitions_.find(info.name); it != partitions_.end()) parts = it->second;
   parts.reserve(static_cast<size_t>(info.partitions));
-  for (int32_t p = 0; p < info.partitions; ++p) {
+  for (auto p = static_cast<int32_t>(parts.size()); p < info.partitions; ++p) {
     auto log = logs_.get(info.name, p);
     if (log) {
       log->update_config(lc);
@@ -100,6 +101,38 @@ Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t 
   }
   spdlog::info("created topic {} with {} partitions", name, partitions);
   return added.value();
+}
+
+Result<TopicInfo> ReplicaManager::create_partitions(const std::string& name, int32_t partitions,
+                                                    bool validate_only) {
+  std::unique_lock lk(mu_);
+  auto info = registry_.get(name);
+  if (!info || !partitions_.count(name))
+    return kafka_error(ErrorCode::kUnknownTopicOrPartition, "unknown topic '" + name + "'");
+  // Kafka's wording, so admin tools show familiar messages.
+  if (partitions == info->partitions)
+    return kafka_error(ErrorCode::kInvalidPartitions,
+                       "Topic already has " + std::to_string(info->partitions) + " partitions.");
+  if (partitions < info->partitions)
+    return kafka_error(ErrorCode::kInvalidPartitions,
+                       "Topic currently has " + std::to_string(info->partitions) +
+                           " partitions, which is higher than the requested " + std::to_string(partitions) + ".");
+  if (partitions > kMaxPartitions)
+    return kafka_error(ErrorCode::kInvalidPartitions,
+                       "number of partitions must be at most " + std::to_string(kMaxPartitions));
+  if (validate_only) {
+    info->partitions = partitions;
+    return *info;
+  }
+  auto updated = registry_.set_partitions(name, partitions);
+  if (!updated) return kafka_error(ErrorCode::kUnknownServerError, updated.status().message());
+  Status s = open_partitions_locked(updated.value());
+  if (!s) {
+    spdlog::error("creating new logs of topic {} failed: {}", name, s.message());
+    return kafka_error(ErrorCode::kKafkaStorageError, s.message());
+  }
+  spdlog::info("topic {} grown from {} to {} partitions", name, info->partitions, partitions);
+  return updated.value();
 }
 
 Status ReplicaManager::delete_topic(const std::string& name) {

@@ -42,8 +42,14 @@ class ReplicaManager {
   Result<TopicInfo> create_topic(const std::string& name, int32_t partitions,
                                  const std::map<std::string, std::string>& configs, bool validate_only);
   Status delete_topic(const std::string& name);
+  // CreatePartitions: grows `name` to `partitions` (registry first, then the
+  // new logs; existing partitions keep their Partition objects). Errors:
+  // UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (not larger than now, or
+  // above the limit). validate_only checks without changing anything.
+  Result<TopicInfo> create_partitions(const std::string& name, int32_t partitions, bool validate_only);
 
  private:
+  // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.
   Status open_partitions_locked(const TopicInfo& info);
 
   const BrokerSettings& settings_;

@@ -63,7 +63,8 @@ int run_broker(const config::BrokerConfig& cfg) {
   FetchSessionCache::Options fso;
   fso.max_slots = settings.max_incremental_fetch_session_cache_slots;
   FetchSessionCache fetch_sessions(fso);
-  BrokerContext ctx{settings, **registry, **logs, replicas, fetch_sessions, fetch_purgatory, produce_purgatory};
+  BrokerContext ctx{settings,        **registry,        **logs, replicas, fetch_sessions,
+                    fetch_purgatory, produce_purgatory, &cfg};
   Dispatcher dispatcher(ctx);
   net::ServerOptions so;
   so.host = settings.bind_host;

@@ -157,6 +157,24 @@ Status TopicRegistry::remove(const std::string& name) {
   return s;
 }
 
+Result<TopicInfo> TopicRegistry::set_partitions(const std::string& name, int32_t partitions) {
+  std::lock_guard lk(mu_);
+  auto it = topics_.find(name);
+  if (it == topics_.end()) return Status::error("unknown topic '" + name + "'", 3);
+  if (partitions <= it->second.partitions)
+    return Status::error("topic '" + name + "' already has " + std::to_string(it->second.partitions) +
+                             " partitions; the count can only grow",
+                         37);
+  int32_t old = it->second.partitions;
+  it->second.partitions = partitions;
+  Status s = save_locked();
+  if (!s) {
+    it->second.partitions = old;
+    return s;
+  }
+  return it->second;
+}
+
 Status TopicRegistry::save_locked() const {
   nlohmann::json j;
   j["version"] = kFormatVersion;

@@ -41,6 +41,10 @@ class TopicRegistry {
   Result<TopicInfo> add(const std::string& name, int32_t partitions,
                         std::map<std::string, std::string> configs);
   Status remove(const std::string& name);
+  // CreatePartitions: persists a larger partition count. Refuses unknown
+  // topics (code 3) and counts that do not grow (INVALID_PARTITIONS, 37);
+  // on a failed write the old count stays.
+  Result<TopicInfo> set_partitions(const std::string& name, int32_t partitions);
 
  private:
   explicit TopicRegistry(std::filesystem::path file) : file_(std::move(file)) {}

@@ -33,6 +33,10 @@ constexpr ApiRange kServed[] = {
     serve<ApiVersionsRequest, ApiVersionsResponse, 0, 3>("ApiVersions"),
     serve<CreateTopicsRequest, CreateTopicsResponse, 2, 4>("CreateTopics"),
     serve<DeleteTopicsRequest, DeleteTopicsResponse, 1, 3>("DeleteTopics"),
+    serve<DeleteRecordsRequest, DeleteRecordsResponse, 0, 1>("DeleteRecords"),
+    serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
+    serve<CreatePartitionsRequest, CreatePartitionsResponse, 0, 1>("CreatePartitions"),
+    serve<DescribeClusterRequest, DescribeClusterResponse, 0, 0>("DescribeCluster"),
 };
 
 constexpr bool sorted_by_key() {

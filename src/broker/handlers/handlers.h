@@ -17,6 +17,10 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
 void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // Decodes `req` from body, or closes the connection with a log line naming
 // the API and returns false. Trailing bytes after the body are refused too.

@@ -1,0 +1,78 @@
+// CreatePartitions (v0-1) on a single node: a topic's partition count only
+// grows; assignments (one per new partition) may only name this broker, with
+// one replica each. Per-topic errors, like Kafka: UNKNOWN_TOPIC_OR_PARTITION,
+// INVALID_PARTITIONS, INVALID_REPLICA_ASSIGNMENT, INVALID_REQUEST for a topic
+// listed twice. validate_only answers as if applied and changes nothing.
+#include <map>
+
+#include "broker/handlers/handlers.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+using Topic = protocol::CreatePartitionsRequest::CreatePartitionsTopic;
+
+Status check_assignments(BrokerContext& b, const Topic& t, int32_t current) {
+  if (!t.assignments) return Status::ok();
+  auto err = [](std::string m) {
+    return Status::error(std::move(m), static_cast<int16_t>(ErrorCode::kInvalidReplicaAssignment));
+  };
+  // Only meaningful when the count grows; the count check reports the rest.
+  if (t.count <= current) return Status::ok();
+  const auto added = static_cast<int64_t>(t.count) - current;
+  if (static_cast<int64_t>(t.assignments->size()) != added)
+    return err("Increasing the number of partitions by " + std::to_string(added) + " but " +
+               std::to_string(t.assignments->size()) + " assignments provided.");
+  for (const auto& a : *t.assignments) {
+    if (a.broker_ids.size() != 1 || a.broker_ids[0] != b.settings.broker_id)
+      return err("each new partition must be assigned to exactly this broker (" +
+                 std::to_string(b.settings.broker_id) + ")");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::CreatePartitionsRequest req;
+  if (!decode_or_close(ctx, body, req, "CreatePartitions")) return;
+  std::map<std::string, int> seen;
+  for (const auto& t : req.topics) seen[t.name]++;
+
+  protocol::CreatePartitionsResponse resp;
+  for (const auto& t : req.topics) {
+    auto& r = resp.results.emplace_back();
+    r.name = t.name;
+    auto fail = [&](const Status& s) {
+      r.error_code = s.kafka_code();
+      r.error_message = s.message();
+    };
+    if (seen[t.name] > 1) {
+      fail(Status::error("Duplicate topic in request.", static_cast<int16_t>(ErrorCode::kInvalidRequest)));
+      continue;
+    }
+    auto info = b.replicas.topic(t.name);
+    if (!info) {
+      fail(Status::error("unknown topic '" + t.name + "'", static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition)));
+      continue;
+    }
+    if (Status s = check_assignments(b, t, info->partitions); !s) {
+      fail(s);
+      continue;
+    }
+    auto grown = b.replicas.create_partitions(t.name, t.count, req.validate_only);
+    if (!grown) {
+      fail(grown.status());
+      continue;
+    }
+    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace spool::broker

@@ -1,0 +1,100 @@
+// DescribeConfigs (v1-2). Topic resources (type 2): every topic key with its
+// effective value and source (topic override, broker setting, default);
+// broker resources (type 4) named by this broker's id: every broker key,
+// read-only (broker keys are static in Spool). An empty broker name is
+// Kafka's cluster-wide dynamic default, which Spool never has: an empty
+// list. Synonyms only when include_synonyms. A null or empty key list means
+// all keys; unknown keys are left out, as Kafka does. Errors are per resource:
+// UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION, INVALID_REQUEST.
+#include <charconv>
+#include <set>
+
+#include "broker/handlers/handlers.h"
+#include "broker/topic_name.h"
+#include "config/describe.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+constexpr int8_t kTopicResource = 2;   // Kafka's ConfigResource.Type.TOPIC
+constexpr int8_t kBrokerResource = 4;  // ConfigResource.Type.BROKER
+
+using ResourceResult = protocol::DescribeConfigsResponse::DescribeConfigsResult;
+
+Status kafka_error(ErrorCode c, std::string m) { return Status::error(std::move(m), static_cast<int16_t>(c)); }
+
+// The entries a resource describes, or the per-resource error.
+Result<std::vector<config::ConfigEntry>> entries_for(BrokerContext& b, int8_t type, const std::string& name) {
+  if (b.config == nullptr) return kafka_error(ErrorCode::kUnknownServerError, "broker configuration unavailable");
+  if (type == kTopicResource) {
+    if (!is_valid_topic_name(name)) return kafka_error(ErrorCode::kInvalidTopicException, "invalid topic name '" + name + "'");
+    auto info = b.replicas.topic(name);
+    if (!info) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
+    return config::describe_topic_config(*b.config, info->configs);
+  }
+  if (type == kBrokerResource) {
+    if (name.empty()) return std::vector<config::ConfigEntry>{};
+    int32_t id = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (ec != std::errc() || end != name.data() + name.size())
+      return kafka_error(ErrorCode::kInvalidRequest, "Broker id must be an integer, but it is: " + name);
+    if (id != b.settings.broker_id)
+      return kafka_error(ErrorCode::kInvalidRequest, "Unexpected broker id, expected " +
+                                                         std::to_string(b.settings.broker_id) +
+                                                         " or empty string, but received " + name);
+    return config::describe_broker_config(*b.config);
+  }
+  return kafka_error(ErrorCode::kInvalidRequest, "Unsupported resource type: " + std::to_string(type));
+}
+
+void fill(ResourceResult& r, const std::vector<config::ConfigEntry>& entries,
+          const std::optional<std::vector<std::string>>& keys, bool synonyms) {
+  std::set<std::string> wanted;
+  if (keys) wanted.insert(keys->begin(), keys->end());
+  for (const auto& e : entries) {
+    if (!wanted.empty() && !wanted.count(e.name)) continue;
+    auto& c = r.configs.emplace_back();
+    c.name = e.name;
+    c.value = e.is_sensitive ? std::nullopt : e.value;
+    c.read_only = e.read_only;
+    c.is_default = e.source == config::ConfigSource::kDefault;  // v0 only
+    c.config_source = static_cast<int8_t>(e.source);
+    c.is_sensitive = e.is_sensitive;
+    if (!synonyms) continue;
+    for (const auto& s : e.synonyms) {
+      auto& cs = c.synonyms.emplace_back();
+      cs.name = s.name;
+      cs.value = e.is_sensitive ? std::nullopt : s.value;
+      cs.source = static_cast<int8_t>(s.source);
+    }
+  }
+}
+
+}  // namespace
+
+void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::DescribeConfigsRequest req;
+  if (!decode_or_close(ctx, body, req, "DescribeConfigs")) return;
+  protocol::DescribeConfigsResponse resp;
+  for (const auto& res : req.resources) {
+    auto& r = resp.results.emplace_back();
+    r.resource_type = res.resource_type;
+    r.resource_name = res.resource_name;
+    auto entries = entries_for(b, res.resource_type, res.resource_name);
+    if (!entries) {
+      r.error_code = entries.status().kafka_code();
+      r.error_message = entries.status().message();
+      continue;
+    }
+    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    fill(r, entries.value(), res.configuration_keys, req.include_synonyms);
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace spool::broker

@@ -1,0 +1,330 @@
+"""Admin APIs through real admin clients against a real spool broker:
+CreatePartitions and DescribeConfigs via confluent-kafka-python's AdminClient
+(librdkafka 2.0.x) and kafka-python's KafkaAdminClient. Neither client has
+DeleteRecords or DescribeCluster at these versions, so those are driven with
+hand-built frames (tests/system/kafka_wire.py helpers), and their effect is
+checked through the real clients (watermarks, consuming)."""
+
+import os
+import struct
+import sys
+import time
+
+import pytest
+from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import (AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic)
+from kafka.admin import ConfigResource as KpConfigResource
+from kafka.admin import ConfigResourceType, KafkaAdminClient
+from kafka.admin import NewPartitions as KpNewPartitions
+from kafka.admin import NewTopic as KpNewTopic
+
+import ck_util
+import kafka.errors
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "system"))
+import kafka_wire as w  # noqa: E402
+
+TIMEOUT_S = 30
+
+# Kafka error codes used below.
+NONE, OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC_OR_PARTITION = 0, 1, 3
+INVALID_PARTITIONS, INVALID_REPLICA_ASSIGNMENT, INVALID_REQUEST = 37, 39, 42
+
+
+def admin(bootstrap):
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+def create_topic(bootstrap, topic, partitions=1, config=None):
+    a = admin(bootstrap)  # must outlive the future: a destroyed handle fails it
+    fs = a.create_topics([NewTopic(topic, partitions, 1, config=config or {})], operation_timeout=10)
+    fs[topic].result(timeout=TIMEOUT_S)
+
+
+def partition_count(bootstrap, topic):
+    md = admin(bootstrap).list_topics(topic, timeout=TIMEOUT_S)
+    return len(md.topics[topic].partitions)
+
+
+def produce_n(bootstrap, topic, n, partition=0):
+    p = ck_util.producer(bootstrap, acks="all")
+    reports = ck_util.produce_all(p, topic, [{"key": f"k{i}".encode(), "value": f"v{i}".encode()}
+                                             for i in range(n)], partition=partition)
+    assert all(r[0] is None for r in reports), reports
+    return reports
+
+
+def port_of(bootstrap):
+    return int(bootstrap.rsplit(":", 1)[1])
+
+
+def watermarks(bootstrap, topic, partition=0):
+    c = ck_util.consumer(bootstrap)
+    try:
+        return c.get_watermark_offsets(TopicPartition(topic, partition), timeout=TIMEOUT_S, cached=False)
+    finally:
+        c.close()
+
+
+# --- raw frames for the APIs the clients lack ---------------------------------
+
+def delete_records(port, topic, offsets, version=1, corr=11):
+    """offsets: {partition: offset}. -> {partition: (low_watermark, error)}"""
+    body = struct.pack(">i", 1) + w.string(topic) + struct.pack(">i", len(offsets))
+    for p, off in offsets.items():
+        body += struct.pack(">iq", p, off)
+    body += struct.pack(">i", 10000)
+    with w.connect(port) as s:
+        s.sendall(w.request(21, version, corr, body, client_id="spool-admin-test"))
+        frame = w.read_frame(s)
+    assert frame is not None, "broker closed the connection on DeleteRecords"
+    r = w.Reader(frame)
+    assert r.take(">i") == corr
+    r.take(">i")  # throttle
+    out = {}
+    for _ in range(r.take(">i")):
+        assert r.string() == topic
+        for _ in range(r.take(">i")):
+            idx, low, err = r.take(">iqh")
+            out[idx] = (low, err)
+    assert r.pos == len(frame), "trailing bytes in DeleteRecords response"
+    return out
+
+
+def _read_uvarint(r):
+    shift = n = 0
+    while True:
+        b = r.take(">B")
+        n |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return n
+        shift += 7
+
+
+def _compact_string(r):
+    n = _read_uvarint(r) - 1
+    if n < 0:
+        return None
+    s = r.data[r.pos:r.pos + n].decode()
+    r.pos += n
+    return s
+
+
+def _skip_tags(r):
+    for _ in range(_read_uvarint(r)):
+        _read_uvarint(r)
+        r.pos += _read_uvarint(r)
+
+
+def describe_cluster(port, include_ops=False, corr=21):
+    # v0 is flexible: request header v2 (header v1 + empty tag section).
+    payload = struct.pack(">hhi", 60, 0, corr) + w.string("spool-admin-test") + b"\x00"
+    payload += (b"\x01" if include_ops else b"\x00") + b"\x00"
+    with w.connect(port) as s:
+        s.sendall(struct.pack(">i", len(payload)) + payload)
+        frame = w.read_frame(s)
+    assert frame is not None, "broker closed the connection on DescribeCluster"
+    r = w.Reader(frame)
+    assert r.take(">i") == corr
+    _skip_tags(r)  # response header v1
+    out = {"throttle": r.take(">i"), "error": r.take(">h"), "error_message": _compact_string(r),
+           "cluster_id": _compact_string(r), "controller_id": r.take(">i"), "brokers": []}
+    for _ in range(_read_uvarint(r) - 1):
+        b = {"id": r.take(">i"), "host": _compact_string(r), "port": r.take(">i"), "rack": _compact_string(r)}
+        _skip_tags(r)
+        out["brokers"].append(b)
+    out["ops"] = r.take(">i")
+    _skip_tags(r)
+    assert r.pos == len(frame), "trailing bytes in DescribeCluster response"
+    return out
+
+
+# --- CreatePartitions -----------------------------------------------------------
+
+def test_create_partitions_confluent(bootstrap, topic):
+    create_topic(bootstrap, topic, 2)
+    a = admin(bootstrap)
+
+    a.create_partitions([NewPartitions(topic, 4)], validate_only=True)[topic].result(timeout=TIMEOUT_S)
+    assert partition_count(bootstrap, topic) == 2, "validate_only must not change the topic"
+
+    a.create_partitions([NewPartitions(topic, 5)])[topic].result(timeout=TIMEOUT_S)
+    assert partition_count(bootstrap, topic) == 5
+
+    # The new partitions take writes and serve them back.
+    reports = produce_n(bootstrap, topic, 3, partition=4)
+    assert [r[1:] for r in reports] == [(4, 0), (4, 1), (4, 2)]
+    got = ck_util.consume(bootstrap, topic, partitions=(4,), expected=3)
+    assert [(m.offset(), m.value()) for m in got] == [(0, b"v0"), (1, b"v1"), (2, b"v2")]
+
+    for count, code in ((5, INVALID_PARTITIONS), (3, INVALID_PARTITIONS)):
+        with pytest.raises(KafkaException) as ei:
+            a.create_partitions([NewPartitions(topic, count)])[topic].result(timeout=TIMEOUT_S)
+        assert ei.value.args[0].code() == code, ei.value
+    with pytest.raises(KafkaException) as ei:
+        a.create_partitions([NewPartitions(topic + "-missing", 3)])[topic + "-missing"].result(timeout=TIMEOUT_S)
+    assert ei.value.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+    assert partition_count(bootstrap, topic) == 5
+
+
+def test_create_partitions_kafka_python(bootstrap, topic):
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
+    try:
+        kp.create_topics([KpNewTopic(topic, 1, 1)])
+        resp = kp.create_partitions({topic: KpNewPartitions(3, [[0], [0]])})
+        assert [(t, e) for t, e, _ in resp.topic_errors] == [(topic, NONE)]
+        assert partition_count(bootstrap, topic) == 3
+
+        # kafka-python raises the per-topic error as an exception carrying the response.
+        with pytest.raises(kafka.errors.InvalidReplicationAssignmentError) as ei:
+            kp.create_partitions({topic: KpNewPartitions(4, [[99]])})
+        assert "exactly this broker" in str(ei.value)
+        with pytest.raises(kafka.errors.InvalidReplicationAssignmentError) as ei:
+            kp.create_partitions({topic: KpNewPartitions(5, [[0]])})  # two new partitions, one assignment
+        assert "by 2 but 1 assignments" in str(ei.value)
+        with pytest.raises(kafka.errors.InvalidPartitionsError) as ei:
+            kp.create_partitions({topic: KpNewPartitions(2)})
+        assert "currently has 3 partitions" in str(ei.value)
+        with pytest.raises(kafka.errors.UnknownTopicOrPartitionError):
+            kp.create_partitions({topic + "-missing": KpNewPartitions(2)})
+        assert partition_count(bootstrap, topic) == 3
+    finally:
+        kp.close()
+
+
+# --- DescribeConfigs --------------------------------------------------------------
+
+def test_describe_configs_confluent(bootstrap, topic):
+    create_topic(bootstrap, topic, 1, {"retention.ms": "123456", "cleanup.policy": "compact"})
+    a = admin(bootstrap)
+    res = ConfigResource("topic", topic)
+    entries = a.describe_configs([res])[res].result(timeout=TIMEOUT_S)
+    assert entries["retention.ms"].value == "123456"
+    assert entries["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    assert entries["cleanup.policy"].value == "compact"
+    assert entries["segment.bytes"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert entries["segment.bytes"].value == "1073741824"
+    assert not entries["retention.ms"].is_read_only
+    assert not entries["retention.ms"].is_default
+    assert entries["segment.bytes"].is_default
+    # Synonyms (librdkafka asks for them): the override first, then the broker default.
+    names = list(entries["retention.ms"].synonyms.keys())
+    assert names[0] == "retention.ms" and names[-1] == "log.retention.hours", names
+    assert entries["retention.ms"].synonyms["log.retention.hours"].value == "168"
+
+    broker = ConfigResource("broker", "0")
+    bentries = a.describe_configs([broker])[broker].result(timeout=TIMEOUT_S)
+    assert bentries["log.retention.hours"].value == "168"
+    assert bentries["log.retention.hours"].is_read_only
+    assert bentries["log.dirs"].source == ConfigSource.STATIC_BROKER_CONFIG.value
+
+    missing = ConfigResource("topic", topic + "-missing")
+    with pytest.raises(KafkaException) as ei:
+        a.describe_configs([missing])[missing].result(timeout=TIMEOUT_S)
+    assert ei.value.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+
+
+def _kp_entries(resp):
+    """kafka-python DescribeConfigsResponse -> [(error, type, name, {key: (value, read_only, source, synonyms)})]"""
+    out = []
+    for err, _msg, rtype, rname, entries in resp.resources:
+        out.append((err, rtype, rname, {e[0]: (e[1], e[2], e[3], e[5]) for e in entries}))
+    return out
+
+
+def test_describe_configs_kafka_python(bootstrap, topic):
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
+    try:
+        kp.create_topics([KpNewTopic(topic, 1, 1, topic_configs={"max.message.bytes": "65536"})])
+        # A key list narrows the answer; synonyms on request.
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic,
+                                                       {"max.message.bytes": None, "retention.bytes": None})],
+                                     include_synonyms=True)
+        [(err, rtype, rname, entries)] = _kp_entries(resp)
+        assert (err, rtype, rname) == (NONE, 2, topic)
+        assert set(entries) == {"max.message.bytes", "retention.bytes"}
+        value, read_only, source, synonyms = entries["max.message.bytes"]
+        assert (value, read_only, source) == ("65536", False, 1)
+        assert [s[0] for s in synonyms][:2] == ["max.message.bytes", "message.max.bytes"], synonyms
+        assert synonyms[0][1:] == ("65536", 1) and synonyms[1][2] == 5
+        assert entries["retention.bytes"][:3] == ("-1", False, 5)
+
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic)])
+        [(err, _, _, entries)] = _kp_entries(resp)
+        assert err == NONE and len(entries) > 10 and "segment.ms" in entries
+        assert all(not e[3] for e in entries.values()), "no synonyms unless asked"
+
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.BROKER, "0")])
+        [(err, rtype, rname, entries)] = _kp_entries(resp)
+        assert (err, rtype, rname) == (NONE, 4, "0")
+        assert entries["num.partitions"][:3] == ("1", True, 5)
+
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic + "-missing")])
+        assert _kp_entries(resp)[0][0] == UNKNOWN_TOPIC_OR_PARTITION
+    finally:
+        kp.close()
+
+
+# --- DeleteRecords (raw frames) ------------------------------------------------------
+
+def fetch_error(port, topic, offset, partition=0):
+    with w.connect(port) as s:
+        s.sendall(w.fetch_request(31, 0, -1, [(topic, partition, offset, 1 << 20)]))
+        frame = w.read_frame(s)
+    assert frame is not None
+    [p] = w.parse_fetch(frame)["partitions"]
+    return p["error"], p["log_start_offset"]
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_delete_records(bootstrap, topic, version):
+    create_topic(bootstrap, topic, 2)
+    produce_n(bootstrap, topic, 30)
+    port = port_of(bootstrap)
+
+    assert delete_records(port, topic, {0: 10}, version) == {0: (10, NONE)}
+    assert watermarks(bootstrap, topic) == (10, 30)
+    assert fetch_error(port, topic, 5) == (OFFSET_OUT_OF_RANGE, 10)
+    assert fetch_error(port, topic, 10) == (NONE, 10)
+    # A consumer from the beginning starts at the new log start.
+    got = ck_util.consume(bootstrap, topic, expected=20)
+    assert [m.offset() for m in got] == list(range(10, 30))
+    # Going backwards changes nothing; above the high watermark is refused.
+    assert delete_records(port, topic, {0: 4}, version) == {0: (10, NONE)}
+    assert delete_records(port, topic, {0: 31}, version) == {0: (-1, OFFSET_OUT_OF_RANGE)}
+    assert delete_records(port, topic, {0: -7}, version) == {0: (-1, OFFSET_OUT_OF_RANGE)}
+    assert delete_records(port, topic, {7: 0}, version) == {7: (-1, UNKNOWN_TOPIC_OR_PARTITION)}
+    # -1 means "up to the high watermark"; an empty partition stays at 0.
+    assert delete_records(port, topic, {0: -1, 1: -1}, version) == {0: (30, NONE), 1: (0, NONE)}
+    assert watermarks(bootstrap, topic) == (30, 30)
+    assert fetch_error(port, topic, 29) == (OFFSET_OUT_OF_RANGE, 30)
+
+    # The log goes on from there.
+    reports = produce_n(bootstrap, topic, 2)
+    assert [r[2] for r in reports] == [30, 31]
+    assert watermarks(bootstrap, topic) == (30, 32)
+
+
+def test_delete_records_survive_kill9(broker_factory, topic):
+    b = broker_factory()
+    create_topic(b.bootstrap, topic, 1)
+    produce_n(b.bootstrap, topic, 20)
+    assert delete_records(b.port, topic, {0: 13}) == {0: (13, NONE)}
+    b.kill9()  # no clean shutdown: only the checkpoint written for DeleteRecords remembers it
+    b.start()
+    assert watermarks(b.bootstrap, topic) == (13, 20)
+    assert fetch_error(b.port, topic, 12) == (OFFSET_OUT_OF_RANGE, 13)
+
+
+# --- DescribeCluster (raw frames) -----------------------------------------------------
+
+def test_describe_cluster(bootstrap):
+    md = admin(bootstrap).list_topics(timeout=TIMEOUT_S)
+    got = describe_cluster(port_of(bootstrap))
+    assert got["error"] == NONE and got["error_message"] is None
+    assert got["cluster_id"] == md.cluster_id and got["cluster_id"]
+    assert got["controller_id"] == md.controller_id == 0
+    assert got["brokers"] == [{"id": 0, "host": "127.0.0.1", "port": port_of(bootstrap), "rack": None}]
+    assert got["ops"] == -2147483648, "authorized operations only when asked"
+    ops = describe_cluster(port_of(bootstrap), include_ops=True)["ops"]
+    assert ops & (1 << 8) and ops & (1 << 10), f"DESCRIBE and DESCRIBE_CONFIGS allowed: {ops:#x}"

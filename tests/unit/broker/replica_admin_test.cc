@@ -1,0 +1,120 @@
+// ReplicaManager admin paths (CreatePartitions) over a real LogManager and
+// TopicRegistry in a temp dir: counts only grow, the new count survives a
+// reopen, and existing partitions keep their objects.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "broker/replica_manager.h"
+#include "protocol/error_code.h"
+
+namespace spool::broker {
+namespace {
+
+using protocol::ErrorCode;
+
+int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
+
+class ReplicaAdminTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("spool-admin-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir_);
+    settings_.log_dirs = {dir_.string()};
+    open();
+  }
+  void TearDown() override {
+    close();
+    std::filesystem::remove_all(dir_);
+  }
+  void open() {
+    storage::LogManager::Options lo;
+    lo.log_dirs = settings_.log_dirs;
+    lo.defaults = log_config_for(settings_, {});
+    auto logs = storage::LogManager::open(lo);
+    ASSERT_TRUE(logs) << logs.status().message();
+    logs_ = std::move(logs.value());
+    auto reg = TopicRegistry::open(dir_);
+    ASSERT_TRUE(reg) << reg.status().message();
+    registry_ = std::move(reg.value());
+    replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
+    ASSERT_TRUE(replicas_->load());
+  }
+  void close() {
+    replicas_.reset();
+    if (logs_) logs_->shutdown();
+    logs_.reset();
+    registry_.reset();
+  }
+
+  std::filesystem::path dir_;
+  BrokerSettings settings_;
+  std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<TopicRegistry> registry_;
+  std::unique_ptr<ReplicaManager> replicas_;
+};
+
+TEST_F(ReplicaAdminTest, GrowsKeepsExistingPartitionsAndPersists) {
+  ASSERT_TRUE(replicas_->create_topic("orders", 2, {}, false));
+  auto p0 = replicas_->partition("orders", 0);
+  ASSERT_NE(p0, nullptr);
+
+  auto grown = replicas_->create_partitions("orders", 5, false);
+  ASSERT_TRUE(grown) << grown.status().message();
+  EXPECT_EQ(grown->partitions, 5);
+  EXPECT_EQ(replicas_->partition("orders", 0), p0) << "existing partitions must keep their object";
+  for (int32_t p = 2; p < 5; ++p) {
+    auto part = replicas_->partition("orders", p);
+    ASSERT_NE(part, nullptr) << p;
+    EXPECT_EQ(part->log_end_offset(), 0);
+  }
+  EXPECT_EQ(replicas_->partition("orders", 5), nullptr);
+
+  close();
+  open();
+  ASSERT_TRUE(replicas_->topic("orders"));
+  EXPECT_EQ(replicas_->topic("orders")->partitions, 5);
+  EXPECT_NE(replicas_->partition("orders", 4), nullptr);
+}
+
+TEST_F(ReplicaAdminTest, RefusesShrinkSameUnknownAndValidateOnlyChangesNothing) {
+  ASSERT_TRUE(replicas_->create_topic("t", 3, {}, false));
+  auto same = replicas_->create_partitions("t", 3, false);
+  ASSERT_FALSE(same);
+  EXPECT_EQ(same.status().kafka_code(), code(ErrorCode::kInvalidPartitions));
+  auto fewer = replicas_->create_partitions("t", 2, false);
+  ASSERT_FALSE(fewer);
+  EXPECT_EQ(fewer.status().kafka_code(), code(ErrorCode::kInvalidPartitions));
+  auto huge = replicas_->create_partitions("t", 2000000, false);
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.status().kafka_code(), code(ErrorCode::kInvalidPartitions));
+  auto unknown = replicas_->create_partitions("nope", 4, false);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.status().kafka_code(), code(ErrorCode::kUnknownTopicOrPartition));
+
+  auto dry = replicas_->create_partitions("t", 6, true);
+  ASSERT_TRUE(dry) << dry.status().message();
+  EXPECT_EQ(dry->partitions, 6);
+  EXPECT_EQ(replicas_->topic("t")->partitions, 3);
+  EXPECT_EQ(replicas_->partition("t", 3), nullptr);
+}
+
+TEST(TopicRegistrySetPartitions, OnlyGrowsAndPersists) {
+  auto dir = std::filesystem::temp_directory_path() / ("spool-regsp-" + std::to_string(std::random_device{}()));
+  {
+    auto reg = TopicRegistry::open(dir);
+    ASSERT_TRUE(reg);
+    ASSERT_TRUE((*reg)->add("a", 1, {}));
+    EXPECT_EQ((*reg)->set_partitions("a", 1).status().kafka_code(), 37);
+    EXPECT_EQ((*reg)->set_partitions("zz", 4).status().kafka_code(), 3);
+    ASSERT_TRUE((*reg)->set_partitions("a", 4));
+  }
+  auto reg = TopicRegistry::open(dir);
+  ASSERT_TRUE(reg);
+  EXPECT_EQ((*reg)->get("a")->partitions, 4);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace spool::broker
