@@ -91,6 +91,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
   CleanStats st;
   auto cfg = config();
   if (!cfg.cleanup_policy_compact || closed_) return st;
+  uint64_t truncations = truncations_.load();
   CleanableInfo info = cleanable_info(now_ms);
   st.first_dirty = st.end_offset = info.first_dirty;
   auto segs = all_segments();
@@ -101,7 +102,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
   std::optional<KeyOffsetMap> own_map;
   KeyOffsetMap* map = options.map;
   if (!map) map = &own_map.emplace(options.dedupe_buffer_bytes);
-  map->reset(info.first_uncleanable - info.first_dirty);
+  map->reset(std::max<int64_t>(info.first_uncleanable - info.first_dirty, 0));
 
   // 1. Key -> latest offset over the dirty section, batch by batch until the
   // map is full; the new checkpoint is just past the last batch taken in.
@@ -117,6 +118,8 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
       if (step != BatchScanner::Step::kBatch) return scan_error(*seg, sc, step);
       const auto& h = sc.header();
       if (h.last_offset() < info.first_dirty) continue;
+      if (options.abort && options.abort->load(std::memory_order_relaxed))
+        return Status::error(dir_ + ": cleaning aborted", kStorageError);
       if (!map->has_room(static_cast<size_t>(std::max(h.records_count, 0)))) {
         full = true;
         break;
@@ -183,6 +186,8 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
         auto step = sc.next(true);
         if (step == BatchScanner::Step::kEnd) break;
         if (step != BatchScanner::Step::kBatch) return fail(scan_error(*seg, sc, step));
+        if (options.abort && options.abort->load(std::memory_order_relaxed))
+          return fail(Status::error(dir_ + ": cleaning aborted", kStorageError));
         auto v = record::validate_batch(sc.bytes());
         if (!v) return fail(Status::error(seg->log_path() + ": " + v.status().message(), v.status().kafka_code()));
         auto kept = filter_batch(*v, sc.bytes(), ctx, buf, st);
@@ -208,7 +213,9 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
       st.segments_out += 1;
     }
   }
-  first_dirty_.store(std::max(end_dirty, info.first_dirty), std::memory_order_release);
+  // A truncation during the pass moved the checkpoint back; keep that.
+  if (truncations_.load() == truncations)
+    first_dirty_.store(std::max(end_dirty, info.first_dirty), std::memory_order_release);
   next_delete_horizon_.store(ctx.min_delete_horizon);
   st.cleaned = true;
   st.end_offset = std::max(end_dirty, info.first_dirty);

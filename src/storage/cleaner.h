@@ -18,6 +18,7 @@
 // final renames. Failure: a Status; an aborted pass leaves the log as it was.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -60,6 +61,9 @@ struct CleanOptions {
   // `dedupe_buffer_bytes` is made for the pass.
   KeyOffsetMap* map = nullptr;
   size_t dedupe_buffer_bytes = 16 << 20;
+  // Set by another thread to stop a pass early (shutdown): the pass returns
+  // an error and leaves the log as it was.
+  const std::atomic<bool>* abort = nullptr;
   // Test hook: stop a pass as a crash would, leaving files behind and the
   // Log object unusable (the test drops it and reopens the directory).
   enum class CrashPoint { kNone, kAfterCleaned, kAfterSwapRename, kAfterOldDeleted };

@@ -332,6 +332,7 @@ Result<int> LogManager::clean_due_logs(KeyOffsetMap& map) {
     if (log->closed() || !log->cleanable_info(now).due) continue;
     CleanOptions o;
     o.map = &map;
+    o.abort = &cleaner_abort_;
     auto r = log->clean(now, o);
     if (!r) {
       // One bad log must not stop the others (Kafka marks it uncleanable).
@@ -376,6 +377,7 @@ void LogManager::stop_threads() {
     std::lock_guard lk(hk_mu_);
     hk_stop_ = true;
   }
+  cleaner_abort_ = true;
   hk_cv_.notify_all();
   if (housekeeper_.joinable()) housekeeper_.join();
   if (cleaner_.joinable()) cleaner_.join();

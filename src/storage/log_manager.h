@@ -15,6 +15,7 @@
 // stay usable (read-only after remove()) while callers hold them.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -95,7 +96,8 @@ class LogManager {
   bool hk_stop_ = false;
   std::thread housekeeper_;
   std::thread cleaner_;
-  std::mutex cleaner_mu_;  // one pass at a time (thread vs run_cleaner_once)
+  std::mutex cleaner_mu_;
+  std::atomic<bool> cleaner_abort_{false};  // one pass at a time (thread vs run_cleaner_once)
   KeyOffsetMap cleaner_map_{134217728};
   bool shut_down_ = false;
 };

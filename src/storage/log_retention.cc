@@ -125,6 +125,8 @@ Status Log::truncate_to(int64_t offset) {
     }
     truncations_.fetch_add(1);
     dir_dirty_ = true;
+    // Data past the cut is gone; whatever replaces it is dirty.
+    if (first_dirty_.load() > offset) first_dirty_.store(offset);
     int64_t end = log_end_.load();
     if (flushed_.load() > end) flushed_.store(end);
     epochs_.truncate_from_end(end);

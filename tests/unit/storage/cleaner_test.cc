@@ -317,6 +317,27 @@ TEST(Cleaner, NoOpWithoutCompactPolicyAndSmallMapStillProgresses) {
   check_compacted(*log, latest, active_base(*log), true);
 }
 
+TEST(Cleaner, TruncationAndLogStartMovesKeepTheCheckpointSane) {
+  TempDir d;
+  auto log = open_log(d.sub("t-0"), compact_config());
+  auto latest = write_versions(*log, 1000, 3, 50, 0, kTs);
+  roll(*log, latest);
+  ASSERT_TRUE(log->clean(kTs).is_ok());
+  int64_t checkpoint = log->first_dirty_offset();
+  ASSERT_GT(checkpoint, 100);
+  ASSERT_TRUE(log->truncate_to(100).is_ok());
+  EXPECT_EQ(log->first_dirty_offset(), 100);
+  latest = write_versions(*log, 1000, 2, 50, 0, kTs);
+  roll(*log, latest);
+  // Log start inside the active segment: nothing cleanable, no error.
+  ASSERT_TRUE(log->advance_log_start_offset(log->log_end_offset() - 1).is_ok());
+  auto info = log->cleanable_info(kTs);
+  EXPECT_FALSE(info.due);
+  auto st = log->clean(kTs);
+  ASSERT_TRUE(st.is_ok()) << st.status().message();
+  EXPECT_EQ(read_all(*log).size(), 1u);
+}
+
 class CleanerCrash : public ::testing::TestWithParam<CleanOptions::CrashPoint> {};
 
 TEST_P(CleanerCrash, LeavesAValidCompleteLog) {
