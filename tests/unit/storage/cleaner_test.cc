@@ -338,6 +338,25 @@ TEST(Cleaner, TruncationAndLogStartMovesKeepTheCheckpointSane) {
   EXPECT_EQ(read_all(*log).size(), 1u);
 }
 
+TEST(Cleaner, TimeAndSizeRetentionOnlyWithDeletePolicy) {
+  TempDir d;
+  auto cfg = compact_config();
+  cfg.retention_ms = 1;
+  cfg.retention_bytes = 1;
+  auto log = open_log(d.sub("t-0"), cfg);
+  auto latest = write_versions(*log, 1000, 3, 50, 0, kTs);
+  roll(*log, latest);
+  size_t segs = log->segment_count();
+  auto n = log->apply_retention(kTs + 1000000);
+  ASSERT_TRUE(n.is_ok());
+  EXPECT_EQ(*n, 0);  // compact only: nothing expires
+  cfg.cleanup_policy_delete = true;  // compact,delete
+  log->update_config(cfg);
+  n = log->apply_retention(kTs + 1000000);
+  ASSERT_TRUE(n.is_ok());
+  EXPECT_EQ(static_cast<size_t>(*n), segs - 1);
+}
+
 class CleanerCrash : public ::testing::TestWithParam<CleanOptions::CrashPoint> {};
 
 TEST_P(CleanerCrash, LeavesAValidCompleteLog) {
