@@ -324,12 +324,19 @@ Result<int> LogManager::clean_due_logs(KeyOffsetMap& map) {
   int64_t now = now_ms();
   int cleaned = 0;
   Status first_error = Status::ok();
+  // Filthiest first, as Kafka's cleaner picks its next log.
+  std::vector<std::pair<double, std::shared_ptr<Log>>> due;
   for (const auto& log : logs()) {
+    if (log->closed()) continue;
+    auto info = log->cleanable_info(now);
+    if (info.due) due.emplace_back(info.dirty_ratio, log);
+  }
+  std::stable_sort(due.begin(), due.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [ratio, log] : due) {
     {
       std::lock_guard lk(hk_mu_);
       if (hk_stop_) break;
     }
-    if (log->closed() || !log->cleanable_info(now).due) continue;
     CleanOptions o;
     o.map = &map;
     o.abort = &cleaner_abort_;
