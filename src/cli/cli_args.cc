@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <map>
 
 
@@ -33,7 +34,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
       ->allow_extra_args(true);
   broker->callback([&args] { args.command = "broker"; });
 
-  CLI::App* topic = app.add_subcommand("topic", "Create, list, describe and delete topics");
+  CLI::App* topic = app.add_subcommand("topic", "Create, list, describe, grow and delete topics; delete records");
   topic->require_subcommand(1);
   TopicArgs& t = args.topic;
 
@@ -61,6 +62,23 @@ void configure_app(CLI::App& app, CliArgs& args) {
   del->add_option("name", t.name, "Topic name")->required();
   add_client_options(del, t);
   del->callback([&args] { args.command = "topic"; args.topic.action = "delete"; });
+
+  CLI::App* grow = topic->add_subcommand("add-partitions", "Increase a topic's partition count");
+  grow->add_option("name", t.name, "Topic name")->required();
+  grow->add_option("--partitions,-p", t.partitions, "New total number of partitions")
+      ->required()
+      ->check(CLI::Range(1, 1000000));
+  add_client_options(grow, t);
+  grow->callback([&args] { args.command = "topic"; args.topic.action = "add-partitions"; });
+
+  CLI::App* trim = topic->add_subcommand("delete-records", "Delete a partition's records below an offset");
+  trim->add_option("name", t.name, "Topic name")->required();
+  trim->add_option("--partition", t.partition, "Partition")->check(CLI::NonNegativeNumber)->capture_default_str();
+  trim->add_option("--offset", t.offset, "New log start offset; -1 = the high watermark (delete everything)")
+      ->required()
+      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+  add_client_options(trim, t);
+  trim->callback([&args] { args.command = "topic"; args.topic.action = "delete-records"; });
 }
 
 }  // namespace spool::cli

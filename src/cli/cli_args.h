@@ -29,14 +29,16 @@ struct BrokerArgs {
 enum class OutputFormat { kTable, kJson };
 
 struct TopicArgs {
-  std::string action;  // create | list | describe | delete
+  std::string action;  // create | list | describe | delete | add-partitions | delete-records
   std::string bootstrap_server = "127.0.0.1:9092";
   OutputFormat output = OutputFormat::kTable;
   int timeout_ms = 30000;
   std::string name;                  // create/delete: required; describe: optional (empty = all)
-  int32_t partitions = -1;           // -1 = broker default (num.partitions)
+  int32_t partitions = -1;           // create: -1 = broker default (num.partitions); add-partitions: new total
   int32_t replication_factor = -1;   // -1 = broker default (default.replication.factor)
   std::vector<std::string> configs;  // "key=value" topic configs
+  int32_t partition = 0;             // delete-records: the partition
+  int64_t offset = -1;               // delete-records: new log start offset (-1 = high watermark)
 };
 
 struct CliArgs {

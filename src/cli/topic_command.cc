@@ -149,6 +149,72 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   return ok ? kExitOk : kExitFailure;
 }
 
+int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  auto v = c.negotiate<proto::CreatePartitionsRequest>();
+  if (!v) {
+    err << "spool topic add-partitions: " << v.status().message() << "\n";
+    return kExitFailure;
+  }
+  proto::CreatePartitionsRequest req;
+  req.timeout_ms = a.timeout_ms;
+  proto::CreatePartitionsRequest::CreatePartitionsTopic t;
+  t.name = a.name;
+  t.count = a.partitions;
+  t.assignments = std::nullopt;  // the broker places them
+  req.topics.push_back(std::move(t));
+  auto resp = c.call<proto::CreatePartitionsRequest, proto::CreatePartitionsResponse>(req, *v);
+  if (!resp) {
+    err << "spool topic add-partitions: " << resp.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<TopicOpResult> results;
+  bool ok = true;
+  for (const auto& r : resp->results) {
+    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? a.partitions : -1, -1});
+    ok = ok && r.error_code == 0;
+  }
+  if (results.empty()) {
+    err << "spool topic add-partitions: the broker returned no result for '" << a.name << "'\n";
+    return kExitFailure;
+  }
+  (ok ? out : err) << format_topic_op("resized", results, a.output);
+  return ok ? kExitOk : kExitFailure;
+}
+
+int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  auto v = c.negotiate<proto::DeleteRecordsRequest>();
+  if (!v) {
+    err << "spool topic delete-records: " << v.status().message() << "\n";
+    return kExitFailure;
+  }
+  proto::DeleteRecordsRequest req;
+  req.timeout_ms = a.timeout_ms;
+  auto& t = req.topics.emplace_back();
+  t.name = a.name;
+  auto& p = t.partitions.emplace_back();
+  p.partition_index = a.partition;
+  p.offset = a.offset;
+  auto resp = c.call<proto::DeleteRecordsRequest, proto::DeleteRecordsResponse>(req, *v);
+  if (!resp) {
+    err << "spool topic delete-records: " << resp.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<DeleteRecordsResult> results;
+  bool ok = true;
+  for (const auto& rt : resp->topics) {
+    for (const auto& rp : rt.partitions) {
+      results.push_back({rt.name, rp.partition_index, rp.error_code, rp.low_watermark});
+      ok = ok && rp.error_code == 0;
+    }
+  }
+  if (results.empty()) {
+    err << "spool topic delete-records: the broker returned no result for '" << a.name << "'\n";
+    return kExitFailure;
+  }
+  (ok ? out : err) << format_delete_records(results, a.output);
+  return ok ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int run_topic_command(const TopicArgs& args) { return run_topic_command(args, std::cout, std::cerr); }
@@ -168,6 +234,8 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
   BlockingClient& c = *conn;
   if (a.action == "create") return do_create(c, a, out, err);
   if (a.action == "delete") return do_delete(c, a, out, err);
+  if (a.action == "add-partitions") return do_add_partitions(c, a, out, err);
+  if (a.action == "delete-records") return do_delete_records(c, a, out, err);
 
   auto topics = fetch_metadata(c, a.action == "describe" ? a.name : std::string(), a.timeout_ms);
   if (!topics) {

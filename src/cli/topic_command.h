@@ -1,6 +1,7 @@
-// `spool topic create|list|describe|delete` against a running broker through
-// BlockingClient: Metadata for list/describe, CreateTopics and DeleteTopics
-// for create/delete. Prints tables or JSON on stdout, errors (with Kafka
+// `spool topic create|list|describe|delete|add-partitions|delete-records`
+// against a running broker through BlockingClient: Metadata (+ DescribeConfigs)
+// for list/describe, CreateTopics, DeleteTopics, CreatePartitions and
+// DeleteRecords for the others. Prints tables or JSON on stdout, errors (with Kafka
 // error names) on stderr; returns 0, 1 (operation failed) or 2 (bad args).
 #pragma once
 

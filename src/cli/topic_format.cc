@@ -143,6 +143,32 @@ std::string format_topic_op(const std::string& verb, const std::vector<TopicOpRe
   return out;
 }
 
+std::string format_delete_records(const std::vector<DeleteRecordsResult>& results, OutputFormat fmt) {
+  if (fmt == OutputFormat::kJson) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : results) {
+      nlohmann::json j{{"topic", r.topic}, {"partition", r.partition}, {"ok", r.error_code == 0}};
+      if (r.error_code == 0) {
+        j["low_watermark"] = r.low_watermark;
+      } else {
+        j["error"] = kafka_error_name(r.error_code);
+        j["error_code"] = r.error_code;
+      }
+      arr.push_back(std::move(j));
+    }
+    return arr.dump(2) + "\n";
+  }
+  std::string out;
+  for (const auto& r : results) {
+    std::string where = "topic '" + r.topic + "' partition " + std::to_string(r.partition);
+    if (r.error_code == 0)
+      out += where + ": log start offset is now " + std::to_string(r.low_watermark) + "\n";
+    else
+      out += "error: " + where + ": " + error_text(r.error_code, "") + "\n";
+  }
+  return out;
+}
+
 Result<std::map<std::string, std::string>> parse_config_pairs(const std::vector<std::string>& items) {
   std::map<std::string, std::string> out;
   for (const std::string& item : items) {

@@ -51,6 +51,15 @@ struct TopicOpResult {
 };
 std::string format_topic_op(const std::string& verb, const std::vector<TopicOpResult>& results, OutputFormat fmt);
 
+// Result of delete-records for one partition: the log start offset afterwards.
+struct DeleteRecordsResult {
+  std::string topic;
+  int32_t partition = 0;
+  int16_t error_code = 0;
+  int64_t low_watermark = -1;
+};
+std::string format_delete_records(const std::vector<DeleteRecordsResult>& results, OutputFormat fmt);
+
 // "k=v" items -> map; error names the malformed item or a repeated key.
 Result<std::map<std::string, std::string>> parse_config_pairs(const std::vector<std::string>& items);
 

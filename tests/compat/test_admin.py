@@ -328,3 +328,34 @@ def test_describe_cluster(bootstrap):
     assert got["ops"] == -2147483648, "authorized operations only when asked"
     ops = describe_cluster(port_of(bootstrap), include_ops=True)["ops"]
     assert ops & (1 << 8) and ops & (1 << 10), f"DESCRIBE and DESCRIBE_CONFIGS allowed: {ops:#x}"
+
+
+# --- the spool CLI over the same APIs ---------------------------------------------------
+
+def spool_cli(*args):
+    from harness import spool_bin
+    import subprocess
+    return subprocess.run([spool_bin(), *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_add_partitions_and_delete_records(bootstrap, topic):
+    import json
+    create_topic(bootstrap, topic, 1)
+    produce_n(bootstrap, topic, 12)
+
+    r = spool_cli("topic", "add-partitions", topic, "--partitions", "3", "--bootstrap-server", bootstrap)
+    assert r.returncode == 0, r.stderr
+    assert f"resized topic '{topic}' (3 partitions)" in r.stdout
+    assert partition_count(bootstrap, topic) == 3
+    r = spool_cli("topic", "add-partitions", topic, "--partitions", "2", "--bootstrap-server", bootstrap)
+    assert r.returncode == 1 and "INVALID_PARTITIONS" in r.stderr, (r.stdout, r.stderr)
+
+    r = spool_cli("topic", "delete-records", topic, "--partition", "0", "--offset", "5",
+                  "--bootstrap-server", bootstrap, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [{"topic": topic, "partition": 0, "ok": True, "low_watermark": 5}]
+    assert watermarks(bootstrap, topic) == (5, 12)
+    r = spool_cli("topic", "delete-records", topic, "--offset", "-1", "--bootstrap-server", bootstrap)
+    assert r.returncode == 0 and "log start offset is now 12" in r.stdout, (r.stdout, r.stderr)
+    r = spool_cli("topic", "delete-records", topic, "--offset", "99", "--bootstrap-server", bootstrap)
+    assert r.returncode == 1 and "OFFSET_OUT_OF_RANGE" in r.stderr, (r.stdout, r.stderr)

@@ -83,6 +83,27 @@ TEST(CliArgs, TopicDefaults) {
   EXPECT_EQ(a.topic.action, "delete");
 }
 
+TEST(CliArgs, TopicAddPartitionsAndDeleteRecords) {
+  auto a = parse({"topic", "add-partitions", "orders", "--partitions", "6"});
+  EXPECT_EQ(a.topic.action, "add-partitions");
+  EXPECT_EQ(a.topic.name, "orders");
+  EXPECT_EQ(a.topic.partitions, 6);
+  a = parse({"topic", "delete-records", "orders", "--partition", "2", "--offset", "1000", "-o", "json"});
+  EXPECT_EQ(a.topic.action, "delete-records");
+  EXPECT_EQ(a.topic.partition, 2);
+  EXPECT_EQ(a.topic.offset, 1000);
+  EXPECT_EQ(a.topic.output, OutputFormat::kJson);
+  a = parse({"topic", "delete-records", "orders", "--offset", "-1"});
+  EXPECT_EQ(a.topic.partition, 0);
+  EXPECT_EQ(a.topic.offset, -1);
+  EXPECT_TRUE(fails({"topic", "add-partitions", "orders"}));
+  EXPECT_TRUE(fails({"topic", "add-partitions", "--partitions", "3"}));
+  EXPECT_TRUE(fails({"topic", "add-partitions", "orders", "--partitions", "0"}));
+  EXPECT_TRUE(fails({"topic", "delete-records", "orders"}));
+  EXPECT_TRUE(fails({"topic", "delete-records", "orders", "--offset", "-2"}));
+  EXPECT_TRUE(fails({"topic", "delete-records", "orders", "--offset", "5", "--partition", "-1"}));
+}
+
 TEST(CliArgs, UsageErrors) {
   EXPECT_TRUE(fails({}));
   EXPECT_TRUE(fails({"nonsense"}));

@@ -62,6 +62,19 @@ TEST(TopicFormat, OpResults) {
   EXPECT_EQ(j[0]["error"], "UNKNOWN_TOPIC_OR_PARTITION");
 }
 
+TEST(TopicFormat, DeleteRecordsResults) {
+  std::string table = format_delete_records({{"t", 0, 0, 42}, {"t", 3, 3, -1}}, OutputFormat::kTable);
+  EXPECT_EQ(table,
+            "topic 't' partition 0: log start offset is now 42\n"
+            "error: topic 't' partition 3: UNKNOWN_TOPIC_OR_PARTITION\n");
+  auto j = nlohmann::json::parse(format_delete_records({{"t", 1, 0, 7}, {"t", 2, 1, -1}}, OutputFormat::kJson));
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["low_watermark"], 7);
+  EXPECT_EQ(j[0]["ok"], true);
+  EXPECT_EQ(j[1]["error"], "OFFSET_OUT_OF_RANGE");
+  EXPECT_FALSE(j[1].contains("low_watermark"));
+}
+
 TEST(TopicFormat, ConfigPairs) {
   auto r = parse_config_pairs({"retention.ms=1000", "x=a=b", "empty="});
   ASSERT_TRUE(r.is_ok());
