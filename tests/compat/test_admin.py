@@ -265,6 +265,50 @@ def test_describe_configs_kafka_python(bootstrap, topic):
         kp.close()
 
 
+def describe_configs_raw(port, resources, corr=41):
+    """DescribeConfigs v1 by hand, for resources the clients will not send.
+    resources: [(type, name)] -> [(error, message, type, name, [config names])]"""
+    body = struct.pack(">i", len(resources))
+    for rtype, name in resources:
+        body += struct.pack(">b", rtype) + w.string(name) + struct.pack(">i", -1)
+    body += b"\x00"  # include_synonyms
+    with w.connect(port) as s:
+        s.sendall(w.request(32, 1, corr, body, client_id="spool-admin-test"))
+        frame = w.read_frame(s)
+    assert frame is not None, "broker closed the connection on DescribeConfigs"
+    r = w.Reader(frame)
+    assert r.take(">i") == corr
+    r.take(">i")  # throttle
+    out = []
+    for _ in range(r.take(">i")):
+        err = r.take(">h")
+        msg = r.string()
+        rtype = r.take(">b")
+        name = r.string()
+        names = []
+        for _ in range(r.take(">i")):
+            names.append(r.string())
+            r.string()
+            r.take(">?b?")  # read_only, config_source, is_sensitive
+            assert r.take(">i") == 0, "synonyms were not asked for"
+        out.append((err, msg, rtype, name, names))
+    assert r.pos == len(frame), "trailing bytes in DescribeConfigs response"
+    return out
+
+
+def test_describe_configs_resource_errors(bootstrap, topic):
+    create_topic(bootstrap, topic, 1)
+    got = describe_configs_raw(port_of(bootstrap), [(4, "7"), (4, "x1"), (4, ""), (99, "a"), (2, "bad name!"),
+                                                    (2, topic), (2, topic + "-missing")])
+    assert [(e, t, n) for e, _, t, n, _ in got] == [
+        (INVALID_REQUEST, 4, "7"), (INVALID_REQUEST, 4, "x1"), (NONE, 4, ""), (INVALID_REQUEST, 99, "a"),
+        (17, 2, "bad name!"), (NONE, 2, topic), (UNKNOWN_TOPIC_OR_PARTITION, 2, topic + "-missing")]
+    assert "expected 0" in got[0][1]
+    assert got[2][4] == [], "no cluster-wide dynamic broker defaults in Spool"
+    assert "retention.ms" in got[5][4] and got[5][1] is None
+    assert all(msg for e, msg, *_ in got if e != NONE), "every error carries a message"
+
+
 # --- DeleteRecords (raw frames) ------------------------------------------------------
 
 def fetch_error(port, topic, offset, partition=0):
