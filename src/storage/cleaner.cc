@@ -205,8 +205,9 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
     if (s) s = (*out)->flush_indexes();
     if (!s) return fail(s);
     if (options.crash_point == CleanOptions::CrashPoint::kAfterCleaned) return st;
+    // Past its commit point a failed swap must leave the files to recovery.
     auto swapped = swap_in_cleaned(group, sizes, *out, options.crash_point);
-    if (!swapped) return fail(swapped.status());
+    if (!swapped) return swapped.status();
     if (options.crash_point != CleanOptions::CrashPoint::kNone) return st;
     if (*swapped) {
       st.segments_in += static_cast<int>(group.size());
@@ -248,16 +249,27 @@ Result<bool> Log::swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& o
   }
   // `.swap` is the commit point: from here recovery finishes the swap.
   Status s = cleaned->change_suffix(".swap");
-  if (s) s = sync_dir(dir_);
-  if (!s) return s;
+  if (!s) {
+    (void)cleaned->remove_files();
+    return s;
+  }
+  s = sync_dir(dir_);
+  auto committed_failure = [&](const Status& e) {
+    // The old segments stay in memory (their open files still serve reads);
+    // the next start completes the swap from the `.swap` file.
+    spdlog::error("{}: swapping in cleaned segment {} failed after its commit point ({}); recovery finishes it",
+                  dir_, cleaned->base_offset(), e.message());
+    return e;
+  };
+  if (!s) return committed_failure(s);
   if (crash_point == CP::kAfterSwapRename) return true;
   for (const auto& o : olds) {
     s = o->remove_files();  // readers holding `o` keep reading the open file
-    if (!s) return s;
+    if (!s) return committed_failure(s);
   }
   if (crash_point == CP::kAfterOldDeleted) return true;
   s = cleaned->change_suffix("");
-  if (!s) return s;
+  if (!s) return committed_failure(s);
   drop_segments_locked(olds);
   {
     std::unique_lock slk(segs_mu_);
