@@ -1,0 +1,101 @@
+// kafkajs 2.x admin client against a real spool broker: createPartitions,
+// describeConfigs (topic and broker resources, sources, synonyms) and
+// deleteTopicRecords, each checked through kafkajs's own metadata and
+// offset queries.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const { Kafka, ConfigResourceTypes, ConfigSource, logLevel, Partitioners } = require('kafkajs');
+const { startBroker } = require('./harness');
+
+let broker;
+let kafka;
+let admin;
+
+const newTopic = (name) => `${name}-${crypto.randomBytes(4).toString('hex')}`;
+
+test.before(async () => {
+  broker = await startBroker();
+  kafka = new Kafka({
+    clientId: 'spool-compat-admin',
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 5000,
+    requestTimeout: 30000,
+    retry: { retries: 2 },
+  });
+  admin = kafka.admin();
+  await admin.connect();
+});
+
+test.after(async () => {
+  if (admin) await admin.disconnect();
+  if (!broker) return;
+  const alive = broker.external || broker.alive();
+  const rc = await broker.stop();
+  assert.ok(alive, `broker died during the tests:\n${broker.log()}`);
+  assert.equal(rc, 0, `broker exited ${rc} on SIGTERM:\n${broker.log()}`);
+});
+
+async function partitionCount(topic) {
+  const md = await admin.fetchTopicMetadata({ topics: [topic] });
+  return md.topics[0].partitions.length;
+}
+
+test('createPartitions grows a topic; shrinking is refused', async () => {
+  const topic = newTopic('kafkajs-grow');
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await admin.createPartitions({ topicPartitions: [{ topic, count: 4 }] });
+  assert.equal(await partitionCount(topic), 4);
+  await assert.rejects(admin.createPartitions({ topicPartitions: [{ topic, count: 2 }] }),
+    (e) => e.type === 'INVALID_PARTITIONS');
+  assert.equal(await partitionCount(topic), 4);
+});
+
+test('describeConfigs: topic override, default and broker keys with synonyms', async () => {
+  const topic = newTopic('kafkajs-configs');
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '777000' }] }],
+  });
+  const res = await admin.describeConfigs({
+    includeSynonyms: true,
+    resources: [
+      { type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms', 'segment.bytes'] },
+      { type: ConfigResourceTypes.BROKER, name: '0', configNames: ['num.partitions'] },
+    ],
+  });
+  const [t, b] = res.resources;
+  assert.equal(t.errorCode, 0);
+  const byName = Object.fromEntries(t.configEntries.map((e) => [e.configName, e]));
+  assert.deepEqual(Object.keys(byName).sort(), ['retention.ms', 'segment.bytes']);
+  assert.equal(byName['retention.ms'].configValue, '777000');
+  assert.equal(byName['retention.ms'].configSource, ConfigSource.TOPIC_CONFIG);
+  assert.equal(byName['retention.ms'].configSynonyms[0].configName, 'retention.ms');
+  assert.equal(byName['segment.bytes'].configSource, ConfigSource.DEFAULT_CONFIG);
+  assert.equal(b.errorCode, 0);
+  assert.equal(b.configEntries.length, 1);
+  assert.equal(b.configEntries[0].configName, 'num.partitions');
+  assert.equal(b.configEntries[0].readOnly, true);
+});
+
+test('deleteTopicRecords moves the low watermark', async () => {
+  const topic = newTopic('kafkajs-trim');
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${i}` })) });
+  await producer.disconnect();
+
+  // kafkajs finds partition leaders only for topics its admin cluster already
+  // tracks; createTopics does not add them, a metadata fetch does.
+  await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '4' }] });
+  let [p0] = await admin.fetchTopicOffsets(topic);
+  assert.equal(p0.low, '4');
+  assert.equal(p0.high, '10');
+  await admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '-1' }] });
+  [p0] = await admin.fetchTopicOffsets(topic);
+  assert.equal(p0.low, '10');
+});
