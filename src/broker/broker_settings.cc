@@ -65,6 +65,9 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.retention_check_interval_ms = cfg.log_retention_check_interval_ms();
   s.flush_checkpoint_interval_ms = cfg.log_flush_offset_checkpoint_interval_ms();
   s.recovery_threads = cfg.num_recovery_threads_per_data_dir();
+  s.cleaner_enable = cfg.get_bool("log.cleaner.enable");
+  s.cleaner_backoff_ms = cfg.get_long("log.cleaner.backoff.ms");
+  s.cleaner_dedupe_buffer_bytes = cfg.get_long("log.cleaner.dedupe.buffer.size");
   s.max_incremental_fetch_session_cache_slots = cfg.max_incremental_fetch_session_cache_slots();
   s.topic_defaults = config::effective_topic_config(cfg, {});
   return s;

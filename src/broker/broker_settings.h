@@ -36,6 +36,9 @@ struct BrokerSettings {
   int64_t retention_check_interval_ms = 300000;
   int64_t flush_checkpoint_interval_ms = 60000;
   int32_t recovery_threads = 1;
+  bool cleaner_enable = true;                      // log.cleaner.enable
+  int64_t cleaner_backoff_ms = 15000;              // log.cleaner.backoff.ms
+  int64_t cleaner_dedupe_buffer_bytes = 134217728; // log.cleaner.dedupe.buffer.size
   int32_t max_incremental_fetch_session_cache_slots = 1000;
   // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
   std::map<std::string, std::string> topic_defaults;

@@ -33,6 +33,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   lo.retention_check_interval_ms = settings.retention_check_interval_ms;
   lo.flush_checkpoint_interval_ms = settings.flush_checkpoint_interval_ms;
   lo.recovery_threads = settings.recovery_threads;
+  lo.cleaner_enable = settings.cleaner_enable;
+  lo.cleaner_backoff_ms = settings.cleaner_backoff_ms;
+  lo.cleaner_dedupe_buffer_bytes = settings.cleaner_dedupe_buffer_bytes;
   lo.defaults = log_config_for(settings, {});
   auto logs = storage::LogManager::open(lo);
   if (!logs) {
