@@ -40,7 +40,10 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 20: return handle_delete_topics(ctx_, ctx, r);
     case 21: return handle_delete_records(ctx_, ctx, r);
     case 32: return handle_describe_configs(ctx_, ctx, r);
+    case 33: return handle_alter_configs(ctx_, ctx, r);
+    case 35: return handle_describe_log_dirs(ctx_, ctx, r);
     case 37: return handle_create_partitions(ctx_, ctx, r);
+    case 44: return handle_incremental_alter_configs(ctx_, ctx, r);
     case 60: return handle_describe_cluster(ctx_, ctx, r);
     default:
       ctx.close(fmt::format("api {} is in the table but has no handler", api->name));

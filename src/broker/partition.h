@@ -46,6 +46,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
   int64_t log_end_offset() const { return log_->log_end_offset(); }
   bool durable_writes() const { return durable_.load(); }
   void set_durable_writes(bool on) { durable_.store(on); }
+  // The topic's max.message.bytes (largest batch a produce may append);
+  // -1 until the replica manager sets it, then the broker's limit applies.
+  int32_t max_message_bytes() const { return max_message_bytes_.load(); }
+  void set_max_message_bytes(int32_t n) { max_message_bytes_.store(n); }
 
   // Appends validated batches (offsets are assigned in place). In durable mode
   // every append also asks the flusher for a prompt group-committed fsync so
@@ -70,6 +74,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   storage::Flusher& flusher_;
   std::atomic<bool> durable_;
   std::atomic<int32_t> leader_epoch_{0};
+  std::atomic<int32_t> max_message_bytes_{-1};
 };
 
 }  // namespace spool::broker

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <charconv>
+#include <limits>
 #include <set>
 
 #include "broker/topic_name.h"
@@ -56,6 +59,7 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
     }
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
+    parts.back()->set_max_message_bytes(max_message_bytes_for(info.configs));
   }
   partitions_[info.name] = std::move(parts);
   return Status::ok();
@@ -132,6 +136,48 @@ Result<TopicInfo> ReplicaManager::create_partitions(const std::string& name, int
     return kafka_error(ErrorCode::kKafkaStorageError, s.message());
   }
   spdlog::info("topic {} grown from {} to {} partitions", name, info->partitions, partitions);
+  return updated.value();
+}
+
+int32_t ReplicaManager::max_message_bytes_for(const std::map<std::string, std::string>& overrides) const {
+  auto eff = effective_topic_config(settings_, overrides);
+  auto it = eff.find("max.message.bytes");
+  if (it == eff.end()) return settings_.message_max_bytes;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+  // Validation already refused anything else; fall back rather than trust it blindly.
+  if (ec != std::errc() || end != it->second.data() + it->second.size() || v < 0) return settings_.message_max_bytes;
+  return static_cast<int32_t>(std::min<int64_t>(v, std::numeric_limits<int32_t>::max()));
+}
+
+Result<TopicInfo> ReplicaManager::alter_topic_config(const std::string& name,
+                                                     const std::map<std::string, std::string>& overrides,
+                                                     bool validate_only) {
+  for (const auto& [k, v] : overrides) {
+    Status s = config::validate_topic_config(k, v);
+    if (!s) return kafka_error(ErrorCode::kInvalidConfig, s.message());
+  }
+  if (Status s = config::validate_topic_configs(overrides); !s)
+    return kafka_error(ErrorCode::kInvalidConfig, s.message());
+  std::unique_lock lk(mu_);
+  auto it = partitions_.find(name);
+  auto info = registry_.get(name);
+  if (!info || it == partitions_.end())
+    return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
+  if (validate_only) {
+    info->configs = overrides;
+    return *info;
+  }
+  auto updated = registry_.set_configs(name, overrides);
+  if (!updated) return kafka_error(ErrorCode::kUnknownServerError, updated.status().message());
+  storage::LogConfig lc = log_config_for(settings_, overrides);
+  int32_t max_bytes = max_message_bytes_for(overrides);
+  for (const auto& part : it->second) {
+    part->log().update_config(lc);
+    part->set_durable_writes(lc.durable_writes);
+    part->set_max_message_bytes(max_bytes);
+  }
+  spdlog::info("topic {} configs altered ({} overrides)", name, overrides.size());
   return updated.value();
 }
 

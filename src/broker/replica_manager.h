@@ -47,10 +47,21 @@ class ReplicaManager {
   // UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS (not larger than now, or
   // above the limit). validate_only checks without changing anything.
   Result<TopicInfo> create_partitions(const std::string& name, int32_t partitions, bool validate_only);
+  // AlterConfigs: `overrides` becomes the topic's whole override set. All
+  // keys and cross-key rules are validated first (INVALID_CONFIG with the
+  // reason); then the registry persists the set atomically, and only then is
+  // it applied live to every open partition (log config, durable.writes,
+  // max.message.bytes), so a restart always sees what was acknowledged.
+  // Errors: UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG. validate_only checks
+  // without changing anything.
+  Result<TopicInfo> alter_topic_config(const std::string& name,
+                                       const std::map<std::string, std::string>& overrides, bool validate_only);
 
  private:
   // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.
   Status open_partitions_locked(const TopicInfo& info);
+  // The topic's max.message.bytes from its overrides, else the broker default.
+  int32_t max_message_bytes_for(const std::map<std::string, std::string>& overrides) const;
 
   const BrokerSettings& settings_;
   TopicRegistry& registry_;

@@ -175,6 +175,19 @@ Result<TopicInfo> TopicRegistry::set_partitions(const std::string& name, int32_t
   return it->second;
 }
 
+Result<TopicInfo> TopicRegistry::set_configs(const std::string& name, std::map<std::string, std::string> configs) {
+  std::lock_guard lk(mu_);
+  auto it = topics_.find(name);
+  if (it == topics_.end()) return Status::error("unknown topic '" + name + "'", 3);
+  std::swap(it->second.configs, configs);
+  Status s = save_locked();
+  if (!s) {
+    std::swap(it->second.configs, configs);
+    return s;
+  }
+  return it->second;
+}
+
 Status TopicRegistry::save_locked() const {
   nlohmann::json j;
   j["version"] = kFormatVersion;

@@ -45,6 +45,9 @@ class TopicRegistry {
   // topics (code 3) and counts that do not grow (INVALID_PARTITIONS, 37);
   // on a failed write the old count stays.
   Result<TopicInfo> set_partitions(const std::string& name, int32_t partitions);
+  // AlterConfigs: replaces the topic's whole override set (callers validate
+  // it first). Unknown topic -> code 3; on a failed write the old set stays.
+  Result<TopicInfo> set_configs(const std::string& name, std::map<std::string, std::string> configs);
 
  private:
   explicit TopicRegistry(std::filesystem::path file) : file_(std::move(file)) {}

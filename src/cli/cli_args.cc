@@ -79,6 +79,17 @@ void configure_app(CLI::App& app, CliArgs& args) {
       ->check(CLI::Range(int64_t{-1}, INT64_MAX));
   add_client_options(trim, t);
   trim->callback([&args] { args.command = "topic"; args.topic.action = "delete-records"; });
+
+  CLI::App* alter = topic->add_subcommand("alter-config", "Change a topic's config overrides (takes effect at once)");
+  alter->add_option("name", t.name, "Topic name")->required();
+  alter->add_option("--set", t.set_configs, "Set key=value (repeatable)")->allow_extra_args(false);
+  alter->add_option("--delete", t.delete_configs, "Remove the override of key (repeatable)")->allow_extra_args(false);
+  alter->add_option("--append", t.append_configs, "Append key=item to a list key, e.g. cleanup.policy (repeatable)")
+      ->allow_extra_args(false);
+  alter->add_option("--subtract", t.subtract_configs, "Remove key=item from a list key (repeatable)")
+      ->allow_extra_args(false);
+  add_client_options(alter, t);
+  alter->callback([&args] { args.command = "topic"; args.topic.action = "alter-config"; });
 }
 
 }  // namespace spool::cli

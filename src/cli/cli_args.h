@@ -29,7 +29,7 @@ struct BrokerArgs {
 enum class OutputFormat { kTable, kJson };
 
 struct TopicArgs {
-  std::string action;  // create | list | describe | delete | add-partitions | delete-records
+  std::string action;  // create | list | describe | delete | add-partitions | delete-records | alter-config
   std::string bootstrap_server = "127.0.0.1:9092";
   OutputFormat output = OutputFormat::kTable;
   int timeout_ms = 30000;
@@ -39,6 +39,9 @@ struct TopicArgs {
   std::vector<std::string> configs;  // "key=value" topic configs
   int32_t partition = 0;             // delete-records: the partition
   int64_t offset = -1;               // delete-records: new log start offset (-1 = high watermark)
+  // alter-config (IncrementalAlterConfigs): "key=value" to set, append to or
+  // subtract from (list keys), and keys whose override is removed.
+  std::vector<std::string> set_configs, append_configs, subtract_configs, delete_configs;
 };
 
 struct CliArgs {

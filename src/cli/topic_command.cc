@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
+#include <set>
 
 #include "cli/topic_format.h"
 #include "client/blocking_client.h"
@@ -215,6 +217,66 @@ int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   return ok ? kExitOk : kExitFailure;
 }
 
+// One IncrementalAlterConfigs request; a key may appear once across all flags
+// (the broker refuses duplicates, so say it here with the flag names).
+int do_alter_config(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+  const std::string who = "spool topic alter-config: ";
+  proto::IncrementalAlterConfigsRequest::AlterConfigsResource res;
+  res.resource_type = 2;  // TOPIC
+  res.resource_name = a.name;
+  std::set<std::string> keys;
+  auto add = [&](const std::string& key, int8_t op, std::optional<std::string> value) {
+    if (!keys.insert(key).second) {
+      err << who << "config key '" << key << "' is given more than once\n";
+      return false;
+    }
+    res.configs.push_back({key, op, std::move(value)});
+    return true;
+  };
+  for (auto [items, op] : {std::pair{&a.set_configs, int8_t{0}}, std::pair{&a.append_configs, int8_t{2}},
+                           std::pair{&a.subtract_configs, int8_t{3}}}) {
+    for (const auto& item : *items) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        err << who << "expected key=value, got '" << item << "'\n";
+        return kExitUsage;
+      }
+      if (!add(item.substr(0, eq), op, item.substr(eq + 1))) return kExitUsage;
+    }
+  }
+  for (const auto& key : a.delete_configs) {
+    if (key.empty() || !add(key, 1, std::nullopt)) return kExitUsage;
+  }
+  if (res.configs.empty()) {
+    err << who << "nothing to change: give --set, --delete, --append or --subtract\n";
+    return kExitUsage;
+  }
+  auto v = c.negotiate<proto::IncrementalAlterConfigsRequest>();
+  if (!v) {
+    err << who << v.status().message() << "\n";
+    return kExitFailure;
+  }
+  proto::IncrementalAlterConfigsRequest req;
+  req.resources.push_back(std::move(res));
+  auto resp = c.call<proto::IncrementalAlterConfigsRequest, proto::IncrementalAlterConfigsResponse>(req, *v);
+  if (!resp) {
+    err << who << resp.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<TopicOpResult> results;
+  bool ok = true;
+  for (const auto& r : resp->responses) {
+    results.push_back({r.resource_name, r.error_code, r.error_message.value_or(""), -1, -1});
+    ok = ok && r.error_code == 0;
+  }
+  if (results.empty()) {
+    err << who << "the broker returned no result for '" << a.name << "'\n";
+    return kExitFailure;
+  }
+  (ok ? out : err) << format_topic_op("altered", results, a.output);
+  return ok ? kExitOk : kExitFailure;
+}
+
 }  // namespace
 
 int run_topic_command(const TopicArgs& args) { return run_topic_command(args, std::cout, std::cerr); }
@@ -236,6 +298,7 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
   if (a.action == "delete") return do_delete(c, a, out, err);
   if (a.action == "add-partitions") return do_add_partitions(c, a, out, err);
   if (a.action == "delete-records") return do_delete_records(c, a, out, err);
+  if (a.action == "alter-config") return do_alter_config(c, a, out, err);
 
   auto topics = fetch_metadata(c, a.action == "describe" ? a.name : std::string(), a.timeout_ms);
   if (!topics) {

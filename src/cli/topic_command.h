@@ -1,4 +1,4 @@
-// `spool topic create|list|describe|delete|add-partitions|delete-records`
+// `spool topic create|list|describe|delete|add-partitions|delete-records|alter-config`
 // against a running broker through BlockingClient: Metadata (+ DescribeConfigs)
 // for list/describe, CreateTopics, DeleteTopics, CreatePartitions and
 // DeleteRecords for the others. Prints tables or JSON on stdout, errors (with Kafka

@@ -35,7 +35,10 @@ constexpr ApiRange kServed[] = {
     serve<DeleteTopicsRequest, DeleteTopicsResponse, 1, 3>("DeleteTopics"),
     serve<DeleteRecordsRequest, DeleteRecordsResponse, 0, 1>("DeleteRecords"),
     serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
+    serve<AlterConfigsRequest, AlterConfigsResponse, 0, 1>("AlterConfigs"),
+    serve<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 1>("DescribeLogDirs"),
     serve<CreatePartitionsRequest, CreatePartitionsResponse, 0, 1>("CreatePartitions"),
+    serve<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 0, 0>("IncrementalAlterConfigs"),
     serve<DescribeClusterRequest, DescribeClusterResponse, 0, 0>("DescribeCluster"),
 };
 

@@ -403,3 +403,221 @@ def test_cli_add_partitions_and_delete_records(bootstrap, topic):
     assert r.returncode == 0 and "log start offset is now 12" in r.stdout, (r.stdout, r.stderr)
     r = spool_cli("topic", "delete-records", topic, "--offset", "99", "--bootstrap-server", bootstrap)
     assert r.returncode == 1 and "OFFSET_OUT_OF_RANGE" in r.stderr, (r.stdout, r.stderr)
+
+
+# --- AlterConfigs / IncrementalAlterConfigs / DescribeLogDirs ---------------------------
+# AlterConfigs replaces a topic's whole override set (keys left out return to
+# their defaults); IncrementalAlterConfigs edits key by key. librdkafka 2.0.x
+# and kafka-python 2.0.x only have AlterConfigs, so the incremental API is
+# driven by raw frames and by the spool CLI, which uses it.
+
+INVALID_CONFIG = 40
+
+
+def topic_entries(bootstrap, topic):
+    a = admin(bootstrap)
+    res = ConfigResource("topic", topic)
+    return a.describe_configs([res])[res].result(timeout=TIMEOUT_S)
+
+
+def alter_confluent(bootstrap, rtype, name, configs, validate_only=False):
+    a = admin(bootstrap)
+    res = ConfigResource(rtype, name, set_config=configs)
+    return a.alter_configs([res], validate_only=validate_only)[res].result(timeout=TIMEOUT_S)
+
+
+def test_alter_configs_confluent_replaces_overrides(bootstrap, topic):
+    create_topic(bootstrap, topic, 1, {"retention.ms": "1000", "cleanup.policy": "compact"})
+    alter_confluent(bootstrap, "topic", topic, {"retention.ms": "86400000"})
+    e = topic_entries(bootstrap, topic)
+    assert e["retention.ms"].value == "86400000"
+    assert e["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    # Left out of the new set: back to the default.
+    assert e["cleanup.policy"].value == "delete"
+    assert e["cleanup.policy"].source == ConfigSource.DEFAULT_CONFIG.value
+
+    # validate_only checks and changes nothing.
+    alter_confluent(bootstrap, "topic", topic, {"retention.ms": "5"}, validate_only=True)
+    assert topic_entries(bootstrap, topic)["retention.ms"].value == "86400000"
+
+    for bad in ({"retention.ms": "soon"}, {"no.such.key": "1"}):
+        with pytest.raises(KafkaException) as ei:
+            alter_confluent(bootstrap, "topic", topic, bad)
+        assert ei.value.args[0].code() == KafkaError.INVALID_CONFIG, ei.value
+    assert topic_entries(bootstrap, topic)["retention.ms"].value == "86400000"
+
+    with pytest.raises(KafkaException) as ei:
+        alter_confluent(bootstrap, "topic", topic + "-missing", {"retention.ms": "5"})
+    assert ei.value.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+    # Broker keys are static in Spool: dynamic broker configs are refused.
+    with pytest.raises(KafkaException) as ei:
+        alter_confluent(bootstrap, "broker", "0", {"log.retention.ms": "5"})
+    assert ei.value.args[0].code() == KafkaError.INVALID_REQUEST
+
+
+def test_alter_configs_kafka_python(bootstrap, topic):
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
+    try:
+        kp.create_topics([KpNewTopic(topic, 1, 1)])
+        resp = kp.alter_configs([KpConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": "4321"})])
+        assert [(r[0], r[2], r[3]) for r in resp.resources] == [(NONE, 2, topic)]
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": None})])
+        [(err, _, _, entries)] = _kp_entries(resp)
+        assert err == NONE and entries["retention.ms"][0] == "4321" and entries["retention.ms"][2] == 1
+        resp = kp.alter_configs([KpConfigResource(ConfigResourceType.TOPIC, topic, {"segment.bytes": "-3"})])
+        assert resp.resources[0][0] == INVALID_CONFIG and "segment.bytes" in resp.resources[0][1]
+    finally:
+        kp.close()
+
+
+def test_alter_configs_survive_restart(broker_factory, topic):
+    b = broker_factory()
+    create_topic(b.bootstrap, topic, 1)
+    alter_confluent(b.bootstrap, "topic", topic, {"retention.ms": "7654321", "durable.writes": "false"})
+    b.restart()
+    e = topic_entries(b.bootstrap, topic)
+    assert e["retention.ms"].value == "7654321"
+    assert e["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    assert e["durable.writes"].value == "false"
+
+
+def test_alter_configs_take_effect_live(bootstrap, topic):
+    create_topic(bootstrap, topic, 1)
+    p = ck_util.producer(bootstrap, acks="1", **{"linger.ms": 0})
+    big = {"value": b"x" * 20000}
+    assert ck_util.produce_all(p, topic, [big])[0][0] is None
+    alter_confluent(bootstrap, "topic", topic, {"max.message.bytes": "4096"})
+    err = ck_util.produce_all(p, topic, [big])[0][0]
+    assert err is not None and err.code() == KafkaError.MSG_SIZE_TOO_LARGE, err
+    assert ck_util.produce_all(p, topic, [{"value": b"small"}])[0][0] is None
+
+    # durable.writes=false: an acks=1 write is visible at the acknowledgement.
+    alter_confluent(bootstrap, "topic", topic, {"durable.writes": "false"})
+    c = ck_util.consumer(bootstrap)
+    try:
+        for i in range(10):
+            r = ck_util.produce_all(p, topic, [{"value": f"m{i}".encode()}])
+            assert r[0][0] is None
+            high = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)[1]
+            assert high == r[0][2] + 1, f"write {i} acknowledged at {r[0][2]} but high watermark is {high}"
+    finally:
+        c.close()
+
+
+def incremental_alter_raw(port, topic, ops, validate_only=False, corr=51):
+    """IncrementalAlterConfigs v0 on one topic. ops: [(key, op, value or None)] -> (error, message)"""
+    body = struct.pack(">i", 1) + struct.pack(">b", 2) + w.string(topic) + struct.pack(">i", len(ops))
+    for key, op, value in ops:
+        body += w.string(key) + struct.pack(">b", op)
+        body += struct.pack(">h", -1) if value is None else w.string(value)
+    body += b"\x01" if validate_only else b"\x00"
+    with w.connect(port) as s:
+        s.sendall(w.request(44, 0, corr, body, client_id="spool-admin-test"))
+        frame = w.read_frame(s)
+    assert frame is not None, "broker closed the connection on IncrementalAlterConfigs"
+    r = w.Reader(frame)
+    assert r.take(">i") == corr
+    r.take(">i")  # throttle
+    assert r.take(">i") == 1
+    err = r.take(">h")
+    msg = r.string()
+    assert r.take(">b") == 2 and r.string() == topic
+    assert r.pos == len(frame), "trailing bytes in IncrementalAlterConfigs response"
+    return err, msg
+
+
+def test_incremental_alter_configs(bootstrap, topic):
+    create_topic(bootstrap, topic, 1, {"retention.ms": "1000", "segment.ms": "60000"})
+    port = port_of(bootstrap)
+    SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+    assert incremental_alter_raw(port, topic, [("retention.ms", SET, "2000"), ("segment.ms", DELETE, None),
+                                               ("cleanup.policy", APPEND, "compact")]) == (NONE, None)
+    e = topic_entries(bootstrap, topic)
+    assert e["retention.ms"].value == "2000"
+    assert e["segment.ms"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert e["cleanup.policy"].value == "delete,compact"
+    assert incremental_alter_raw(port, topic, [("cleanup.policy", SUBTRACT, "delete")]) == (NONE, None)
+    assert topic_entries(bootstrap, topic)["cleanup.policy"].value == "compact"
+
+    err, msg = incremental_alter_raw(port, topic, [("retention.ms", APPEND, "5")])
+    assert err == INVALID_CONFIG and "retention.ms" in msg
+    err, _ = incremental_alter_raw(port, topic, [("segment.bytes", SUBTRACT, "1")])
+    assert err == INVALID_CONFIG, "SUBTRACT only on list keys"
+    err, _ = incremental_alter_raw(port, topic, [("retention.ms", 9, "5")])
+    assert err == INVALID_REQUEST
+    err, _ = incremental_alter_raw(port, topic, [("retention.ms", SET, "1"), ("retention.ms", DELETE, None)])
+    assert err == INVALID_REQUEST
+    assert incremental_alter_raw(port, topic, [("retention.ms", SET, "9")], validate_only=True) == (NONE, None)
+    assert incremental_alter_raw(port, topic + "-missing", [("retention.ms", SET, "9")])[0] == \
+        UNKNOWN_TOPIC_OR_PARTITION
+    assert topic_entries(bootstrap, topic)["retention.ms"].value == "2000"
+
+
+def describe_log_dirs_raw(port, topics=None, version=1, corr=61):
+    """DescribeLogDirs v0/v1 -> {log_dir: (error, {(topic, partition): (size, lag, future)})}"""
+    if topics is None:
+        body = struct.pack(">i", -1)
+    else:
+        body = struct.pack(">i", len(topics))
+        for t, parts in topics.items():
+            body += w.string(t) + struct.pack(">i", len(parts)) + b"".join(struct.pack(">i", p) for p in parts)
+    with w.connect(port) as s:
+        s.sendall(w.request(35, version, corr, body, client_id="spool-admin-test"))
+        frame = w.read_frame(s)
+    assert frame is not None, "broker closed the connection on DescribeLogDirs"
+    r = w.Reader(frame)
+    assert r.take(">i") == corr
+    r.take(">i")  # throttle
+    out = {}
+    for _ in range(r.take(">i")):
+        err = r.take(">h")
+        d = r.string()
+        parts = {}
+        for _ in range(r.take(">i")):
+            t = r.string()
+            for _ in range(r.take(">i")):
+                idx, size, lag, future = r.take(">iqq?")
+                parts[(t, idx)] = (size, lag, future)
+        out[d] = (err, parts)
+    assert r.pos == len(frame), "trailing bytes in DescribeLogDirs response"
+    return out
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_describe_log_dirs(broker, bootstrap, topic, version):
+    create_topic(bootstrap, topic, 2)
+    produce_n(bootstrap, topic, 10)
+    port = port_of(bootstrap)
+    got = describe_log_dirs_raw(port, version=version)
+    assert len(got) == 1
+    [(d, (err, parts))] = got.items()
+    assert err == NONE
+    if getattr(broker, "log_dir", None):
+        assert d == os.path.abspath(broker.log_dir)
+    size, lag, future = parts[(topic, 0)]
+    assert size > 0 and lag == 0 and not future
+    assert parts[(topic, 1)] == (0, 0, False)
+
+    only = describe_log_dirs_raw(port, {topic: [1, 7], topic + "-missing": [0]}, version=version)
+    assert only == {d: (NONE, {(topic, 1): (0, 0, False)})}
+
+
+def test_cli_alter_config(bootstrap, topic):
+    import json
+    create_topic(bootstrap, topic, 1, {"segment.ms": "60000"})
+    r = spool_cli("topic", "alter-config", topic, "--set", "retention.ms=3000", "--delete", "segment.ms",
+                  "--append", "cleanup.policy=compact", "--bootstrap-server", bootstrap)
+    assert r.returncode == 0, r.stderr
+    assert f"altered topic '{topic}'" in r.stdout
+    e = topic_entries(bootstrap, topic)
+    assert e["retention.ms"].value == "3000"
+    assert e["segment.ms"].source == ConfigSource.DEFAULT_CONFIG.value
+    assert e["cleanup.policy"].value == "delete,compact"
+
+    r = spool_cli("topic", "alter-config", topic, "--append", "retention.ms=1", "--bootstrap-server", bootstrap,
+                  "-o", "json")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    [res] = json.loads(r.stderr)
+    assert res["topic"] == topic and res["error"] == "INVALID_CONFIG" and not res["ok"]
+    r = spool_cli("topic", "alter-config", topic, "--bootstrap-server", bootstrap)
+    assert r.returncode == 2 and "nothing to change" in r.stderr

@@ -20,6 +20,9 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
 void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // Decodes `req` from body, or closes the connection with a log line naming

@@ -92,7 +92,10 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         continue;
       }
       std::span<uint8_t> batches(pd.records->data(), pd.records->size());
-      auto valid = record::validate_produce_records(batches, static_cast<size_t>(b.settings.message_max_bytes));
+      // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
+      const int32_t max_bytes =
+          partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : b.settings.message_max_bytes;
+      auto valid = record::validate_produce_records(batches, static_cast<size_t>(max_bytes));
       if (!valid) {
         spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
                       valid.status().message());

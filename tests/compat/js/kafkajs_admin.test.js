@@ -99,3 +99,33 @@ test('deleteTopicRecords moves the low watermark', async () => {
   [p0] = await admin.fetchTopicOffsets(topic);
   assert.equal(p0.low, '10');
 });
+
+test('alterConfigs replaces the overrides and takes effect at once', async () => {
+  const topic = newTopic('kafkajs-alter');
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '60000' }] }],
+  });
+  const alter = (configEntries, validateOnly = false) => admin.alterConfigs({
+    validateOnly,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries }],
+  });
+  const describe = async () => {
+    const res = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms', 'segment.ms'] }],
+    });
+    return Object.fromEntries(res.resources[0].configEntries.map((e) => [e.configName, e]));
+  };
+  await alter([{ name: 'retention.ms', value: '999000' }]);
+  let byName = await describe();
+  assert.equal(byName['retention.ms'].configValue, '999000');
+  assert.equal(byName['retention.ms'].configSource, ConfigSource.TOPIC_CONFIG);
+  // AlterConfigs replaces the whole set: segment.ms is back to its default.
+  assert.equal(byName['segment.ms'].configSource, ConfigSource.DEFAULT_CONFIG);
+
+  await alter([{ name: 'retention.ms', value: '1' }], true);
+  byName = await describe();
+  assert.equal(byName['retention.ms'].configValue, '999000', 'validateOnly changes nothing');
+
+  await assert.rejects(alter([{ name: 'retention.ms', value: 'soon' }]), (e) => e.type === 'INVALID_CONFIG');
+});

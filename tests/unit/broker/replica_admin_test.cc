@@ -1,6 +1,7 @@
-// ReplicaManager admin paths (CreatePartitions) over a real LogManager and
-// TopicRegistry in a temp dir: counts only grow, the new count survives a
-// reopen, and existing partitions keep their objects.
+// ReplicaManager admin paths (CreatePartitions, AlterConfigs) over a real
+// LogManager and TopicRegistry in a temp dir: counts only grow, the new count
+// survives a reopen, and existing partitions keep their objects; altered
+// configs are validated, persisted and applied live to the open logs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,6 +115,67 @@ TEST(TopicRegistrySetPartitions, OnlyGrowsAndPersists) {
   ASSERT_TRUE(reg);
   EXPECT_EQ((*reg)->get("a")->partitions, 4);
   std::filesystem::remove_all(dir);
+}
+
+TEST_F(ReplicaAdminTest, AlterConfigAppliesLiveAndPersists) {
+  ASSERT_TRUE(replicas_->create_topic("cfg", 2, {{"retention.ms", "1000"}}, false));
+  auto p1 = replicas_->partition("cfg", 1);
+  ASSERT_NE(p1, nullptr);
+  EXPECT_TRUE(p1->durable_writes());
+
+  auto altered = replicas_->alter_topic_config(
+      "cfg", {{"retention.ms", "86400000"}, {"durable.writes", "false"}, {"max.message.bytes", "2048"}}, false);
+  ASSERT_TRUE(altered) << altered.status().message();
+  EXPECT_EQ(altered->configs.at("retention.ms"), "86400000");
+  EXPECT_EQ(replicas_->partition("cfg", 1), p1) << "altering must not reopen partitions";
+  EXPECT_EQ(p1->log().config().retention_ms, 86400000);
+  EXPECT_FALSE(p1->log().config().durable_writes);
+  EXPECT_FALSE(p1->durable_writes());
+  EXPECT_EQ(p1->max_message_bytes(), 2048);
+
+  close();
+  open();
+  auto info = replicas_->topic("cfg");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->configs.at("retention.ms"), "86400000");
+  EXPECT_EQ(info->configs.at("durable.writes"), "false");
+  auto reopened = replicas_->partition("cfg", 0);
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_EQ(reopened->log().config().retention_ms, 86400000);
+  EXPECT_FALSE(reopened->durable_writes());
+  EXPECT_EQ(reopened->max_message_bytes(), 2048);
+
+  // The whole set is replaced: keys left out return to their defaults.
+  ASSERT_TRUE(replicas_->alter_topic_config("cfg", {}, false));
+  EXPECT_TRUE(replicas_->topic("cfg")->configs.empty());
+  EXPECT_TRUE(reopened->durable_writes());
+  EXPECT_EQ(reopened->log().config().retention_ms, log_config_for(settings_, {}).retention_ms);
+}
+
+TEST_F(ReplicaAdminTest, AlterConfigRefusesInvalidAndUnknown) {
+  ASSERT_TRUE(replicas_->create_topic("cfg", 1, {{"retention.ms", "1000"}}, false));
+  auto bad = replicas_->alter_topic_config("cfg", {{"retention.ms", "soon"}}, false);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().kafka_code(), code(ErrorCode::kInvalidConfig));
+  EXPECT_NE(bad.status().message().find("retention.ms"), std::string::npos) << bad.status().message();
+  auto unknown_key = replicas_->alter_topic_config("cfg", {{"no.such.key", "1"}}, false);
+  ASSERT_FALSE(unknown_key);
+  EXPECT_EQ(unknown_key.status().kafka_code(), code(ErrorCode::kInvalidConfig));
+  auto cross = replicas_->alter_topic_config(
+      "cfg", {{"min.compaction.lag.ms", "100"}, {"max.compaction.lag.ms", "10"}}, false);
+  ASSERT_FALSE(cross);
+  EXPECT_EQ(cross.status().kafka_code(), code(ErrorCode::kInvalidConfig));
+  auto missing = replicas_->alter_topic_config("nope", {{"retention.ms", "5"}}, false);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().kafka_code(), code(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(replicas_->topic("cfg")->configs.at("retention.ms"), "1000") << "refused alters change nothing";
+  EXPECT_EQ(replicas_->partition("cfg", 0)->log().config().retention_ms, 1000);
+
+  auto dry = replicas_->alter_topic_config("cfg", {{"retention.ms", "7"}}, true);
+  ASSERT_TRUE(dry) << dry.status().message();
+  EXPECT_EQ(dry->configs.at("retention.ms"), "7");
+  EXPECT_EQ(replicas_->topic("cfg")->configs.at("retention.ms"), "1000") << "validate_only changes nothing";
+  EXPECT_EQ(replicas_->partition("cfg", 0)->log().config().retention_ms, 1000);
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(Robustness, RandomInputsNeverCrashAndRoundTrip) {
            AlterConfigsRequest, AlterConfigsResponse, IncrementalAlterConfigsRequest,
            IncrementalAlterConfigsResponse, OffsetDeleteRequest, OffsetDeleteResponse,
            DescribeAclsRequest, DescribeAclsResponse, CreateAclsRequest, CreateAclsResponse,
-           DeleteAclsRequest, DeleteAclsResponse>();
+           DeleteAclsRequest, DeleteAclsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse>();
 }
 
 }  // namespace

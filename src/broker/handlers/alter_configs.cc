@@ -1,0 +1,176 @@
+// AlterConfigs (v0-1) and IncrementalAlterConfigs (v0) for topic resources.
+// AlterConfigs replaces a topic's whole override set (keys left out return
+// to their defaults), as Kafka does; IncrementalAlterConfigs edits it key by
+// key: SET, DELETE, APPEND and SUBTRACT (the last two only on list-typed keys
+// such as cleanup.policy, starting from the current effective value). The new
+// set goes through ReplicaManager::alter_topic_config, which validates,
+// persists and applies it live. Broker resources (type 4) answer
+// INVALID_REQUEST: broker keys are static in Spool (no dynamic broker config
+// yet). Errors are per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG,
+// INVALID_REQUEST (unknown type or operation, null value, key or resource
+// listed twice). validate_only answers as if applied and changes nothing.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "broker/handlers/handlers.h"
+#include "broker/replica_manager.h"
+#include "config/config_def.h"
+#include "config/topic_config.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+constexpr int8_t kTopicResource = 2;   // Kafka's ConfigResource.Type.TOPIC
+constexpr int8_t kBrokerResource = 4;  // ConfigResource.Type.BROKER
+
+// IncrementalAlterConfigs operations (Kafka's AlterConfigOp.OpType ids).
+constexpr int8_t kSet = 0;
+constexpr int8_t kDelete = 1;
+constexpr int8_t kAppend = 2;
+constexpr int8_t kSubtract = 3;
+
+Status kafka_error(ErrorCode c, std::string m) { return Status::error(std::move(m), static_cast<int16_t>(c)); }
+
+// The topic's current overrides, or the per-resource error for a resource
+// that is not an existing topic.
+Result<std::map<std::string, std::string>> current_overrides(BrokerContext& b, int8_t type, const std::string& name) {
+  if (type == kBrokerResource)
+    return kafka_error(ErrorCode::kInvalidRequest, "dynamic broker configs are not supported yet");
+  if (type != kTopicResource)
+    return kafka_error(ErrorCode::kInvalidRequest, "Unsupported resource type: " + std::to_string(type));
+  auto info = b.replicas.topic(name);
+  if (!info) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
+  return info->configs;
+}
+
+// Counts resources by (type, name): Kafka refuses a resource named twice.
+template <typename Resources>
+std::map<std::pair<int8_t, std::string>, int> count_resources(const Resources& rs) {
+  std::map<std::pair<int8_t, std::string>, int> seen;
+  for (const auto& r : rs) seen[{r.resource_type, r.resource_name}]++;
+  return seen;
+}
+
+template <typename Configs>
+bool has_duplicate_keys(const Configs& cs) {
+  std::set<std::string> keys;
+  for (const auto& c : cs) {
+    if (!keys.insert(c.name).second) return true;
+  }
+  return false;
+}
+
+Status apply_alter(std::map<std::string, std::string>& overrides,
+                   const protocol::AlterConfigsRequest::AlterConfigsResource& res) {
+  if (has_duplicate_keys(res.configs)) return kafka_error(ErrorCode::kInvalidRequest, "Error due to duplicate config keys");
+  overrides.clear();
+  for (const auto& c : res.configs) {
+    if (!c.value) return kafka_error(ErrorCode::kInvalidRequest, "Null value not supported for : " + c.name);
+    overrides[c.name] = *c.value;
+  }
+  return Status::ok();
+}
+
+// APPEND/SUBTRACT start from the effective value (override, else default).
+Status apply_list_op(BrokerContext& b, std::map<std::string, std::string>& overrides, const std::string& key,
+                     int8_t op, const std::string& value) {
+  const config::TopicKeyDef* def = config::find_topic_key(key);
+  if (def == nullptr) return kafka_error(ErrorCode::kInvalidConfig, "Unknown topic config name: " + key);
+  if (def->def.type != config::ConfigType::kList)
+    return kafka_error(ErrorCode::kInvalidConfig, std::string("Config value ") + (op == kAppend ? "append" : "subtract") +
+                                                      " is not allowed for config key: " + key);
+  auto eff = effective_topic_config(b.settings, overrides);
+  std::vector<std::string> items;
+  if (auto it = eff.find(key); it != eff.end()) items = config::split_list(it->second);
+  for (const auto& item : config::split_list(value)) {
+    auto pos = std::find(items.begin(), items.end(), item);
+    if (op == kAppend && pos == items.end()) items.push_back(item);
+    if (op == kSubtract && pos != items.end()) items.erase(pos);
+  }
+  std::string joined;
+  for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
+  overrides[key] = joined;
+  return Status::ok();
+}
+
+Status apply_incremental(BrokerContext& b, std::map<std::string, std::string>& overrides,
+                         const protocol::IncrementalAlterConfigsRequest::AlterConfigsResource& res) {
+  if (has_duplicate_keys(res.configs)) return kafka_error(ErrorCode::kInvalidRequest, "Error due to duplicate config keys");
+  for (const auto& c : res.configs) {
+    const int8_t op = c.config_operation;
+    if (op < kSet || op > kSubtract)
+      return kafka_error(ErrorCode::kInvalidRequest, "Unknown config operation " + std::to_string(op) + " for " + c.name);
+    if (op == kDelete) {
+      overrides.erase(c.name);
+      continue;
+    }
+    if (!c.value) return kafka_error(ErrorCode::kInvalidRequest, "Null value not supported for : " + c.name);
+    if (op == kSet) {
+      overrides[c.name] = *c.value;
+      continue;
+    }
+    if (Status s = apply_list_op(b, overrides, c.name, op, *c.value); !s) return s;
+  }
+  return Status::ok();
+}
+
+// Shared body of both APIs: per resource, build the new override set with
+// `edit`, then hand it to the replica manager.
+template <typename Request, typename Response, typename Edit>
+void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit edit) {
+  Response resp;
+  auto seen = count_resources(req.resources);
+  for (const auto& res : req.resources) {
+    auto& r = resp.responses.emplace_back();
+    r.resource_type = res.resource_type;
+    r.resource_name = res.resource_name;
+    auto fail = [&](const Status& s) {
+      r.error_code = s.kafka_code();
+      r.error_message = s.message();
+    };
+    if (seen[{res.resource_type, res.resource_name}] > 1) {
+      fail(kafka_error(ErrorCode::kInvalidRequest, "Error due to duplicate config resource: " + res.resource_name));
+      continue;
+    }
+    auto overrides = current_overrides(b, res.resource_type, res.resource_name);
+    if (!overrides) {
+      fail(overrides.status());
+      continue;
+    }
+    if (Status s = edit(overrides.value(), res); !s) {
+      fail(s);
+      continue;
+    }
+    auto altered = b.replicas.alter_topic_config(res.resource_name, overrides.value(), req.validate_only);
+    if (!altered) {
+      fail(altered.status());
+      continue;
+    }
+    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace
+
+void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::AlterConfigsRequest req;
+  if (!decode_or_close(ctx, body, req, "AlterConfigs")) return;
+  alter<protocol::AlterConfigsRequest, protocol::AlterConfigsResponse>(
+      b, ctx, req, [](auto& overrides, const auto& res) { return apply_alter(overrides, res); });
+}
+
+void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::IncrementalAlterConfigsRequest req;
+  if (!decode_or_close(ctx, body, req, "IncrementalAlterConfigs")) return;
+  alter<protocol::IncrementalAlterConfigsRequest, protocol::IncrementalAlterConfigsResponse>(
+      b, ctx, req, [&b](auto& overrides, const auto& res) { return apply_incremental(b, overrides, res); });
+}
+
+}  // namespace spool::broker
