@@ -153,19 +153,34 @@ int32_t ReplicaManager::max_message_bytes_for(const std::map<std::string, std::s
 Result<TopicInfo> ReplicaManager::alter_topic_config(const std::string& name,
                                                      const std::map<std::string, std::string>& overrides,
                                                      bool validate_only) {
+  return edit_topic_config(
+      name,
+      [&overrides](std::map<std::string, std::string>& current) {
+        current = overrides;
+        return Status::ok();
+      },
+      validate_only);
+}
+
+Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, const ConfigEdit& edit,
+                                                    bool validate_only) {
+  // One exclusive section from read to apply, so concurrent incremental
+  // edits of the same topic never lose each other's changes.
+  std::unique_lock lk(mu_);
+  auto it = partitions_.find(name);
+  auto info = registry_.get(name);
+  if (!info || it == partitions_.end())
+    return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
+  std::map<std::string, std::string> overrides = info->configs;
+  if (Status s = edit(overrides); !s) return s;
   for (const auto& [k, v] : overrides) {
     Status s = config::validate_topic_config(k, v);
     if (!s) return kafka_error(ErrorCode::kInvalidConfig, s.message());
   }
   if (Status s = config::validate_topic_configs(overrides); !s)
     return kafka_error(ErrorCode::kInvalidConfig, s.message());
-  std::unique_lock lk(mu_);
-  auto it = partitions_.find(name);
-  auto info = registry_.get(name);
-  if (!info || it == partitions_.end())
-    return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
   if (validate_only) {
-    info->configs = overrides;
+    info->configs = std::move(overrides);
     return *info;
   }
   auto updated = registry_.set_configs(name, overrides);

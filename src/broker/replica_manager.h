@@ -8,6 +8,7 @@
 // Thread-safe: lookups take a shared lock; create/delete an exclusive one.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,6 +57,12 @@ class ReplicaManager {
   // without changing anything.
   Result<TopicInfo> alter_topic_config(const std::string& name,
                                        const std::map<std::string, std::string>& overrides, bool validate_only);
+  // The same, with the new set computed from the current one by `edit` under
+  // the manager's lock (IncrementalAlterConfigs: read-modify-write without
+  // losing a concurrent change). `edit` must not call back into this object;
+  // a failed Status from it is returned unchanged (its kafka_code kept).
+  using ConfigEdit = std::function<Status(std::map<std::string, std::string>&)>;
+  Result<TopicInfo> edit_topic_config(const std::string& name, const ConfigEdit& edit, bool validate_only);
 
  private:
   // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.

@@ -3,7 +3,7 @@
 // to their defaults), as Kafka does; IncrementalAlterConfigs edits it key by
 // key: SET, DELETE, APPEND and SUBTRACT (the last two only on list-typed keys
 // such as cleanup.policy, starting from the current effective value). The new
-// set goes through ReplicaManager::alter_topic_config, which validates,
+// set goes through ReplicaManager::edit_topic_config, which validates,
 // persists and applies it live. Broker resources (type 4) answer
 // INVALID_REQUEST: broker keys are static in Spool (no dynamic broker config
 // yet). Errors are per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG,
@@ -37,16 +37,13 @@ constexpr int8_t kSubtract = 3;
 
 Status kafka_error(ErrorCode c, std::string m) { return Status::error(std::move(m), static_cast<int16_t>(c)); }
 
-// The topic's current overrides, or the per-resource error for a resource
-// that is not an existing topic.
-Result<std::map<std::string, std::string>> current_overrides(BrokerContext& b, int8_t type, const std::string& name) {
+// The per-resource error for a resource that is not a topic.
+Status check_resource_type(int8_t type) {
   if (type == kBrokerResource)
     return kafka_error(ErrorCode::kInvalidRequest, "dynamic broker configs are not supported yet");
   if (type != kTopicResource)
     return kafka_error(ErrorCode::kInvalidRequest, "Unsupported resource type: " + std::to_string(type));
-  auto info = b.replicas.topic(name);
-  if (!info) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
-  return info->configs;
+  return Status::ok();
 }
 
 // Counts resources by (type, name): Kafka refuses a resource named twice.
@@ -120,8 +117,8 @@ Status apply_incremental(BrokerContext& b, std::map<std::string, std::string>& o
   return Status::ok();
 }
 
-// Shared body of both APIs: per resource, build the new override set with
-// `edit`, then hand it to the replica manager.
+// Shared body of both APIs: per resource, the replica manager applies `edit`
+// to the current override set, then validates, persists and applies it.
 template <typename Request, typename Response, typename Edit>
 void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit edit) {
   Response resp;
@@ -138,16 +135,14 @@ void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit
       fail(kafka_error(ErrorCode::kInvalidRequest, "Error due to duplicate config resource: " + res.resource_name));
       continue;
     }
-    auto overrides = current_overrides(b, res.resource_type, res.resource_name);
-    if (!overrides) {
-      fail(overrides.status());
-      continue;
-    }
-    if (Status s = edit(overrides.value(), res); !s) {
+    if (Status s = check_resource_type(res.resource_type); !s) {
       fail(s);
       continue;
     }
-    auto altered = b.replicas.alter_topic_config(res.resource_name, overrides.value(), req.validate_only);
+    // The edit runs under the replica manager's lock, on the current set.
+    auto altered = b.replicas.edit_topic_config(
+        res.resource_name, [&](std::map<std::string, std::string>& overrides) { return edit(overrides, res); },
+        req.validate_only);
     if (!altered) {
       fail(altered.status());
       continue;

@@ -178,5 +178,26 @@ TEST_F(ReplicaAdminTest, AlterConfigRefusesInvalidAndUnknown) {
   EXPECT_EQ(replicas_->partition("cfg", 0)->log().config().retention_ms, 1000);
 }
 
+TEST_F(ReplicaAdminTest, EditTopicConfigStartsFromCurrentSet) {
+  ASSERT_TRUE(replicas_->create_topic("cfg", 1, {{"retention.ms", "1000"}}, false));
+  auto edited = replicas_->edit_topic_config(
+      "cfg",
+      [](std::map<std::string, std::string>& m) {
+        EXPECT_EQ(m.at("retention.ms"), "1000");
+        m["segment.ms"] = "60000";
+        return Status::ok();
+      },
+      false);
+  ASSERT_TRUE(edited) << edited.status().message();
+  EXPECT_EQ(edited->configs.size(), 2u);
+  EXPECT_EQ(replicas_->partition("cfg", 0)->log().config().segment_ms, 60000);
+
+  auto refused = replicas_->edit_topic_config(
+      "cfg", [](std::map<std::string, std::string>&) { return Status::error("no", 42); }, false);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().kafka_code(), 42) << "the edit's own error is passed through";
+  EXPECT_EQ(replicas_->topic("cfg")->configs.size(), 2u);
+}
+
 }  // namespace
 }  // namespace spool::broker
