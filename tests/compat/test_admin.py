@@ -621,3 +621,27 @@ def test_cli_alter_config(bootstrap, topic):
     assert res["topic"] == topic and res["error"] == "INVALID_CONFIG" and not res["ok"]
     r = spool_cli("topic", "alter-config", topic, "--bootstrap-server", bootstrap)
     assert r.returncode == 2 and "nothing to change" in r.stderr
+
+
+def test_topic_lifecycle_kafka_python(bootstrap, topic):
+    """kafka-python's KafkaAdminClient creates, lists and deletes topics and
+    gets Kafka's errors for a duplicate, an invalid name and an unknown topic."""
+    kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
+    try:
+        resp = kp.create_topics([KpNewTopic(topic, 2, 1, topic_configs={"retention.ms": "3600000"})])
+        assert [(t, e) for t, e, *_ in resp.topic_errors] == [(topic, NONE)]
+        assert topic in kp.list_topics()
+        assert partition_count(bootstrap, topic) == 2
+        with pytest.raises(kafka.errors.TopicAlreadyExistsError):
+            kp.create_topics([KpNewTopic(topic, 1, 1)])
+        with pytest.raises(kafka.errors.InvalidTopicError):
+            kp.create_topics([KpNewTopic("bad name!", 1, 1)])
+        with pytest.raises(kafka.errors.InvalidReplicationFactorError):
+            kp.create_topics([KpNewTopic(topic + "-rf", 1, 3)])
+        resp = kp.delete_topics([topic])
+        assert [(t, e) for t, e, *_ in resp.topic_error_codes] == [(topic, NONE)]
+        assert topic not in kp.list_topics()
+        with pytest.raises(kafka.errors.UnknownTopicOrPartitionError):
+            kp.delete_topics([topic])
+    finally:
+        kp.close()
