@@ -10,6 +10,34 @@
 #include "net/server.h"
 
 namespace spool::broker {
+namespace {
+
+storage::LogManager::Options log_manager_options(const BrokerSettings& settings) {
+  storage::LogManager::Options lo;
+  lo.log_dirs = settings.log_dirs;
+  lo.broker_id = settings.broker_id;
+  lo.retention_check_interval_ms = settings.retention_check_interval_ms;
+  lo.flush_checkpoint_interval_ms = settings.flush_checkpoint_interval_ms;
+  lo.recovery_threads = settings.recovery_threads;
+  lo.cleaner_enable = settings.cleaner_enable;
+  lo.cleaner_backoff_ms = settings.cleaner_backoff_ms;
+  lo.cleaner_dedupe_buffer_bytes = settings.cleaner_dedupe_buffer_bytes;
+  lo.defaults = log_config_for(settings, {});
+  return lo;
+}
+
+net::ServerOptions server_options(const BrokerSettings& settings) {
+  net::ServerOptions so;
+  so.host = settings.bind_host;
+  so.port = settings.port;
+  so.threads = settings.reactor_threads;
+  so.max_request_bytes = settings.socket_request_max_bytes;
+  so.max_connections = settings.max_connections;
+  so.idle_timeout_ms = settings.connections_max_idle_ms;
+  return so;
+}
+
+}  // namespace
 
 int run_broker(const config::BrokerConfig& cfg) {
   // Block the stop signals in every thread started from here on; main waits
@@ -27,27 +55,19 @@ int run_broker(const config::BrokerConfig& cfg) {
     return 1;
   }
 
-  storage::LogManager::Options lo;
-  lo.log_dirs = settings.log_dirs;
-  lo.broker_id = settings.broker_id;
-  lo.retention_check_interval_ms = settings.retention_check_interval_ms;
-  lo.flush_checkpoint_interval_ms = settings.flush_checkpoint_interval_ms;
-  lo.recovery_threads = settings.recovery_threads;
-  lo.cleaner_enable = settings.cleaner_enable;
-  lo.cleaner_backoff_ms = settings.cleaner_backoff_ms;
-  lo.cleaner_dedupe_buffer_bytes = settings.cleaner_dedupe_buffer_bytes;
-  lo.defaults = log_config_for(settings, {});
-  auto logs = storage::LogManager::open(lo);
+  auto logs = storage::LogManager::open(log_manager_options(settings));
   if (!logs) {
     spdlog::error("cannot open log dirs: {}", logs.status().message());
     return 1;
   }
-  auto registry = TopicRegistry::open(std::filesystem::path(settings.log_dirs[0]));
-  if (!registry) {
-    spdlog::error("{}", registry.status().message());
+  // Once the logs are open, a failed start still closes them cleanly.
+  auto fail_start = [&logs](const std::string& why) {
+    spdlog::error("{}", why);
     (*logs)->shutdown();
     return 1;
-  }
+  };
+  auto registry = TopicRegistry::open(std::filesystem::path(settings.log_dirs[0]));
+  if (!registry) return fail_start(registry.status().message());
   // Delayed operations (issue 3): parked fetches complete when a watched
   // partition's high watermark moves; acks=all produces when it is durable.
   timer::PurgatoryOptions fetch_opts, produce_opts;
@@ -57,11 +77,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   timer::Purgatory produce_purgatory(produce_opts);
   ReplicaManager replicas(settings, **registry, **logs,
                           [&fetch_purgatory](const std::string& key) { fetch_purgatory.check_and_complete(key); });
-  if (Status s = replicas.load(); !s) {
-    spdlog::error("loading topics failed: {}", s.message());
-    (*logs)->shutdown();
-    return 1;
-  }
+  if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
 
   FetchSessionCache::Options fso;
   fso.max_slots = settings.max_incremental_fetch_session_cache_slots;
@@ -69,19 +85,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   BrokerContext ctx{settings,        **registry,        **logs, replicas, fetch_sessions,
                     fetch_purgatory, produce_purgatory, &cfg};
   Dispatcher dispatcher(ctx);
-  net::ServerOptions so;
-  so.host = settings.bind_host;
-  so.port = settings.port;
-  so.threads = settings.reactor_threads;
-  so.max_request_bytes = settings.socket_request_max_bytes;
-  so.max_connections = settings.max_connections;
-  so.idle_timeout_ms = settings.connections_max_idle_ms;
+  net::ServerOptions so = server_options(settings);
   net::Server server(so, dispatcher);
-  if (Status s = server.start(); !s) {
-    spdlog::error("cannot listen on {}:{}: {}", so.host, so.port, s.message());
-    (*logs)->shutdown();
-    return 1;
-  }
+  if (Status s = server.start(); !s) return fail_start(s.message());  // names host and port
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
                (*logs)->cluster_id(), settings.log_dirs[0]);
