@@ -9,16 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "protocol/error_code.h"
 #include "util/bytes.h"
 #include "util/status.h"
 
 namespace spool::storage {
 
-inline constexpr int16_t kStorageError = 56;        // KAFKA_STORAGE_ERROR
-inline constexpr int16_t kOffsetOutOfRange = 1;     // OFFSET_OUT_OF_RANGE
-inline constexpr int16_t kCorruptMessage = 2;       // CORRUPT_MESSAGE
-inline constexpr int16_t kRecordListTooLarge = 18;  // RECORD_LIST_TOO_LARGE
-inline constexpr int16_t kInvalidRecord = 87;       // INVALID_RECORD
+// Kafka error codes storage reports through Status::kafka_code() (int16 wire
+// values, taken from protocol::ErrorCode so the table exists once).
+inline constexpr int16_t kStorageError = static_cast<int16_t>(protocol::ErrorCode::kKafkaStorageError);
+inline constexpr int16_t kOffsetOutOfRange = static_cast<int16_t>(protocol::ErrorCode::kOffsetOutOfRange);
+inline constexpr int16_t kCorruptMessage = static_cast<int16_t>(protocol::ErrorCode::kCorruptMessage);
+inline constexpr int16_t kRecordListTooLarge = static_cast<int16_t>(protocol::ErrorCode::kRecordListTooLarge);
+inline constexpr int16_t kInvalidRecord = static_cast<int16_t>(protocol::ErrorCode::kInvalidRecord);
 
 Status errno_status(const std::string& what);
 
