@@ -77,6 +77,12 @@ Status validate_topic_config(std::string_view key, std::string_view value) {
   }
   auto parsed = parse_value(def->def, value);
   if (!parsed) return invalid(parsed.status().message());
+  // Kafka 3.x accepts an empty cleanup.policy and then neither deletes nor
+  // compacts in a well-defined way; Spool refuses it, so a SUBTRACT cannot
+  // leave a topic without a policy.
+  if (key == "cleanup.policy" && parsed->empty()) {
+    return invalid("cleanup.policy must name at least one of compact, delete");
+  }
   return Status::ok();
 }
 

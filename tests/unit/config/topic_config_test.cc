@@ -9,6 +9,8 @@ TEST(TopicConfig, ValidValues) {
   EXPECT_TRUE(validate_topic_config("retention.ms", "1000").is_ok());
   EXPECT_TRUE(validate_topic_config("retention.ms", "-1").is_ok());
   EXPECT_TRUE(validate_topic_config("cleanup.policy", "compact,delete").is_ok());
+  EXPECT_FALSE(validate_topic_config("cleanup.policy", "").is_ok());
+  EXPECT_FALSE(validate_topic_config("cleanup.policy", " , ").is_ok());
   EXPECT_TRUE(validate_topic_config("message.timestamp.type", "LogAppendTime").is_ok());
   EXPECT_TRUE(validate_topic_config("min.cleanable.dirty.ratio", "0.1").is_ok());
   EXPECT_TRUE(validate_topic_config("durable.writes", "false").is_ok());
