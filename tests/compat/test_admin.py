@@ -538,6 +538,9 @@ def test_incremental_alter_configs(bootstrap, topic):
     assert e["cleanup.policy"].value == "delete,compact"
     assert incremental_alter_raw(port, topic, [("cleanup.policy", SUBTRACT, "delete")]) == (NONE, None)
     assert topic_entries(bootstrap, topic)["cleanup.policy"].value == "compact"
+    err, msg = incremental_alter_raw(port, topic, [("cleanup.policy", SUBTRACT, "compact")])
+    assert err == INVALID_CONFIG and "cleanup.policy" in msg, "the last policy cannot be subtracted"
+    assert topic_entries(bootstrap, topic)["cleanup.policy"].value == "compact"
 
     err, msg = incremental_alter_raw(port, topic, [("retention.ms", APPEND, "5")])
     assert err == INVALID_CONFIG and "retention.ms" in msg
