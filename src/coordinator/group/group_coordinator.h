@@ -1,0 +1,225 @@
+// GroupCoordinator: Kafka's classic consumer-group protocol (JoinGroup,
+// SyncGroup, Heartbeat, LeaveGroup) plus committed offsets, with all state
+// persisted in __consumer_offsets through an OffsetsLog.
+//
+// Contract with the broker's handlers: each request API maps to one method
+// taking plain parameters (already decoded; version differences expressed as
+// flags) and answering exactly once through its callback, possibly later and
+// from another thread (a join waits for the other members; a commit waits for
+// its records to be durable). Error codes are Kafka's (protocol::ErrorCode).
+// Validation of topic existence is the handler's job; the coordinator trusts
+// the topic/partition names it is given.
+//
+// Group -> partition: abs(Java String.hashCode(group_id)) % partition_count.
+// While a partition loads (load_partition), requests for its groups answer
+// COORDINATOR_LOAD_IN_PROGRESS; before a partition was loaded or after
+// unload_partition, NOT_COORDINATOR.
+//
+// State machine: Empty -> PreparingRebalance -> CompletingRebalance -> Stable,
+// Dead once deleted/unloaded; timers (session expiry, rebalance timeout,
+// initial rebalance delay) are delayed operations in purgatories on the
+// injectable clock in Options.
+// Threading: all methods are thread-safe (one lock per group). Callbacks may
+// run on the caller's thread, a timer thread or the log's flusher thread; they
+// must not block and must not call back into the coordinator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coordinator/group/offsets_log.h"
+#include "protocol/error_code.h"
+#include "timer/clock.h"
+#include "util/bytes.h"
+
+namespace spool::coordinator {
+
+using protocol::ErrorCode;
+
+struct GroupCoordinatorOptions {
+  int32_t group_min_session_timeout_ms = 6000;     // group.min.session.timeout.ms
+  int32_t group_max_session_timeout_ms = 1800000;  // group.max.session.timeout.ms
+  int32_t group_initial_rebalance_delay_ms = 3000; // group.initial.rebalance.delay.ms
+  int32_t group_max_size = INT32_MAX;              // group.max.size
+  int32_t offset_metadata_max_bytes = 4096;        // offset.metadata.max.bytes
+  int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;  // offsets.retention.minutes
+  int64_t offsets_retention_check_interval_ms = 600000;   // offsets.retention.check.interval.ms
+  // Time source for timers. null: steady clock. Wall-clock timestamps
+  // (commit timestamps, state timestamps) come from wall_clock_ms.
+  std::shared_ptr<timer::Clock> clock;
+  std::function<int64_t()> wall_clock_ms;  // null: system_clock
+  bool start_reaper = true;                // false in tests: call advance_clock()
+};
+
+// ---- JoinGroup ----
+struct JoinGroupParams {
+  std::string group_id;
+  std::string member_id;  // "" = new member
+  std::optional<std::string> group_instance_id;  // static membership (v5+)
+  std::string client_id;
+  std::string client_host;
+  int32_t session_timeout_ms = 0;
+  int32_t rebalance_timeout_ms = -1;  // -1 (v0): = session timeout
+  std::string protocol_type;
+  std::vector<std::pair<std::string, Bytes>> protocols;  // name, metadata; in preference order
+  bool require_known_member_id = false;  // v4+: MEMBER_ID_REQUIRED round trip
+};
+struct JoinGroupResult {
+  ErrorCode error = ErrorCode::kNone;
+  int32_t generation_id = -1;
+  std::string protocol_name;  // selected protocol ("" on error)
+  std::string leader_id;
+  std::string member_id;
+  struct Member {
+    std::string member_id;
+    std::optional<std::string> group_instance_id;
+    Bytes metadata;  // the member's subscription for the selected protocol
+  };
+  std::vector<Member> members;  // only in the leader's answer
+};
+
+// ---- SyncGroup ----
+struct SyncGroupParams {
+  std::string group_id;
+  int32_t generation_id = -1;
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  std::vector<std::pair<std::string, Bytes>> assignments;  // member id, assignment (leader only)
+};
+struct SyncGroupResult {
+  ErrorCode error = ErrorCode::kNone;
+  Bytes assignment;
+};
+
+// ---- LeaveGroup ----
+struct LeavingMember {
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+};
+struct LeaveGroupResult {
+  ErrorCode error = ErrorCode::kNone;  // group-level
+  std::vector<std::pair<LeavingMember, ErrorCode>> members;  // per member (v3+)
+};
+
+// ---- OffsetCommit / OffsetFetch / OffsetDelete ----
+struct TopicPartitionKey {
+  std::string topic;
+  int32_t partition = 0;
+  auto operator<=>(const TopicPartitionKey&) const = default;
+};
+struct OffsetCommitEntry {
+  TopicPartitionKey tp;
+  int64_t offset = 0;
+  int32_t leader_epoch = -1;
+  std::optional<std::string> metadata;
+};
+struct OffsetCommitParams {
+  std::string group_id;
+  int32_t generation_id = -1;  // -1 with member_id "": simple (admin) commit
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  int64_t retention_time_ms = -1;  // v2-v4; -1 = broker default
+  std::vector<OffsetCommitEntry> offsets;
+};
+using PartitionErrors = std::vector<std::pair<TopicPartitionKey, ErrorCode>>;
+
+struct CommittedOffset {
+  TopicPartitionKey tp;
+  int64_t offset = -1;  // -1: none committed
+  int32_t leader_epoch = -1;
+  std::optional<std::string> metadata;
+  ErrorCode error = ErrorCode::kNone;
+};
+struct OffsetFetchResult {
+  ErrorCode error = ErrorCode::kNone;  // group-level
+  std::vector<CommittedOffset> offsets;
+};
+
+// ---- DescribeGroups / ListGroups ----
+struct DescribedMember {
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  Bytes metadata;    // subscription for the selected protocol
+  Bytes assignment;  // as distributed by SyncGroup
+};
+struct DescribedGroup {
+  ErrorCode error = ErrorCode::kNone;
+  std::string group_id;
+  std::string state;  // "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"
+  std::string protocol_type;
+  std::string protocol_name;
+  std::vector<DescribedMember> members;
+};
+struct ListedGroup {
+  std::string group_id;
+  std::string protocol_type;
+  std::string state;
+};
+
+class GroupCoordinator {
+ public:
+  GroupCoordinator(OffsetsLog& log, GroupCoordinatorOptions options);
+  ~GroupCoordinator();  // shutdown()
+  GroupCoordinator(const GroupCoordinator&) = delete;
+  GroupCoordinator& operator=(const GroupCoordinator&) = delete;
+
+  // __consumer_offsets partition of a group.
+  int32_t partition_for(const std::string& group_id) const;
+
+  // Replays `partition` from the log and takes ownership of its groups. While
+  // it runs, is_loading(partition) is true. Call from a background thread;
+  // returns the replay's Status (a failed load leaves the partition
+  // NOT_COORDINATOR and logs why).
+  Status load_partition(int32_t partition);
+  // Drops the partition's groups (members get NOT_COORDINATOR).
+  void unload_partition(int32_t partition);
+  bool is_loading(int32_t partition) const;
+  // COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR or NONE for a group id.
+  ErrorCode coordinator_status(const std::string& group_id) const;
+
+  void join_group(JoinGroupParams p, std::function<void(JoinGroupResult)> done);
+  void sync_group(SyncGroupParams p, std::function<void(SyncGroupResult)> done);
+  ErrorCode heartbeat(const std::string& group_id, const std::string& member_id,
+                      const std::optional<std::string>& group_instance_id, int32_t generation_id);
+  LeaveGroupResult leave_group(const std::string& group_id, const std::vector<LeavingMember>& members);
+
+  void commit_offsets(OffsetCommitParams p, std::function<void(PartitionErrors)> done);
+  // topics == nullopt: every committed partition of the group. require_stable
+  // is accepted for issue 6 (pending transactional commits).
+  OffsetFetchResult fetch_offsets(const std::string& group_id,
+                                  const std::optional<std::vector<TopicPartitionKey>>& partitions,
+                                  bool require_stable);
+  // OffsetDelete. Per partition: GROUP_SUBSCRIBED_TO_TOPIC when a member of
+  // the (consumer-protocol) group subscribes to the topic. Group-level error
+  // (done's first argument): GROUP_ID_NOT_FOUND, NOT_COORDINATOR, ...
+  void delete_offsets(const std::string& group_id, const std::vector<TopicPartitionKey>& partitions,
+                      std::function<void(ErrorCode, PartitionErrors)> done);
+
+  std::vector<DescribedGroup> describe_groups(const std::vector<std::string>& group_ids);
+  // states_filter empty = all (case-insensitive match on state names).
+  std::pair<ErrorCode, std::vector<ListedGroup>> list_groups(const std::vector<std::string>& states_filter);
+  // Per group: NONE, GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, NOT_COORDINATOR, ...
+  void delete_groups(const std::vector<std::string>& group_ids,
+                     std::function<void(std::vector<std::pair<std::string, ErrorCode>>)> done);
+
+  // Tests with start_reaper=false: move timers forward to the clock's now.
+  void advance_clock(int64_t timeout_ms = 0);
+  // Runs one offsets-retention pass now (normally every
+  // offsets_retention_check_interval_ms); returns how many offsets expired.
+  int expire_offsets_now();
+  // Stops timers; pending joins and syncs are answered
+  // COORDINATOR_NOT_AVAILABLE (their connections are usually gone by then).
+  void shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spool::coordinator
