@@ -109,6 +109,8 @@ Result<std::shared_ptr<Segment>> Log::roll_locked(int64_t base) {
   auto cfg = config();
   auto seg = Segment::open(dir_, base, cfg.segment_index_bytes, /*active=*/true);
   if (!seg) return seg.status();
+  // State as of the new segment's base: recovery replays from here at most.
+  snapshot_producers_locked(base);
   Status s = old->seal();
   if (!s) spdlog::warn("{}: sealing segment: {}", dir_, s.message());
   {
@@ -156,23 +158,36 @@ Result<AppendResult> Log::append(std::span<uint8_t> batches, int32_t /*record_co
   int64_t next = log_end_.load();
   std::vector<BatchInfo> infos;
   infos.reserve(headers.size());
+  ProducerStateManager::Staged staged;
   size_t pos = 0;
-  for (const auto& h : headers) {
+  for (auto h : headers) {
+    int64_t max_ts = cfg.timestamp_log_append_time ? now_ms : h.max_timestamp;
+    int64_t last = next + h.last_offset_delta;
+    if (h.producer_id >= 0) {
+      h.base_offset = next;
+      auto pb = ProducerBatch::from_header(h, max_ts);
+      // A retry of a batch already in the log: the original offsets, nothing written.
+      if (auto dup = producers_.find_duplicate(pb)) {
+        spdlog::debug("{}: duplicate batch of producer {} (sequence {}) at offset {}", dir_, pb.producer_id,
+                      pb.base_sequence, dup->first_offset);
+        return AppendResult{dup->first_offset, dup->last_offset, append_time >= 0 ? dup->timestamp : -1};
+      }
+      Status ps = producers_.validate_and_stage(pb, staged);
+      if (!ps) return ps;
+    }
     uint8_t* p = batches.data() + pos;
     record::set_base_offset(p, next);
     record::set_partition_leader_epoch(p, leader_epoch);
-    int64_t max_ts = h.max_timestamp;
     if (cfg.timestamp_log_append_time) {
       // The attribute bit and max_timestamp are inside the CRC: it is recomputed.
       record::set_log_append_time(p, h.total_size(), now_ms);
-      max_ts = now_ms;
     }
-    int64_t last = next + h.last_offset_delta;
     infos.push_back({last, max_ts, h.total_size()});
     next = last + 1;
     pos += h.total_size();
   }
   auto r = append_locked(batches, infos, log_end_.load(), now_ms, append_time);
+  if (r && !staged.updated.empty()) producers_.commit(std::move(staged), r->last_offset + 1);
   if (r && leader_epoch >= 0) epochs_.assign(leader_epoch, r->first_offset);
   if (r) notify_flusher();
   return r;
@@ -198,6 +213,8 @@ Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
   std::span<uint8_t> mut(const_cast<uint8_t*>(batches.data()), batches.size());  // written, never modified
   auto r = append_locked(mut, infos, headers.front().base_offset, now(), -1);
   if (!r) return r;
+  for (const auto& h : headers)
+    if (h.producer_id >= 0) producers_.replay(ProducerBatch::from_header(h));
   for (const auto& h : headers) epochs_.assign(h.partition_leader_epoch, h.base_offset);
   notify_flusher();
   return r;
@@ -310,6 +327,7 @@ Status Log::close() {
   // for these files.
   Status s = active_locked()->seal();
   if (s) s = active_locked()->flush_indexes();
+  snapshot_producers_locked(log_end_.load());  // the next clean start replays nothing
   Status e = epochs_.persist();
   return s ? e : s;
 }

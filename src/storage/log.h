@@ -25,12 +25,18 @@
 #include "storage/cleaner.h"
 #include "storage/leader_epoch_cache.h"
 #include "storage/log_config.h"
+#include "storage/producer_state.h"
 #include "storage/segment.h"
 #include "util/status.h"
 
 namespace spool::storage {
 
 class Flusher;
+
+// producer.id.expiration.ms for logs that were not given their own value
+// (the broker sets it once at start; default Kafka's 86400000).
+void set_default_producer_expiration_ms(int64_t ms);
+int64_t default_producer_expiration_ms();
 
 // Clamps values the storage engine cannot honour (segment.bytes above 2 GiB, ...).
 LogConfig normalize_config(LogConfig c);
@@ -57,6 +63,11 @@ class Log : public std::enable_shared_from_this<Log> {
   // LogAppendTime + CRC when configured) in place, rolls if needed, writes,
   // updates indexes. No fsync. record_count_hint is unused (offsets come
   // from the batch headers).
+  // Idempotent producers (producer_id >= 0) are checked in the same critical
+  // section (see storage/producer_state.h): a sequence/epoch error fails the
+  // whole append with its Kafka code and writes nothing; a retried batch that
+  // duplicates a cached one returns that batch's original offsets and writes
+  // nothing either (Kafka answers a duplicate with success).
   Result<AppendResult> append(std::span<uint8_t> batches, int32_t record_count_hint, int32_t leader_epoch);
   // Replica path: batches keep their offsets and epochs; the first must start
   // at or after the log end offset.
@@ -90,6 +101,17 @@ class Log : public std::enable_shared_from_this<Log> {
   Status advance_log_start_offset(int64_t offset);
   // Follower truncation: drops every batch at/after `offset` (whole batches).
   Status truncate_to(int64_t offset);
+
+  // --- idempotent producers (producer state; log_producers.cc) ---
+  // Copy of one producer's state here, if any.
+  std::optional<ProducerEntry> producer_entry(int64_t producer_id);
+  size_t producer_count();
+  // Writes `<log end>.snapshot` now (normally done on roll and close).
+  Status take_producer_snapshot();
+  // Drops idle producers (producer.id.expiration.ms); also part of
+  // apply_retention. Returns how many were removed.
+  int remove_expired_producers(int64_t now_ms);
+  void set_producer_expiration_ms(int64_t ms) { producer_expiration_ms_.store(ms); }
 
   // --- compaction (cleaner.cc; see storage/cleaner.h) ---
   // The cleaner checkpoint: offsets below it are clean. LogManager loads and
@@ -135,6 +157,12 @@ class Log : public std::enable_shared_from_this<Log> {
                                      int64_t first_offset, int64_t now, int64_t append_time);
   int64_t now() const;
   void notify_flusher();
+  // Producer state from the newest valid snapshot at or below `bound`, then
+  // the batches after it up to the log end (recovery, truncation).
+  Status rebuild_producer_state_locked(int64_t bound);
+  void snapshot_producers_locked(int64_t offset);
+  // After segments below the log start went: their snapshots and producers go too.
+  void trim_producer_state_locked();
   Result<bool> swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,
                                const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned,
                                CleanOptions::CrashPoint crash_point);
@@ -162,6 +190,9 @@ class Log : public std::enable_shared_from_this<Log> {
   std::atomic<Flusher*> flusher_{nullptr};
   LeaderEpochCache epochs_;
   std::function<int64_t()> clock_;
+
+  ProducerStateManager producers_;  // guarded by append_mu_
+  std::atomic<int64_t> producer_expiration_ms_{-1};  // -1: default_producer_expiration_ms()
 
   std::mutex clean_mu_;  // one cleaner pass at a time
   std::atomic<int64_t> first_dirty_{0};

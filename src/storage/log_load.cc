@@ -230,6 +230,10 @@ Status Log::load(const OpenOptions& o) {
   }
   s = epochs_.persist();
   if (!s) spdlog::warn("{}: {}", dir_, s.message());
+  // Any snapshot at or below the recovered end is consistent with the data
+  // below it (recovery only ever cuts a suffix), as in Kafka's log loader.
+  s = rebuild_producer_state_locked(end);
+  if (!s) return s;
   flushed_.store(end);
   last_flush_ms_.store(now());
   return Status::ok();

@@ -6,6 +6,7 @@
 
 #include "storage/file_util.h"
 #include "storage/log.h"
+#include "storage/producer_snapshot.h"
 
 namespace spool::storage {
 
@@ -21,6 +22,7 @@ void Log::drop_segments_locked(const std::vector<std::shared_ptr<Segment>>& vict
 }
 
 Result<int> Log::apply_retention(int64_t now_ms) {
+  (void)remove_expired_producers(now_ms);
   auto cfg = config();
   std::vector<std::shared_ptr<Segment>> victims;
   {
@@ -52,6 +54,7 @@ Result<int> Log::apply_retention(int64_t now_ms) {
     int64_t new_start = std::max(start, segments_.begin()->second->base_offset());
     log_start_.store(new_start, std::memory_order_release);
     epochs_.truncate_from_start(new_start);
+    trim_producer_state_locked();
     spdlog::info("{}: retention deleted {} segment(s); log start offset now {}", dir_, victims.size(), new_start);
   }
   // Unlink outside the lock; readers holding a segment keep reading the open files.
@@ -83,6 +86,7 @@ Status Log::advance_log_start_offset(int64_t offset) {
       victims.push_back(s);
     }
     drop_segments_locked(victims);
+    trim_producer_state_locked();
   }
   for (const auto& v : victims) (void)v->remove_files();
   return Status::ok();
@@ -112,6 +116,8 @@ Status Log::truncate_to(int64_t offset) {
       log_start_.store(offset);
       log_end_.store(offset);
       unsynced_sealed_.clear();  // all of them are gone
+      delete_producer_snapshots_above(dir_, -1);
+      producers_.clear(offset);
     } else {
       for (auto it = segments_.rbegin(); it != segments_.rend() && it->first >= offset; ++it)
         victims.push_back(it->second);
@@ -130,6 +136,8 @@ Status Log::truncate_to(int64_t offset) {
     int64_t end = log_end_.load();
     if (flushed_.load() > end) flushed_.store(end);
     epochs_.truncate_from_end(end);
+    if (Status ps = rebuild_producer_state_locked(end); !ps)
+      spdlog::warn("{}: rebuilding producer state after truncation: {}", dir_, ps.message());
     spdlog::info("{}: truncated to offset {}", dir_, end);
   }
   for (const auto& v : victims) (void)v->remove_files();
