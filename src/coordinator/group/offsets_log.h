@@ -5,7 +5,11 @@
 // batch, answer once durable); unit tests implement it in memory. Records are
 // opaque key/value byte strings here; their format is group_records.h.
 // Threading: every method may be called from any thread; `done` may run on
-// any thread (the flusher's, or the caller's) and must not block.
+// any thread (the flusher's, or the caller's) and must not block. The
+// coordinator calls append() while holding a group's lock (so the records of
+// one group reach the log in the order the group changed), and `done` takes
+// that lock: an implementation must not run `done` while holding a lock that
+// append() also takes (running it inline on the caller's thread is fine).
 // Failure: append reports a Status whose kafka_code() is what the coordinator
 // should answer (e.g. NOT_ENOUGH_REPLICAS, KAFKA_STORAGE_ERROR, or
 // RECORD_LIST_TOO_LARGE); read_all reports I/O errors as a Status.
