@@ -5,12 +5,15 @@
 #include <cstdint>
 #include <map>
 
+#include "cli/group_parse.h"
+
 
 namespace spool::cli {
 namespace {
 
-void add_client_options(CLI::App* sub, TopicArgs& t) {
-  sub->add_option("--bootstrap-server", t.bootstrap_server, "Broker address host:port")
+template <class Args>
+void add_client_options(CLI::App* sub, Args& t) {
+  sub->add_option("--bootstrap-server,--bootstrap", t.bootstrap_server, "Broker address host:port")
       ->capture_default_str();
   static const std::map<std::string, OutputFormat> kFormats{{"table", OutputFormat::kTable},
                                                             {"json", OutputFormat::kJson}};
@@ -19,6 +22,70 @@ void add_client_options(CLI::App* sub, TopicArgs& t) {
   sub->add_option("--timeout-ms", t.timeout_ms, "Network and request timeout in ms")
       ->check(CLI::Range(1, 3600 * 1000))
       ->capture_default_str();
+}
+
+// Runs the cross-option checks when a group subcommand's parsing ends, so a
+// bad combination is a usage error like any other.
+void finish_group(CliArgs& args, const std::string& action) {
+  args.command = "group";
+  args.group.action = action;
+  if (auto st = validate_group_args(args.group); !st) throw CLI::ValidationError(st.message());
+}
+
+void configure_group(CLI::App& app, CliArgs& args) {
+  CLI::App* group = app.add_subcommand("group", "List, describe and delete consumer groups; reset or delete their offsets");
+  group->require_subcommand(1);
+  GroupArgs& g = args.group;
+
+  CLI::App* list = group->add_subcommand("list", "List consumer groups with state and protocol type");
+  list->add_option("--state", g.states, "Only groups in these states (repeatable or comma-separated)")
+      ->delimiter(',')
+      ->transform(CLI::Validator(
+          [](std::string& s) {
+            auto canonical = canonical_group_state(s);
+            if (!canonical) return canonical.status().message();
+            s = *canonical;
+            return std::string();
+          },
+          "STATE"));
+  add_client_options(list, g);
+  list->callback([&args] { finish_group(args, "list"); });
+
+  CLI::App* describe = group->add_subcommand("describe", "Offsets and lag per partition, members, or state");
+  describe->add_option("group", g.groups, "Group id(s)")->required();
+  auto* members = describe->add_flag("--members", g.members, "List members and their partition counts");
+  auto* state = describe->add_flag("--state", g.state, "Show coordinator, state, assignment strategy, #members");
+  members->excludes(state);
+  describe->add_flag("--verbose", g.verbose, "With --members: the instance id and the assigned partitions");
+  add_client_options(describe, g);
+  describe->callback([&args] { finish_group(args, "describe"); });
+
+  CLI::App* del = group->add_subcommand("delete", "Delete inactive groups and their offsets");
+  del->add_option("group", g.groups, "Group id(s)")->required();
+  add_client_options(del, g);
+  del->callback([&args] { finish_group(args, "delete"); });
+
+  CLI::App* reset = group->add_subcommand("reset-offsets", "Plan (default) or --execute an offset reset of an inactive group");
+  reset->add_option("group", g.groups, "Group id")->required()->expected(1);
+  reset->add_option("--topic", g.topics, "topic or topic:p,p (repeatable)")->allow_extra_args(false);
+  reset->add_flag("--all-topics", g.all_topics, "Every topic the group has committed offsets for");
+  reset->add_flag("--to-earliest", g.to_earliest, "Reset to the log start offset");
+  reset->add_flag("--to-latest", g.to_latest, "Reset to the log end offset");
+  reset->add_flag("--to-current", g.to_current, "Keep the committed offset (clamped to the log)");
+  reset->add_option("--to-offset", g.to_offset, "Reset to this offset (clamped to [log start, log end])");
+  reset->add_option("--shift-by", g.shift_by, "Move the committed offset by N (may be negative; clamped)");
+  reset->add_option("--to-datetime", g.to_datetime,
+                    "First offset at or after YYYY-MM-DDTHH:MM:SS[.mmm][Z|+HH:MM] (local time without a zone)");
+  reset->add_flag("--execute", g.execute, "Commit the new offsets (default: only print the plan)");
+  reset->add_flag("--dry-run", g.dry_run, "Only print the plan (the default)");
+  add_client_options(reset, g);
+  reset->callback([&args] { finish_group(args, "reset-offsets"); });
+
+  CLI::App* delete_offsets = group->add_subcommand("delete-offsets", "Delete a group's committed offsets of topics or partitions");
+  delete_offsets->add_option("group", g.groups, "Group id")->required()->expected(1);
+  delete_offsets->add_option("--topic", g.topics, "topic or topic:p,p (repeatable)")->required()->allow_extra_args(false);
+  add_client_options(delete_offsets, g);
+  delete_offsets->callback([&args] { finish_group(args, "delete-offsets"); });
 }
 
 }  // namespace
@@ -90,6 +157,8 @@ void configure_app(CLI::App& app, CliArgs& args) {
       ->allow_extra_args(false);
   add_client_options(alter, t);
   alter->callback([&args] { args.command = "topic"; args.topic.action = "alter-config"; });
+
+  configure_group(app, args);
 }
 
 }  // namespace spool::cli

@@ -44,10 +44,36 @@ struct TopicArgs {
   std::vector<std::string> set_configs, append_configs, subtract_configs, delete_configs;
 };
 
+// `spool group ...` (kafka-consumer-groups.sh). Cross-option rules are
+// checked by validate_group_args() (cli/group_parse.h) when parsing ends.
+struct GroupArgs {
+  std::string action;  // list | describe | delete | reset-offsets | delete-offsets
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::vector<std::string> groups;  // describe/delete: one or more; reset/delete-offsets: exactly one
+  std::vector<std::string> states;  // list: state filter (canonical names, e.g. "Empty")
+  bool members = false;             // describe --members
+  bool state = false;               // describe --state
+  bool verbose = false;             // describe --members --verbose: show the assignment
+  std::vector<std::string> topics;  // "topic" or "topic:p,p"
+  bool all_topics = false;
+  // reset-offsets: exactly one of these
+  bool to_earliest = false;
+  bool to_latest = false;
+  bool to_current = false;
+  std::optional<int64_t> to_offset;
+  std::optional<int64_t> shift_by;
+  std::optional<std::string> to_datetime;
+  bool execute = false;
+  bool dry_run = false;
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic
+  std::string command;  // broker | topic | group
   BrokerArgs broker;
   TopicArgs topic;
+  GroupArgs group;
 };
 
 void configure_app(CLI::App& app, CliArgs& args);

@@ -6,6 +6,7 @@
 
 #include "cli/broker_command.h"
 #include "cli/cli_args.h"
+#include "cli/group_command.h"
 #include "cli/topic_command.h"
 
 namespace {
@@ -13,6 +14,7 @@ namespace {
 int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "broker") return spool::cli::run_broker_command(args.broker);
   if (args.command == "topic") return spool::cli::run_topic_command(args.topic);
+  if (args.command == "group") return spool::cli::run_group_command(args.group);
   return spool::cli::kExitUsage;
 }
 
