@@ -255,3 +255,54 @@ def parse_fetch(frame, version=11):
                                       "records": recs})
     assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in Fetch response"
     return out
+
+
+# --- InitProducerId v0-4 and idempotent produce (issue 6) ----------------------
+
+def compact_string(s):
+    if s is None:
+        return uvarint(0)
+    b = s.encode()
+    return uvarint(len(b) + 1) + b
+
+
+def request_flexible(api_key, api_version, correlation_id, body=b"", client_id="spool-idem"):
+    """Request header v2 (v1 + empty tagged fields); body must end with its own tags."""
+    payload = struct.pack(">hhi", api_key, api_version, correlation_id) + string(client_id) + b"\x00" + body
+    return struct.pack(">i", len(payload)) + payload
+
+
+def init_producer_id(correlation_id, version=0, transactional_id=None, timeout_ms=60000,
+                     producer_id=-1, producer_epoch=-1):
+    if version >= 2:
+        body = compact_string(transactional_id) + struct.pack(">i", timeout_ms)
+        if version >= 3:
+            body += struct.pack(">qh", producer_id, producer_epoch)
+        return request_flexible(22, version, correlation_id, body + b"\x00")
+    body = string(transactional_id) + struct.pack(">i", timeout_ms)
+    return request(22, version, correlation_id, body)
+
+
+def parse_init_producer_id(frame, version=0):
+    """-> (correlation_id, error_code, producer_id, producer_epoch)"""
+    r = Reader(frame)
+    corr = r.take(">i")
+    if version >= 2:
+        assert r.take(">B") == 0, "response header tags"
+    _throttle, err, pid, epoch = r.take(">ihqh")
+    if version >= 2:
+        assert r.take(">B") == 0, "body tags"
+    assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in InitProducerId response"
+    return corr, err, pid, epoch
+
+
+def idempotent_batch(producer_id, producer_epoch, base_sequence, values, base_ts=1_700_000_000_000):
+    return record_batch([(None, v, ()) for v in values], base_ts, producer_id=producer_id,
+                        producer_epoch=producer_epoch, base_sequence=base_sequence)
+
+
+def roundtrip(s, frame):
+    s.sendall(frame)
+    resp = read_frame(s)
+    assert resp is not None, "connection closed instead of an answer"
+    return resp
