@@ -66,7 +66,11 @@ struct GroupCoordinator::Impl {
   void forget_group(const std::shared_ptr<Group>& g);
 
   static std::string join_key(const Group& g) { return g.id; }
-  static std::string member_key(const Group& g, const std::string& member_id) { return g.id + '\n' + member_id; }
+  // Length-prefixed so two (group, member) pairs never share a key: a shared
+  // key would let one group's check take another group's lock.
+  static std::string member_key(const Group& g, const std::string& member_id) {
+    return std::to_string(g.id.size()) + ':' + g.id + member_id;
+  }
 
   // ---- membership.cc (all under the group lock) ----
   void join(JoinGroupParams p, std::function<void(JoinGroupResult)> done);
