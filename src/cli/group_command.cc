@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "cli/group_admin.h"
 #include "cli/group_format.h"
@@ -279,6 +280,9 @@ int do_delete_offsets(GroupAdmin& admin, const GroupArgs& a, std::ostream& out, 
       rows.push_back({k.first, k.second, code});
     }
   }
+  std::sort(rows.begin(), rows.end(), [](const OffsetDeleteRow& x, const OffsetDeleteRow& y) {
+    return std::tie(x.topic, x.partition) < std::tie(y.topic, y.partition);
+  });
   bool ok = group_error == 0 &&
             std::all_of(rows.begin(), rows.end(), [](const OffsetDeleteRow& r) { return r.error_code == 0; });
   (ok ? out : err) << format_offset_delete(group, group_error, rows, a.output);

@@ -300,7 +300,8 @@ std::string format_offset_delete(const std::string& group_id, int16_t group_erro
     if (group_error != 0) j["error"] = kafka_error_name(group_error);
     json parts = json::array();
     for (const auto& r : rows) {
-      json p{{"topic", r.topic}, {"partition", r.partition}, {"ok", r.error_code == 0}};
+      json p{{"topic", r.topic}, {"partition", r.partition >= 0 ? json(r.partition) : json(nullptr)},
+             {"ok", r.error_code == 0}};
       if (r.error_code != 0) p["error"] = kafka_error_name(r.error_code);
       parts.push_back(std::move(p));
     }
@@ -316,7 +317,7 @@ std::string format_offset_delete(const std::string& group_id, int16_t group_erro
                            : "Request failed for some partitions of consumer group '" + group_id + "'.\n";
   std::vector<std::vector<std::string>> table{{"TOPIC", "PARTITION", "STATUS"}};
   for (const auto& r : rows) {
-    table.push_back({r.topic, std::to_string(r.partition),
+    table.push_back({r.topic, r.partition >= 0 ? std::to_string(r.partition) : kNone,
                      r.error_code == 0 ? "Successful" : "Error: " + group_error_text(r.error_code)});
   }
   return out + format_table(table);

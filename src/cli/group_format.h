@@ -99,7 +99,7 @@ std::string format_reset_plan(const std::vector<ResetPlanRow>& rows, OutputForma
 
 struct OffsetDeleteRow {
   std::string topic;
-  int32_t partition = 0;
+  int32_t partition = 0;  // -1: the whole topic (e.g. it does not exist)
   int16_t error_code = 0;
 };
 // group_error: the response's top-level error (applies to every partition).

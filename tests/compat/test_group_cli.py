@@ -20,7 +20,7 @@ from harness import spool_bin
 TIMEOUT_S = 30
 PARTITIONS = 3
 TOTAL = 100
-CONSUMED = 60
+CONSUMED = 60  # 20 per partition
 OFFSET_INVALID = -1001  # librdkafka: no committed offset
 
 
@@ -70,20 +70,24 @@ def group_consumer(bootstrap, group, **conf):
     return Consumer(c)
 
 
-def consume_and_commit(bootstrap, topic, group, n):
+def consume_and_commit(bootstrap, topic, group, per_partition):
+    """Subscribes as a member of `group`, reads until every partition gave at
+    least `per_partition` messages, then commits exactly `per_partition` on
+    each (which partitions a subscriber drains first is up to librdkafka)."""
     c = group_consumer(bootstrap, group)
     try:
         c.subscribe([topic])
-        got = 0
+        got = [0] * PARTITIONS
         deadline = time.monotonic() + TIMEOUT_S
-        while got < n:
-            assert time.monotonic() < deadline, f"consumed only {got} of {n}"
+        while min(got) < per_partition:
+            assert time.monotonic() < deadline, f"consumed only {got}"
             m = c.poll(0.5)
             if m is None:
                 continue
             assert not m.error(), m.error()
-            got += 1
-        c.commit(asynchronous=False)
+            got[m.partition()] += 1
+        c.commit(offsets=[TopicPartition(topic, p, per_partition) for p in range(PARTITIONS)],
+                 asynchronous=False)
     finally:
         c.close()
 
@@ -119,7 +123,7 @@ def group_setup(bootstrap, topic):
     group = "g-" + topic
     create_topic(bootstrap, topic)
     ends, first_half, between = produce(bootstrap, topic)
-    consume_and_commit(bootstrap, topic, group, CONSUMED)
+    consume_and_commit(bootstrap, topic, group, CONSUMED // PARTITIONS)
     return group, ends, first_half, between
 
 

@@ -198,6 +198,13 @@ TEST(GroupFormat, OffsetDelete) {
   EXPECT_NE(text.find("Request failed for some partitions"), std::string::npos);
   EXPECT_NE(text.find("Successful"), std::string::npos);
   EXPECT_NE(text.find("GROUP_SUBSCRIBED_TO_TOPIC"), std::string::npos);
+  auto t = cells(format_offset_delete("g", 0, {{"gone", -1, 3}}, OutputFormat::kTable));
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[2][0], "gone");
+  EXPECT_EQ(t[2][1], "-");
+  EXPECT_TRUE(json::parse(format_offset_delete("g", 0, {{"gone", -1, 3}}, OutputFormat::kJson))["partitions"][0]
+                  ["partition"]
+                      .is_null());
   text = format_offset_delete("g", 69, {}, OutputFormat::kTable);
   EXPECT_NE(text.find("GROUP_ID_NOT_FOUND"), std::string::npos);
   auto j = json::parse(format_offset_delete("g", 0, {{"t", 0, 0}}, OutputFormat::kJson));
