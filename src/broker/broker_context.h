@@ -15,6 +15,8 @@
 
 namespace spool::broker {
 
+class ProducerIdManager;
+
 struct BrokerContext {
   const BrokerSettings& settings;
   TopicRegistry& registry;
@@ -27,6 +29,9 @@ struct BrokerContext {
   // synonyms). May be null in tests that wire a context by hand; handlers
   // needing it then answer an error instead of crashing.
   const config::BrokerConfig* config = nullptr;
+  // Idempotent producer ids (issue 6). Null in hand-wired tests:
+  // InitProducerId then answers COORDINATOR_NOT_AVAILABLE.
+  ProducerIdManager* producer_ids = nullptr;
 };
 
 }  // namespace spool::broker

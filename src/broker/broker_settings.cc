@@ -69,6 +69,8 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.cleaner_backoff_ms = cfg.get_long("log.cleaner.backoff.ms");
   s.cleaner_dedupe_buffer_bytes = cfg.get_long("log.cleaner.dedupe.buffer.size");
   s.max_incremental_fetch_session_cache_slots = cfg.max_incremental_fetch_session_cache_slots();
+  s.producer_id_expiration_ms = cfg.get_long("producer.id.expiration.ms");
+  s.transaction_max_timeout_ms = static_cast<int32_t>(cfg.get_long("transaction.max.timeout.ms"));
   s.topic_defaults = config::effective_topic_config(cfg, {});
   return s;
 }

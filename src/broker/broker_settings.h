@@ -40,6 +40,9 @@ struct BrokerSettings {
   int64_t cleaner_backoff_ms = 15000;              // log.cleaner.backoff.ms
   int64_t cleaner_dedupe_buffer_bytes = 134217728; // log.cleaner.dedupe.buffer.size
   int32_t max_incremental_fetch_session_cache_slots = 1000;
+  // Idempotent producers (issue 6).
+  int64_t producer_id_expiration_ms = 86400000;       // producer.id.expiration.ms
+  int32_t transaction_max_timeout_ms = 900000;        // transaction.max.timeout.ms
   // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
   std::map<std::string, std::string> topic_defaults;
 };

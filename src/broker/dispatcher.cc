@@ -39,6 +39,7 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 19: return handle_create_topics(ctx_, ctx, r);
     case 20: return handle_delete_topics(ctx_, ctx, r);
     case 21: return handle_delete_records(ctx_, ctx, r);
+    case 22: return handle_init_producer_id(ctx_, ctx, r);
     case 32: return handle_describe_configs(ctx_, ctx, r);
     case 33: return handle_alter_configs(ctx_, ctx, r);
     case 35: return handle_describe_log_dirs(ctx_, ctx, r);

@@ -7,6 +7,7 @@
 
 #include "broker/broker_context.h"
 #include "broker/dispatcher.h"
+#include "broker/producer_id_manager.h"
 #include "net/server.h"
 
 namespace spool::broker {
@@ -54,6 +55,8 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::error("no log.dirs configured");
     return 1;
   }
+  // Before any log opens: the retention pass expires idle producers with it.
+  storage::set_default_producer_expiration_ms(settings.producer_id_expiration_ms);
 
   auto logs = storage::LogManager::open(log_manager_options(settings));
   if (!logs) {
@@ -79,11 +82,16 @@ int run_broker(const config::BrokerConfig& cfg) {
                           [&fetch_purgatory](const std::string& key) { fetch_purgatory.check_and_complete(key); });
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
 
+  // Idempotent producer ids, unique across restarts (issue 6).
+  auto producer_ids = ProducerIdManager::open(settings.log_dirs[0]);
+  if (!producer_ids) return fail_start("producer ids: " + producer_ids.status().message());
+
   FetchSessionCache::Options fso;
   fso.max_slots = settings.max_incremental_fetch_session_cache_slots;
   FetchSessionCache fetch_sessions(fso);
   BrokerContext ctx{settings,        **registry,        **logs, replicas, fetch_sessions,
                     fetch_purgatory, produce_purgatory, &cfg};
+  ctx.producer_ids = producer_ids->get();
   Dispatcher dispatcher(ctx);
   net::ServerOptions so = server_options(settings);
   net::Server server(so, dispatcher);

@@ -235,7 +235,7 @@ constexpr KeyDef kBrokerKeys[] = {
 
     // ---- Transactions and producer ids
     {"transactional.id.expiration.ms", I, "604800000", at_least(1), N},
-    {"transaction.max.timeout.ms", I, "900000", at_least(1), N},
+    {"transaction.max.timeout.ms", I, "900000", at_least(1), Y},
     {"transaction.state.log.min.isr", I, "2", at_least(1), N},
     {"transaction.state.log.load.buffer.size", I, "5242880", at_least(1), N},
     {"transaction.state.log.replication.factor", S, "3", at_least(1), N},
@@ -244,7 +244,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"transaction.abort.timed.out.transaction.cleanup.interval.ms", I, "10000", at_least(1), N},
     {"transaction.remove.expired.transaction.cleanup.interval.ms", I, "3600000", at_least(1), N},
     {"transaction.partition.verification.enable", B, "true", no_check(), N},
-    {"producer.id.expiration.ms", I, "86400000", at_least(1), N},
+    {"producer.id.expiration.ms", I, "86400000", at_least(1), Y},
     {"producer.id.expiration.check.interval.ms", I, "600000", at_least(1), N},
 
     // ---- Fetch

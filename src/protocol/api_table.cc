@@ -34,6 +34,7 @@ constexpr ApiRange kServed[] = {
     serve<CreateTopicsRequest, CreateTopicsResponse, 2, 4>("CreateTopics"),
     serve<DeleteTopicsRequest, DeleteTopicsResponse, 1, 3>("DeleteTopics"),
     serve<DeleteRecordsRequest, DeleteRecordsResponse, 0, 1>("DeleteRecords"),
+    serve<InitProducerIdRequest, InitProducerIdResponse, 0, 4>("InitProducerId"),
     serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
     serve<AlterConfigsRequest, AlterConfigsResponse, 0, 1>("AlterConfigs"),
     serve<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 1>("DescribeLogDirs"),

@@ -24,6 +24,8 @@ void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReade
 void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+// Idempotent producers (issue 6).
+void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // Decodes `req` from body, or closes the connection with a log line naming
 // the API and returns false. Trailing bytes after the body are refused too.

@@ -5,6 +5,7 @@
 // fsync when durable.writes is on) through a DelayedProduce in the produce
 // purgatory, or REQUEST_TIMED_OUT after timeout.ms; acks=1 never waits for
 // the disk.
+// Idempotent producers: see storage/producer_state.h (checked in the append).
 // Produce v0-2 carry the old message formats that Spool does not store; they
 // are advertised (librdkafka keeps its codecs on only when v0 is in range) and
 // answered with UNSUPPORTED_VERSION per partition.
@@ -102,10 +103,19 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         fail(static_cast<ErrorCode>(valid.status().kafka_code()), valid.status().message());
         continue;
       }
+      // Idempotent batches are checked inside the append (atomic with offset
+      // assignment): OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH and
+      // INVALID_RECORD come back as the status code; a retried duplicate
+      // succeeds with its original offsets (never DUPLICATE_SEQUENCE_NUMBER).
       auto appended = partition->append(batches, valid->record_count);
       if (!appended) {
-        spdlog::error("append to {}-{} failed: {}", td.name, pd.index, appended.status().message());
         int16_t c = appended.status().kafka_code();
+        if (c == code(ErrorCode::kOutOfOrderSequenceNumber) || c == code(ErrorCode::kInvalidProducerEpoch) ||
+            c == code(ErrorCode::kInvalidRecord))
+          spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
+                        appended.status().message());
+        else
+          spdlog::error("append to {}-{} failed: {}", td.name, pd.index, appended.status().message());
         fail(c > 0 ? static_cast<ErrorCode>(c) : ErrorCode::kKafkaStorageError, appended.status().message());
         continue;
       }

@@ -88,7 +88,7 @@ TEST(ResponseHeader, ApiVersionsAlwaysV0) {
 TEST(ApiTable, AdvertisedRanges) {
   const std::map<int16_t, std::pair<int16_t, int16_t>> expected = {
       {0, {0, 8}}, {1, {4, 11}}, {2, {1, 5}}, {3, {0, 8}},
-      {18, {0, 3}}, {19, {2, 4}}, {20, {1, 3}}, {21, {0, 1}},
+      {18, {0, 3}}, {19, {2, 4}}, {20, {1, 3}}, {21, {0, 1}}, {22, {0, 4}},
       {32, {1, 2}}, {33, {0, 1}}, {35, {0, 1}}, {37, {0, 1}},
       {44, {0, 0}}, {60, {0, 0}}};
   std::map<int16_t, std::pair<int16_t, int16_t>> served;

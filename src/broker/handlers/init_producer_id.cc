@@ -1,0 +1,64 @@
+// InitProducerId (v0-4): a new producer id for an idempotent producer.
+//
+// As Kafka's coordinator does for a null transactional id, every request gets
+// a fresh id with epoch 0, whatever producer_id/epoch (v3+, KIP-360) it
+// carries: an idempotent producer has no coordinator-side state whose epoch
+// could be bumped, and clients recover by bumping the epoch themselves or by
+// taking the new id (the partition accepts both: see storage/producer_state.h).
+// The v3+ pair is still checked for consistency (both set or both -1), as
+// Kafka's request handler does.
+// With a transactional id the request belongs to the transaction coordinator,
+// which Spool does not run yet: after Kafka's checks (empty id -> INVALID_REQUEST,
+// timeout outside (0, transaction.max.timeout.ms] -> INVALID_TRANSACTION_TIMEOUT)
+// the answer is NOT_COORDINATOR.
+#include <spdlog/spdlog.h>
+
+#include "broker/handlers/handlers.h"
+#include "broker/producer_id_manager.h"
+#include "protocol/error_code.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::InitProducerIdRequest req;
+  if (!decode_or_close(ctx, body, req, "InitProducerId")) return;
+  protocol::InitProducerIdResponse resp;
+  resp.producer_id = -1;
+  resp.producer_epoch = -1;
+  auto answer = [&](ErrorCode c) {
+    resp.error_code = static_cast<int16_t>(c);
+    ctx.respond(resp);
+  };
+  if (ctx.version() >= 3 && ((req.producer_id == -1) != (req.producer_epoch == -1))) {
+    answer(ErrorCode::kInvalidRequest);
+    return;
+  }
+  if (req.transactional_id) {
+    if (req.transactional_id->empty()) {
+      answer(ErrorCode::kInvalidRequest);
+    } else if (req.transaction_timeout_ms <= 0 || req.transaction_timeout_ms > b.settings.transaction_max_timeout_ms) {
+      answer(ErrorCode::kInvalidTransactionTimeout);
+    } else {
+      answer(ErrorCode::kNotCoordinator);
+    }
+    return;
+  }
+  if (b.producer_ids == nullptr) {
+    answer(ErrorCode::kCoordinatorNotAvailable);
+    return;
+  }
+  auto id = b.producer_ids->next_id();
+  if (!id) {
+    answer(ErrorCode::kKafkaStorageError);
+    return;
+  }
+  resp.producer_id = *id;
+  resp.producer_epoch = 0;
+  spdlog::debug("producer id {} for {} ({})", *id, ctx.conn.peer, ctx.header.client_id.value_or(""));
+  answer(ErrorCode::kNone);
+}
+
+}  // namespace spool::broker
