@@ -297,5 +297,62 @@ TEST_F(Membership, AdminRemovalByInstanceId) {
   EXPECT_EQ(state_of("g"), "Empty");
 }
 
+TEST_F(Membership, LeaderSyncIsAnsweredOnlyOnceTheAssignmentIsDurable) {
+  auto j = join("g", "");
+  const std::string a = j.get().member_id;
+  log_.hold(true);
+  auto s = sync("g", a, 1, {{a, bytes_of("A")}});
+  EXPECT_FALSE(s.ready());
+  EXPECT_EQ(state_of("g"), "CompletingRebalance");
+  log_.hold(false);
+  log_.release();
+  ASSERT_TRUE(s.ready());
+  EXPECT_EQ(s.get().assignment, bytes_of("A"));
+  EXPECT_EQ(state_of("g"), "Stable");
+}
+
+TEST_F(Membership, FailedAssignmentStoreFailsSyncAndRebalances) {
+  auto j = join("g", "");
+  const std::string a = j.get().member_id;
+  log_.fail_next_append(Status::error("full", static_cast<int16_t>(ErrorCode::kNotEnoughReplicas)));
+  auto s = sync("g", a, 1, {{a, bytes_of("A")}});
+  ASSERT_TRUE(s.ready());
+  EXPECT_EQ(s.get().error, ErrorCode::kCoordinatorNotAvailable);
+  EXPECT_TRUE(s.get().assignment.empty());
+  EXPECT_NE(state_of("g"), "Stable");
+}
+
+TEST_F(Membership, StaticRestartAnswersAfterPersistingTheNewMemberId) {
+  auto j = join("g", "", {}, std::string("inst"));
+  const std::string old_id = j.get().member_id;
+  sync("g", old_id, 1, {{old_id, bytes_of("A")}}, std::string("inst"));
+  log_.hold(true);
+  auto again = join("g", "", {}, std::string("inst"));
+  EXPECT_FALSE(again.ready());
+  log_.hold(false);
+  log_.release();
+  ASSERT_TRUE(again.ready());
+  EXPECT_EQ(again.get().error, ErrorCode::kNone);
+  // A failed store undoes the replacement: the old id stays valid.
+  log_.fail_next_append(Status::error("x", static_cast<int16_t>(ErrorCode::kKafkaStorageError)));
+  auto third = join("g", "", {}, std::string("inst"));
+  ASSERT_TRUE(third.ready());
+  EXPECT_EQ(third.get().error, ErrorCode::kNotCoordinator);
+  EXPECT_EQ(coord_->heartbeat("g", again.get().member_id, std::string("inst"), 1), ErrorCode::kNone);
+}
+
+TEST_F(Membership, StaticMemberThatDoesNotRejoinStaysInTheGroup) {
+  auto js = join("g", "", {}, std::string("inst"), 60000, 5000);
+  const std::string s_id = js.get().member_id;
+  sync("g", s_id, 1, {{s_id, bytes_of("S")}}, std::string("inst"));
+  auto jd = join("g", "", {}, std::nullopt, 60000, 5000);
+  EXPECT_FALSE(jd.ready());
+  advance(5000);  // rebalance timeout: the static member did not rejoin
+  ASSERT_TRUE(jd.ready());
+  EXPECT_EQ(jd.get().error, ErrorCode::kNone);
+  EXPECT_EQ(jd.get().leader_id, jd.get().member_id);
+  EXPECT_EQ(jd.get().members.size(), 2u);
+}
+
 }  // namespace
 }  // namespace spool::coordinator

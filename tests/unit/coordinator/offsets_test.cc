@@ -234,5 +234,20 @@ TEST_F(Offsets, ListAndDescribeGroups) {
   EXPECT_EQ(d[1].error, ErrorCode::kNone);
 }
 
+TEST_F(Offsets, CommitWithOwnRetentionExpiresThen) {
+  OffsetCommitParams p;
+  p.group_id = "g";
+  p.retention_time_ms = 5000;
+  p.offsets = {entry("t", 0, 1)};
+  testing::Answer<PartitionErrors> a;
+  coord_->commit_offsets(p, a.callback());
+  ASSERT_TRUE(a.ready());
+  advance(4999);
+  EXPECT_EQ(coord_->expire_offsets_now(), 0);
+  advance(1);
+  EXPECT_EQ(coord_->expire_offsets_now(), 1);
+  EXPECT_EQ(committed("g", "t", 0), -1);
+}
+
 }  // namespace
 }  // namespace spool::coordinator
