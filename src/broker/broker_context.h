@@ -15,6 +15,7 @@
 
 namespace spool::broker {
 
+class GroupService;
 class ProducerIdManager;
 
 struct BrokerContext {
@@ -29,6 +30,10 @@ struct BrokerContext {
   // synonyms). May be null in tests that wire a context by hand; handlers
   // needing it then answer an error instead of crashing.
   const config::BrokerConfig* config = nullptr;
+  // Consumer groups (issue 5): __consumer_offsets and the group coordinator.
+  // Null in tests that wire a context without it; group APIs then answer
+  // COORDINATOR_NOT_AVAILABLE.
+  GroupService* groups = nullptr;
   // Idempotent producer ids (issue 6). Null in hand-wired tests:
   // InitProducerId then answers COORDINATOR_NOT_AVAILABLE.
   ProducerIdManager* producer_ids = nullptr;

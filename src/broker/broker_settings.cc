@@ -69,6 +69,16 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.cleaner_backoff_ms = cfg.get_long("log.cleaner.backoff.ms");
   s.cleaner_dedupe_buffer_bytes = cfg.get_long("log.cleaner.dedupe.buffer.size");
   s.max_incremental_fetch_session_cache_slots = cfg.max_incremental_fetch_session_cache_slots();
+  s.group_min_session_timeout_ms = static_cast<int32_t>(cfg.get_long("group.min.session.timeout.ms"));
+  s.group_max_session_timeout_ms = static_cast<int32_t>(cfg.get_long("group.max.session.timeout.ms"));
+  s.group_initial_rebalance_delay_ms = static_cast<int32_t>(cfg.get_long("group.initial.rebalance.delay.ms"));
+  s.group_max_size = static_cast<int32_t>(cfg.get_long("group.max.size"));
+  s.offset_metadata_max_bytes = static_cast<int32_t>(cfg.get_long("offset.metadata.max.bytes"));
+  s.offsets_retention_ms = cfg.get_long("offsets.retention.minutes") * 60 * 1000;
+  s.offsets_retention_check_interval_ms = cfg.get_long("offsets.retention.check.interval.ms");
+  s.offsets_topic_num_partitions = static_cast<int32_t>(cfg.get_long("offsets.topic.num.partitions"));
+  s.offsets_topic_segment_bytes = static_cast<int32_t>(cfg.get_long("offsets.topic.segment.bytes"));
+  s.offsets_topic_replication_factor = static_cast<int16_t>(cfg.get_long("offsets.topic.replication.factor"));
   s.producer_id_expiration_ms = cfg.get_long("producer.id.expiration.ms");
   s.transaction_max_timeout_ms = static_cast<int32_t>(cfg.get_long("transaction.max.timeout.ms"));
   s.topic_defaults = config::effective_topic_config(cfg, {});

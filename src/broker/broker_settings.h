@@ -40,6 +40,17 @@ struct BrokerSettings {
   int64_t cleaner_backoff_ms = 15000;              // log.cleaner.backoff.ms
   int64_t cleaner_dedupe_buffer_bytes = 134217728; // log.cleaner.dedupe.buffer.size
   int32_t max_incremental_fetch_session_cache_slots = 1000;
+  // Consumer groups (issue 5): the coordinator's options and __consumer_offsets.
+  int32_t group_min_session_timeout_ms = 6000;        // group.min.session.timeout.ms
+  int32_t group_max_session_timeout_ms = 1800000;     // group.max.session.timeout.ms
+  int32_t group_initial_rebalance_delay_ms = 3000;    // group.initial.rebalance.delay.ms
+  int32_t group_max_size = INT32_MAX;                 // group.max.size
+  int32_t offset_metadata_max_bytes = 4096;           // offset.metadata.max.bytes
+  int64_t offsets_retention_ms = 10080LL * 60 * 1000; // offsets.retention.minutes
+  int64_t offsets_retention_check_interval_ms = 600000;  // offsets.retention.check.interval.ms
+  int32_t offsets_topic_num_partitions = 50;          // offsets.topic.num.partitions
+  int32_t offsets_topic_segment_bytes = 104857600;    // offsets.topic.segment.bytes
+  int16_t offsets_topic_replication_factor = 3;       // offsets.topic.replication.factor (capped by brokers)
   // Idempotent producers (issue 6).
   int64_t producer_id_expiration_ms = 86400000;       // producer.id.expiration.ms
   int32_t transaction_max_timeout_ms = 900000;        // transaction.max.timeout.ms

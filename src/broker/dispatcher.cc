@@ -35,6 +35,15 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 1: return handle_fetch(ctx_, ctx, r);
     case 2: return handle_list_offsets(ctx_, ctx, r);
     case 3: return handle_metadata(ctx_, ctx, r);
+    case 8: return handle_offset_commit(ctx_, ctx, r);
+    case 9: return handle_offset_fetch(ctx_, ctx, r);
+    case 10: return handle_find_coordinator(ctx_, ctx, r);
+    case 11: return handle_join_group(ctx_, ctx, r);
+    case 12: return handle_heartbeat(ctx_, ctx, r);
+    case 13: return handle_leave_group(ctx_, ctx, r);
+    case 14: return handle_sync_group(ctx_, ctx, r);
+    case 15: return handle_describe_groups(ctx_, ctx, r);
+    case 16: return handle_list_groups(ctx_, ctx, r);
     case 18: return handle_api_versions(ctx_, ctx, r);
     case 19: return handle_create_topics(ctx_, ctx, r);
     case 20: return handle_delete_topics(ctx_, ctx, r);
@@ -44,7 +53,9 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 33: return handle_alter_configs(ctx_, ctx, r);
     case 35: return handle_describe_log_dirs(ctx_, ctx, r);
     case 37: return handle_create_partitions(ctx_, ctx, r);
+    case 42: return handle_delete_groups(ctx_, ctx, r);
     case 44: return handle_incremental_alter_configs(ctx_, ctx, r);
+    case 47: return handle_offset_delete(ctx_, ctx, r);
     case 60: return handle_describe_cluster(ctx_, ctx, r);
     default:
       ctx.close(fmt::format("api {} is in the table but has no handler", api->name));

@@ -109,6 +109,10 @@ Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t 
 
 Result<TopicInfo> ReplicaManager::create_partitions(const std::string& name, int32_t partitions,
                                                     bool validate_only) {
+  // A group's offsets partition is hash % count: growing the topic would
+  // move groups away from their committed offsets.
+  if (name == kConsumerOffsetsTopic)
+    return kafka_error(ErrorCode::kInvalidRequest, "Cannot add partitions to internal topic " + name);
   std::unique_lock lk(mu_);
   auto info = registry_.get(name);
   if (!info || !partitions_.count(name))
@@ -197,6 +201,9 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
 }
 
 Status ReplicaManager::delete_topic(const std::string& name) {
+  // The group coordinator lives on it (see README, differences from Kafka).
+  if (name == kConsumerOffsetsTopic)
+    return kafka_error(ErrorCode::kInvalidTopicException, "Cannot delete internal topic " + name);
   std::unique_lock lk(mu_);
   auto it = partitions_.find(name);
   if (it == partitions_.end()) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "unknown topic '" + name + "'");

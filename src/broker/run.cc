@@ -7,6 +7,7 @@
 
 #include "broker/broker_context.h"
 #include "broker/dispatcher.h"
+#include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
 #include "net/server.h"
 
@@ -89,13 +90,21 @@ int run_broker(const config::BrokerConfig& cfg) {
   FetchSessionCache::Options fso;
   fso.max_slots = settings.max_incremental_fetch_session_cache_slots;
   FetchSessionCache fetch_sessions(fso);
+  // Consumer groups (issue 5): an existing __consumer_offsets is replayed in
+  // the background; a missing one is created by the first FindCoordinator.
+  GroupService groups(settings, replicas, group_coordinator_options(settings));
+  groups.start();
   BrokerContext ctx{settings,        **registry,        **logs, replicas, fetch_sessions,
                     fetch_purgatory, produce_purgatory, &cfg};
+  ctx.groups = &groups;
   ctx.producer_ids = producer_ids->get();
   Dispatcher dispatcher(ctx);
   net::ServerOptions so = server_options(settings);
   net::Server server(so, dispatcher);
-  if (Status s = server.start(); !s) return fail_start(s.message());  // names host and port
+  if (Status s = server.start(); !s) {
+    groups.shutdown();  // its loader reads the logs fail_start closes
+    return fail_start(s.message());  // names host and port
+  }
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
                (*logs)->cluster_id(), settings.log_dirs[0]);
@@ -104,6 +113,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   sigwait(&stop_signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
   server.stop();
+  // No handler runs any more: pending joins are answered (to closed
+  // connections) and the loader stops before the logs close.
+  groups.shutdown();
   // Parked requests expire now (their connections are gone, so nothing is
   // sent); then the logs flush and write the clean-shutdown marker.
   fetch_purgatory.shutdown(true);

@@ -15,6 +15,7 @@ bool is_valid_topic_name(std::string_view name);
 std::string topic_name_problem(std::string_view name);
 bool topic_names_collide(std::string_view a, std::string_view b);
 // Topics whose names start with "__" are internal (e.g. __consumer_offsets).
+inline constexpr const char* kConsumerOffsetsTopic = "__consumer_offsets";
 inline bool is_internal_topic(std::string_view name) {
   return name == "__consumer_offsets" || name == "__transaction_state";
 }

@@ -205,10 +205,10 @@ constexpr KeyDef kBrokerKeys[] = {
     {"controlled.shutdown.enable", B, "true", no_check(), N},
 
     // ---- Group coordinator
-    {"group.min.session.timeout.ms", I, "6000", no_check(), N},
-    {"group.max.session.timeout.ms", I, "1800000", no_check(), N},
-    {"group.initial.rebalance.delay.ms", I, "3000", no_check(), N},
-    {"group.max.size", I, INT_MAX_S, at_least(1), N},
+    {"group.min.session.timeout.ms", I, "6000", no_check(), Y},
+    {"group.max.session.timeout.ms", I, "1800000", no_check(), Y},
+    {"group.initial.rebalance.delay.ms", I, "3000", no_check(), Y},
+    {"group.max.size", I, INT_MAX_S, at_least(1), Y},
     {"group.coordinator.rebalance.protocols", Lst, "classic", list_of("classic|consumer"), N},
     {"group.coordinator.threads", I, "1", at_least(1), N},
     {"group.consumer.session.timeout.ms", I, "45000", at_least(1), N},
@@ -222,14 +222,14 @@ constexpr KeyDef kBrokerKeys[] = {
     {"group.consumer.migration.policy", Str, "disabled", one_of_nocase("disabled|upgrade|downgrade|bidirectional"), N},
 
     // ---- Offset management
-    {"offset.metadata.max.bytes", I, "4096", no_check(), N},
+    {"offset.metadata.max.bytes", I, "4096", no_check(), Y},
     {"offsets.load.buffer.size", I, "5242880", at_least(1), N},
-    {"offsets.topic.replication.factor", S, "3", at_least(1), N},
-    {"offsets.topic.num.partitions", I, "50", at_least(1), N},
-    {"offsets.topic.segment.bytes", I, "104857600", at_least(1), N},
+    {"offsets.topic.replication.factor", S, "3", at_least(1), Y},
+    {"offsets.topic.num.partitions", I, "50", at_least(1), Y},
+    {"offsets.topic.segment.bytes", I, "104857600", at_least(1), Y},
     {"offsets.topic.compression.codec", I, "0", no_check(), N},
-    {"offsets.retention.minutes", I, "10080", at_least(1), N},
-    {"offsets.retention.check.interval.ms", L, "600000", at_least(1), N},
+    {"offsets.retention.minutes", I, "10080", at_least(1), Y},
+    {"offsets.retention.check.interval.ms", L, "600000", at_least(1), Y},
     {"offsets.commit.timeout.ms", I, "5000", at_least(1), N},
     {"offsets.commit.required.acks", S, "-1", no_check(), N},
 

@@ -24,6 +24,18 @@ void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReade
 void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+// Consumer groups (issue 5).
+void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_heartbeat(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_leave_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 // Idempotent producers (issue 6).
 void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 

@@ -3,8 +3,11 @@
 // Unknown topics are created when auto.create.topics.enable is on and the
 // request allows it (v4+ flag); on a single node they are ready at once, so
 // the answer carries them with NONE instead of Kafka's LEADER_NOT_AVAILABLE.
+// Naming __consumer_offsets creates it (with its partitions loaded by the
+// group coordinator), as Kafka creates internal topics on request.
 #include <spdlog/spdlog.h>
 
+#include "broker/group_service.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -58,6 +61,11 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
       auto& t = resp.topics.emplace_back();
       t.name = name;
       auto info = b.replicas.topic(name);
+      if (!info && name == kConsumerOffsetsTopic && b.groups != nullptr) {
+        // As Kafka: asking for the offsets topic creates it (whatever
+        // auto.create.topics.enable says), with its own settings.
+        if (b.groups->ensure_offsets_topic() == ErrorCode::kNone) info = b.replicas.topic(name);
+      }
       if (!info && may_create && !is_internal_topic(name)) {
         auto created = b.replicas.create_topic(name, b.settings.num_partitions, {}, false);
         if (created) {

@@ -16,6 +16,7 @@
 
 #include "broker/delayed_produce.h"
 #include "broker/handlers/handlers.h"
+#include "broker/topic_name.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
 #include "record/produce_validation.h"
@@ -80,6 +81,10 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       };
       if (!served) {
         fail(ErrorCode::kUnsupportedVersion, "produce v0-2 (message format v0/v1) is not supported");
+        continue;
+      }
+      if (is_internal_topic(td.name)) {
+        fail(ErrorCode::kInvalidTopicException, "Cannot append to internal topic " + td.name);
         continue;
       }
       auto partition = b.replicas.partition(td.name, pd.index);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "broker/handlers/handlers.h"
+#include "broker/topic_name.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
 
@@ -62,6 +63,12 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     };
     if (seen[t.name] > 1) {
       set_error(static_cast<int16_t>(ErrorCode::kInvalidRequest), "topic listed more than once in the request");
+      continue;
+    }
+    if (t.name == kConsumerOffsetsTopic) {
+      // The broker creates it on first use with offsets.topic.* settings.
+      set_error(static_cast<int16_t>(ErrorCode::kInvalidRequest),
+                "internal topic " + t.name + " is created by the broker on first use");
       continue;
     }
     auto parts = resolve_partitions(b, t);

@@ -88,16 +88,21 @@ TEST(ResponseHeader, ApiVersionsAlwaysV0) {
 TEST(ApiTable, AdvertisedRanges) {
   const std::map<int16_t, std::pair<int16_t, int16_t>> expected = {
       {0, {0, 8}}, {1, {4, 11}}, {2, {1, 5}}, {3, {0, 8}},
+      {8, {2, 7}}, {9, {1, 7}}, {10, {0, 2}}, {11, {0, 5}},
+      {12, {0, 3}}, {13, {0, 3}}, {14, {0, 3}}, {15, {0, 4}},
+      {16, {0, 4}},
       {18, {0, 3}}, {19, {2, 4}}, {20, {1, 3}}, {21, {0, 1}}, {22, {0, 4}},
       {32, {1, 2}}, {33, {0, 1}}, {35, {0, 1}}, {37, {0, 1}},
-      {44, {0, 0}}, {60, {0, 0}}};
+      {42, {0, 1}}, {44, {0, 0}}, {47, {0, 0}}, {60, {0, 0}}};
   std::map<int16_t, std::pair<int16_t, int16_t>> served;
   for (const auto& a : served_apis()) served[a.api_key] = {a.min_version, a.max_version};
   EXPECT_EQ(served, expected);
   ASSERT_NE(find_api(1), nullptr);
   EXPECT_EQ(find_api(1)->name, "Fetch");
   EXPECT_EQ(find_api(1)->first_flexible, 12);
-  EXPECT_EQ(find_api(10), nullptr);
+  ASSERT_NE(find_api(10), nullptr);
+  EXPECT_EQ(find_api(10)->name, "FindCoordinator");
+  EXPECT_EQ(find_api(29), nullptr);  // DescribeAcls: not served yet
 
   const ApiVersionsResponse resp = make_api_versions_response(3);
   EXPECT_EQ(resp.error_code, 0);

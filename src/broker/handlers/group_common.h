@@ -1,0 +1,27 @@
+// Small helpers shared by the group API handlers (find_coordinator.cc,
+// group_membership.cc, offset_commit.cc, offset_fetch.cc, groups_admin.cc).
+// Pure functions over the request context.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "broker/request_context.h"
+#include "protocol/error_code.h"
+
+namespace spool::broker {
+
+inline int16_t error_code(protocol::ErrorCode c) { return static_cast<int16_t>(c); }
+
+// Kafka reports a member's host as InetAddress.toString(): "/ip".
+inline std::string client_host(const RequestContext& ctx) {
+  const std::string& peer = ctx.conn.peer;
+  auto colon = peer.rfind(':');
+  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return "/" + host;
+}
+
+inline std::string client_id(const RequestContext& ctx) { return ctx.header.client_id.value_or(""); }
+
+}  // namespace spool::broker

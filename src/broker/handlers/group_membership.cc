@@ -1,0 +1,136 @@
+// The group membership APIs: JoinGroup v0-5, SyncGroup v0-3, Heartbeat v0-3,
+// LeaveGroup v0-3. The coordinator holds all group state; these handlers only
+// translate between wire versions and its plain parameters:
+//  * JoinGroup v0 has no rebalance timeout (the coordinator uses the session
+//    timeout); v4+ asks for the MEMBER_ID_REQUIRED round trip; v5+ carries
+//    static membership (group.instance.id). A join answers when the
+//    rebalance completes, possibly much later and from another thread.
+//  * LeaveGroup v0-2 name one member and report its error at the top level
+//    (Kafka does so when the group-level error is NONE); v3 names a batch
+//    and answers per member.
+#include <memory>
+
+#include "broker/group_service.h"
+#include "broker/handlers/group_common.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::JoinGroupRequest req;
+  if (!decode_or_close(ctx, body, req, "JoinGroup")) return;
+  const int16_t v = ctx.version();
+  if (b.groups == nullptr) {
+    protocol::JoinGroupResponse resp;
+    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.member_id = req.member_id;
+    ctx.respond(resp);
+    return;
+  }
+  coordinator::JoinGroupParams p;
+  p.group_id = std::move(req.group_id);
+  p.member_id = std::move(req.member_id);
+  if (v >= 5) p.group_instance_id = std::move(req.group_instance_id);
+  p.client_id = client_id(ctx);
+  p.client_host = client_host(ctx);
+  p.session_timeout_ms = req.session_timeout_ms;
+  p.rebalance_timeout_ms = v >= 1 ? req.rebalance_timeout_ms : -1;
+  p.protocol_type = std::move(req.protocol_type);
+  p.protocols.reserve(req.protocols.size());
+  for (auto& proto : req.protocols) p.protocols.emplace_back(std::move(proto.name), std::move(proto.metadata));
+  p.require_known_member_id = v >= 4;
+  b.groups->coordinator().join_group(std::move(p), [ctx](coordinator::JoinGroupResult r) {
+    protocol::JoinGroupResponse resp;
+    resp.error_code = error_code(r.error);
+    resp.generation_id = r.generation_id;
+    resp.protocol_name = std::move(r.protocol_name);
+    resp.leader = std::move(r.leader_id);
+    resp.member_id = std::move(r.member_id);
+    resp.members.reserve(r.members.size());
+    for (auto& m : r.members) {
+      auto& out = resp.members.emplace_back();
+      out.member_id = std::move(m.member_id);
+      out.group_instance_id = std::move(m.group_instance_id);
+      out.metadata = std::move(m.metadata);
+    }
+    ctx.respond(resp);
+  });
+}
+
+void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::SyncGroupRequest req;
+  if (!decode_or_close(ctx, body, req, "SyncGroup")) return;
+  if (b.groups == nullptr) {
+    protocol::SyncGroupResponse resp;
+    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    ctx.respond(resp);
+    return;
+  }
+  coordinator::SyncGroupParams p;
+  p.group_id = std::move(req.group_id);
+  p.generation_id = req.generation_id;
+  p.member_id = std::move(req.member_id);
+  if (ctx.version() >= 3) p.group_instance_id = std::move(req.group_instance_id);
+  p.assignments.reserve(req.assignments.size());
+  for (auto& a : req.assignments) p.assignments.emplace_back(std::move(a.member_id), std::move(a.assignment));
+  b.groups->coordinator().sync_group(std::move(p), [ctx](coordinator::SyncGroupResult r) {
+    protocol::SyncGroupResponse resp;
+    resp.error_code = error_code(r.error);
+    resp.assignment = std::move(r.assignment);
+    ctx.respond(resp);
+  });
+}
+
+void handle_heartbeat(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::HeartbeatRequest req;
+  if (!decode_or_close(ctx, body, req, "Heartbeat")) return;
+  protocol::HeartbeatResponse resp;
+  if (b.groups == nullptr) {
+    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+  } else {
+    std::optional<std::string> instance;
+    if (ctx.version() >= 3) instance = req.group_instance_id;
+    resp.error_code =
+        error_code(b.groups->coordinator().heartbeat(req.group_id, req.member_id, instance, req.generation_id));
+  }
+  ctx.respond(resp);
+}
+
+void handle_leave_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::LeaveGroupRequest req;
+  if (!decode_or_close(ctx, body, req, "LeaveGroup")) return;
+  const int16_t v = ctx.version();
+  std::vector<coordinator::LeavingMember> members;
+  if (v >= 3) {
+    members.reserve(req.members.size());
+    for (auto& m : req.members) members.push_back({std::move(m.member_id), std::move(m.group_instance_id)});
+  } else {
+    members.push_back({req.member_id, std::nullopt});
+  }
+  protocol::LeaveGroupResponse resp;
+  if (b.groups == nullptr) {
+    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    ctx.respond(resp);
+    return;
+  }
+  auto result = b.groups->coordinator().leave_group(req.group_id, members);
+  resp.error_code = error_code(result.error);
+  if (v >= 3) {
+    if (result.error == ErrorCode::kNone) {
+      for (auto& [m, e] : result.members) {
+        auto& out = resp.members.emplace_back();
+        out.member_id = m.member_id;
+        out.group_instance_id = m.group_instance_id;
+        out.error_code = error_code(e);
+      }
+    }
+  } else if (result.error == ErrorCode::kNone && !result.members.empty()) {
+    resp.error_code = error_code(result.members.front().second);
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace spool::broker

@@ -1,0 +1,151 @@
+// OffsetFetch v1-7 and OffsetDelete v0.
+// OffsetFetch: a partition without a committed offset answers offset -1,
+// metadata "" and NONE (Kafka's INVALID_OFFSET / NO_METADATA); a null topic
+// list (v2+) asks for every committed partition of the group. A group-level
+// error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...) goes in the
+// top-level error_code with no topics from v2 on; v1 has no such field, so
+// there every requested partition carries it (Kafka's getErrorResponse).
+// OffsetDelete: partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION;
+// a group-level error answers the error alone.
+#include <map>
+#include <memory>
+
+#include "broker/group_service.h"
+#include "broker/handlers/group_common.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+using FetchTopic = protocol::OffsetFetchResponse::OffsetFetchResponseTopic;
+using FetchPartition = FetchTopic::OffsetFetchResponsePartition;
+
+FetchPartition fetch_partition(int32_t index, int64_t offset, int32_t epoch, std::optional<std::string> metadata,
+                               ErrorCode error) {
+  FetchPartition p;
+  p.partition_index = index;
+  p.committed_offset = offset;
+  p.committed_leader_epoch = epoch;
+  p.metadata = metadata.value_or("");
+  p.error_code = error_code(error);
+  return p;
+}
+
+// v0-1 answer to a group-level error: each requested partition carries it.
+protocol::OffsetFetchResponse partition_level_error(const protocol::OffsetFetchRequest& req, ErrorCode error) {
+  protocol::OffsetFetchResponse resp;
+  if (req.topics) {
+    for (const auto& t : *req.topics) {
+      auto& rt = resp.topics.emplace_back();
+      rt.name = t.name;
+      for (int32_t index : t.partition_indexes) rt.partitions.push_back(fetch_partition(index, -1, -1, "", error));
+    }
+  }
+  return resp;
+}
+
+}  // namespace
+
+void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::OffsetFetchRequest req;
+  if (!decode_or_close(ctx, body, req, "OffsetFetch")) return;
+  const int16_t v = ctx.version();
+  auto group_error = [&](ErrorCode e) {
+    if (v < 2) {
+      ctx.respond(partition_level_error(req, e));
+      return;
+    }
+    protocol::OffsetFetchResponse resp;
+    resp.error_code = error_code(e);
+    ctx.respond(resp);
+  };
+  if (b.groups == nullptr) return group_error(ErrorCode::kCoordinatorNotAvailable);
+
+  std::optional<std::vector<coordinator::TopicPartitionKey>> wanted;
+  if (req.topics) {
+    wanted.emplace();
+    for (const auto& t : *req.topics)
+      for (int32_t index : t.partition_indexes) wanted->push_back({t.name, index});
+  }
+  auto result = b.groups->coordinator().fetch_offsets(req.group_id, wanted, v >= 7 && req.require_stable);
+  if (result.error != ErrorCode::kNone) return group_error(result.error);
+
+  protocol::OffsetFetchResponse resp;
+  resp.error_code = error_code(ErrorCode::kNone);
+  std::map<coordinator::TopicPartitionKey, const coordinator::CommittedOffset*> found;
+  for (const auto& o : result.offsets) found.emplace(o.tp, &o);
+  if (req.topics) {
+    // Request order, every requested partition answered.
+    for (const auto& t : *req.topics) {
+      auto& rt = resp.topics.emplace_back();
+      rt.name = t.name;
+      for (int32_t index : t.partition_indexes) {
+        auto it = found.find({t.name, index});
+        if (it == found.end()) {
+          rt.partitions.push_back(fetch_partition(index, -1, -1, "", ErrorCode::kNone));
+        } else {
+          const auto& o = *it->second;
+          rt.partitions.push_back(fetch_partition(index, o.offset, o.leader_epoch, o.metadata, o.error));
+        }
+      }
+    }
+  } else {
+    // All committed partitions, grouped by topic (the map keeps them sorted).
+    for (const auto& [tp, o] : found) {
+      if (resp.topics.empty() || resp.topics.back().name != tp.topic) resp.topics.emplace_back().name = tp.topic;
+      resp.topics.back().partitions.push_back(
+          fetch_partition(tp.partition, o->offset, o->leader_epoch, o->metadata, o->error));
+    }
+  }
+  ctx.respond(resp);
+}
+
+void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::OffsetDeleteRequest req;
+  if (!decode_or_close(ctx, body, req, "OffsetDelete")) return;
+  auto resp = std::make_shared<protocol::OffsetDeleteResponse>();
+  if (b.groups == nullptr) {
+    resp->error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    ctx.respond(*resp);
+    return;
+  }
+  std::vector<coordinator::TopicPartitionKey> to_delete;
+  std::multimap<coordinator::TopicPartitionKey, std::pair<size_t, size_t>> slots;
+  for (const auto& t : req.topics) {
+    auto& rt = resp->topics.emplace_back();
+    rt.name = t.name;
+    for (const auto& part : t.partitions) {
+      auto& rp = rt.partitions.emplace_back();
+      rp.partition_index = part.partition_index;
+      if (!b.replicas.partition(t.name, part.partition_index)) {
+        rp.error_code = error_code(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      coordinator::TopicPartitionKey tp{t.name, part.partition_index};
+      slots.emplace(tp, std::make_pair(resp->topics.size() - 1, rt.partitions.size() - 1));
+      to_delete.push_back(std::move(tp));
+    }
+  }
+  b.groups->coordinator().delete_offsets(
+      req.group_id, to_delete,
+      [ctx, resp, slots = std::move(slots)](ErrorCode group_error, coordinator::PartitionErrors errors) {
+        if (group_error != ErrorCode::kNone) {
+          protocol::OffsetDeleteResponse err;
+          err.error_code = error_code(group_error);
+          ctx.respond(err);
+          return;
+        }
+        for (const auto& [tp, e] : errors) {
+          auto [lo, hi] = slots.equal_range(tp);
+          for (auto it = lo; it != hi; ++it)
+            resp->topics[it->second.first].partitions[it->second.second].error_code = error_code(e);
+        }
+        ctx.respond(*resp);
+      });
+}
+
+}  // namespace spool::broker
