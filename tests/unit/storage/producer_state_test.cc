@@ -383,6 +383,25 @@ TEST(LogProducerTest, ExpiryInRetentionPass) {
   EXPECT_FALSE(log->producer_entry(7).has_value());
 }
 
+TEST(LogProducerTest, DuplicateUnderLogAppendTimeAnswersTheOriginalTime) {
+  TempDir dir;
+  auto cfg = testing::small_config();
+  cfg.timestamp_log_append_time = true;
+  auto log = testing::open_log(dir.sub("t-0"), cfg);
+  ASSERT_TRUE(log);
+  int64_t clock = 50'000;
+  log->set_clock([&clock] { return clock; });
+  auto a = log_append(*log, idem_batch(7, 0, 0, 2));
+  ASSERT_TRUE(a.is_ok());
+  EXPECT_EQ(a->log_append_time_ms, 50'000);
+  clock = 60'000;
+  auto again = log_append(*log, idem_batch(7, 0, 0, 2));
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ(again->first_offset, a->first_offset);
+  EXPECT_EQ(again->log_append_time_ms, 50'000);
+  EXPECT_EQ(log->log_end_offset(), 2);
+}
+
 TEST(LogProducerTest, TruncationRebuildsState) {
   TempDir dir;
   auto log = testing::open_log(dir.sub("t-0"), testing::small_config());
