@@ -12,9 +12,8 @@
 
 namespace spool::coordinator {
 
-TxnCoordinator::Impl::Impl(TxnCoordinator& s, OffsetsLog& l, TxnMarkerSender& m, ProducerIdSource& i,
-                           TxnCoordinatorOptions o)
-    : self(s), log(l), marker_sender(m), ids(i), opts(std::move(o)) {
+TxnCoordinator::Impl::Impl(OffsetsLog& l, TxnMarkerSender& m, ProducerIdSource& i, TxnCoordinatorOptions o)
+    : log(l), marker_sender(m), ids(i), opts(std::move(o)) {
   last_abort_check = last_expire_check = now();
 }
 
@@ -25,7 +24,7 @@ int64_t TxnCoordinator::Impl::now() const {
 }
 
 ErrorCode TxnCoordinator::Impl::status_locked(const std::string& id) const {
-  const int32_t p = self.partition_for(id);
+  const int32_t p = partition_for(id);
   if (shutting_down) return ErrorCode::kNotCoordinator;
   if (loading.count(p)) return ErrorCode::kCoordinatorLoadInProgress;
   if (!owned.count(p)) return ErrorCode::kNotCoordinator;
@@ -44,7 +43,7 @@ bool TxnCoordinator::Impl::is_current_locked(const std::shared_ptr<TxnEntry>& e)
 
 TxnCoordinator::TxnCoordinator(OffsetsLog& log, TxnMarkerSender& markers, ProducerIdSource& ids,
                                TxnCoordinatorOptions options)
-    : impl_(std::make_unique<Impl>(*this, log, markers, ids, std::move(options))) {
+    : impl_(std::make_shared<Impl>(log, markers, ids, std::move(options))) {
   if (!impl_->opts.start_background) return;
   impl_->background = std::thread([this] {
     Impl& im = *impl_;
@@ -68,11 +67,13 @@ TxnCoordinator::TxnCoordinator(OffsetsLog& log, TxnMarkerSender& markers, Produc
 
 TxnCoordinator::~TxnCoordinator() { shutdown(); }
 
-int32_t TxnCoordinator::partition_for(const std::string& id) const {
-  const int32_t n = impl_->log.partition_count();
+int32_t TxnCoordinator::Impl::partition_for(const std::string& id) const {
+  const int32_t n = log.partition_count();
   if (n <= 0) return 0;
   return (java_string_hash(id) & 0x7fffffff) % n;  // Kafka's Utils.abs
 }
+
+int32_t TxnCoordinator::partition_for(const std::string& id) const { return impl_->partition_for(id); }
 
 Status TxnCoordinator::load_partition(int32_t partition, int32_t coordinator_epoch) {
   Impl& im = *impl_;
@@ -312,11 +313,9 @@ void TxnCoordinator::shutdown() {
   }
   im.cv.notify_all();
   if (im.background.joinable()) im.background.join();
-  // Writes and marker rounds in flight hold `this` in their callbacks: wait
-  // for them (bounded: a stuck log must not hang the broker's exit).
-  std::unique_lock lk(im.mu);
-  if (!im.cv.wait_for(lk, std::chrono::seconds(10), [&im] { return im.inflight == 0; }))
-    spdlog::warn("transaction coordinator: {} operations still in flight at shutdown", im.inflight);
+  // Writes and marker rounds still in flight keep Impl alive through their
+  // callbacks; they find shutting_down set and stop there.
+  std::lock_guard lk(im.mu);
   im.txns.clear();
   im.owned.clear();
 }

@@ -141,7 +141,7 @@ class TxnCoordinator {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace spool::coordinator

@@ -1,12 +1,16 @@
 // TxnCoordinator::Impl: state shared by txn_coordinator.cc (partitions,
 // loading, describe/list, background tasks), txn_requests.cc (the client
 // APIs) and txn_markers_flow.cc (persisting transitions, markers, completion).
+// Lifetime: callbacks handed to the log and the marker sender hold a
+// shared_ptr to Impl, so a late answer after shutdown touches live memory
+// (and finds shutting_down set).
 // Locking: `mu` guards everything below it. It is never held while calling
 // the log, the marker sender, the producer id source or a callback; a
 // TxnEntry's `pending` flag (set under mu) serialises writes of one id.
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,11 +46,10 @@ struct MarkerJob {
   int64_t due_ms = 0;
 };
 
-struct TxnCoordinator::Impl {
-  Impl(TxnCoordinator& self, OffsetsLog& log, TxnMarkerSender& markers, ProducerIdSource& ids,
+struct TxnCoordinator::Impl : std::enable_shared_from_this<TxnCoordinator::Impl> {
+  Impl(OffsetsLog& log, TxnMarkerSender& markers, ProducerIdSource& ids,
        TxnCoordinatorOptions opts);
 
-  TxnCoordinator& self;
   OffsetsLog& log;
   TxnMarkerSender& marker_sender;
   ProducerIdSource& ids;
@@ -60,11 +63,11 @@ struct TxnCoordinator::Impl {
   bool shutting_down = false;
   int64_t last_abort_check = 0;
   int64_t last_expire_check = 0;
-  int inflight = 0;  // log appends and marker rounds not yet answered
-  std::condition_variable cv;  // background wake-ups and inflight == 0
+  std::condition_variable cv;  // wakes the background thread
   std::thread background;
 
   int64_t now() const;
+  int32_t partition_for(const std::string& id) const;
   // Under mu.
   ErrorCode status_locked(const std::string& id) const;
   std::shared_ptr<TxnEntry> find_locked(const std::string& id) const;
@@ -84,9 +87,6 @@ struct TxnCoordinator::Impl {
   // The epoch-bumping abort of an Ongoing transaction (timeout or a new
   // producer with the same id): PrepareAbort at epoch + 1, last epoch -1.
   TxnMetadata fence_abort_target(const TxnMetadata& md) const;
-
-  void op_started();
-  void op_finished();
 };
 
 }  // namespace spool::coordinator

@@ -46,16 +46,6 @@ ErrorCode txn_append_error(const Status& s) {
   }
 }
 
-void TxnCoordinator::Impl::op_started() {
-  std::lock_guard lk(mu);
-  ++inflight;
-}
-
-void TxnCoordinator::Impl::op_finished() {
-  std::lock_guard lk(mu);
-  if (--inflight == 0) cv.notify_all();
-}
-
 TxnMetadata TxnCoordinator::Impl::fence_abort_target(const TxnMetadata& md) const {
   TxnMetadata t = md;
   // An epoch at INT16_MAX cannot be bumped; the abort still happens and the
@@ -72,10 +62,9 @@ void TxnCoordinator::Impl::persist(const std::shared_ptr<TxnEntry>& e, TxnMetada
   std::vector<LogRecord> records(1);
   records[0].key = encode_txn_key(target.transactional_id);
   if (target.state != TxnState::kDead) records[0].value = encode_txn_value(target);
-  op_started();
   const int32_t partition = e->partition;
   log.append(partition, std::move(records),
-             [this, e, target = std::move(target), then = std::move(then)](Status s) mutable {
+             [this, keep = shared_from_this(), e, target = std::move(target), then = std::move(then)](Status s) mutable {
                ErrorCode err = txn_append_error(s);
                if (!s) spdlog::warn("transaction {}: writing {} failed: {}", target.transactional_id,
                                     txn_state_name(target.state), s.message());
@@ -94,13 +83,12 @@ void TxnCoordinator::Impl::persist(const std::shared_ptr<TxnEntry>& e, TxnMetada
                  }
                }
                then(err);
-               op_finished();
              });
 }
 
 void TxnCoordinator::Impl::prepare_end(const std::shared_ptr<TxnEntry>& e, TxnMetadata target,
                                        std::function<void(ErrorCode)> then) {
-  persist(e, std::move(target), [this, e, then = std::move(then)](ErrorCode err) {
+  persist(e, std::move(target), [this, keep = shared_from_this(), e, then = std::move(then)](ErrorCode err) {
     // Kafka answers once PrepareX is durable; the markers follow.
     then(err);
     if (err == ErrorCode::kNone) start_markers(e);
@@ -128,9 +116,8 @@ void TxnCoordinator::Impl::send_markers(const std::shared_ptr<TxnEntry>& e, TxnM
     write_complete(e);
     return;
   }
-  op_started();
   TxnMarker copy = marker;
-  marker_sender.send(std::move(copy), [this, e, marker = std::move(marker)](TxnMarkerResult result) mutable {
+  marker_sender.send(std::move(copy), [this, keep = shared_from_this(), e, marker = std::move(marker)](TxnMarkerResult result) mutable {
     std::vector<TxnPartition> remaining;
     for (const auto& tp : marker.partitions) {
       ErrorCode err = ErrorCode::kRequestTimedOut;  // no answer for it: retry
@@ -151,7 +138,6 @@ void TxnCoordinator::Impl::send_markers(const std::shared_ptr<TxnEntry>& e, TxnM
       marker.partitions = std::move(remaining);
       schedule_retry(MarkerJob{e, std::move(marker), false, 0});
     }
-    op_finished();
   });
 }
 
@@ -169,7 +155,7 @@ void TxnCoordinator::Impl::write_complete(const std::shared_ptr<TxnEntry>& e) {
     target.txn_last_update_timestamp = now();
     e->pending = true;
   }
-  persist(e, std::move(target), [this, e](ErrorCode err) {
+  persist(e, std::move(target), [this, keep = shared_from_this(), e](ErrorCode err) {
     if (err == ErrorCode::kNone || err == ErrorCode::kNotCoordinator) return;
     // The markers are written; only the CompleteX record is missing.
     schedule_retry(MarkerJob{e, {}, true, 0});
