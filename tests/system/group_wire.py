@@ -271,3 +271,57 @@ def parse_delete_topics(frame):
         out[name] = r.take(">h")
     _done(r, frame, "DeleteTopics")
     return corr, out
+
+
+# --- DescribeGroups v0 / ListGroups v0 / DeleteGroups v0 -----------------------
+
+def describe_groups(corr, groups):
+    return request(15, 0, corr, array(groups, string))
+
+
+def parse_describe_groups(frame):
+    """-> (corr, [dict(error, group, state, protocol_type, protocol, members=[(id, client_id, host, meta, assign)])])"""
+    r = Reader(frame)
+    corr = r.take(">i")
+    out = []
+    for _ in range(r.take(">i")):
+        d = {"error": r.take(">h"), "group": r.string(), "state": r.string(), "protocol_type": r.string(),
+             "protocol": r.string(), "members": []}
+        for _ in range(r.take(">i")):
+            d["members"].append((r.string(), r.string(), r.string(), read_bytes(r), read_bytes(r)))
+        out.append(d)
+    _done(r, frame, "DescribeGroups")
+    return corr, out
+
+
+def list_groups(corr):
+    return request(16, 0, corr, b"")
+
+
+def parse_list_groups(frame):
+    """-> (corr, error, {group: protocol_type})"""
+    r = Reader(frame)
+    corr, err = r.take(">ih")
+    groups = {}
+    for _ in range(r.take(">i")):
+        name = r.string()
+        groups[name] = r.string()
+    _done(r, frame, "ListGroups")
+    return corr, err, groups
+
+
+def delete_groups(corr, groups):
+    return request(42, 0, corr, array(groups, string))
+
+
+def parse_delete_groups(frame):
+    """-> (corr, {group: error})"""
+    r = Reader(frame)
+    corr = r.take(">i")
+    r.take(">i")
+    out = {}
+    for _ in range(r.take(">i")):
+        name = r.string()
+        out[name] = r.take(">h")
+    _done(r, frame, "DeleteGroups")
+    return corr, out

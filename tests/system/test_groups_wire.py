@@ -124,12 +124,27 @@ def test_join_v4_member_id_required_then_sync_heartbeat_leave(broker, request):
     assert g.parse_heartbeat(roundtrip(broker.port, g.heartbeat(35, grp, gen + 5, member, 2)), 2) == (35, g.ILLEGAL_GENERATION)
     assert g.parse_heartbeat(roundtrip(broker.port, g.heartbeat(36, grp, gen, "nobody", 2)), 2)[1] == g.UNKNOWN_MEMBER_ID
 
+    corr, groups = g.parse_describe_groups(roundtrip(broker.port, g.describe_groups(51, [grp])))
+    assert corr == 51 and len(groups) == 1, groups
+    d = groups[0]
+    assert (d["error"], d["group"], d["state"], d["protocol_type"], d["protocol"]) == \
+        (g.NONE, grp, "Stable", "consumer", "range"), d
+    assert [(m[0], m[2], m[3], m[4]) for m in d["members"]] == [(member, "/127.0.0.1", meta, plan)], d["members"]
+    corr, err, listed = g.parse_list_groups(roundtrip(broker.port, g.list_groups(52)))
+    assert err == g.NONE and listed.get(grp) == "consumer", listed
+    corr, deleted = g.parse_delete_groups(roundtrip(broker.port, g.delete_groups(53, [grp])))
+    assert deleted == {grp: 68}, deleted  # NON_EMPTY_GROUP while the member is in
+
     corr, err, members = g.parse_leave_group(roundtrip(broker.port, g.leave_group(37, grp, [(member, None)], 3)), 3)
     assert (corr, err) == (37, g.NONE) and members == [(member, None, g.NONE)], members
     # v0-2 carry a single member's error at the top level.
     corr, err, _ = g.parse_leave_group(roundtrip(broker.port, g.leave_group(38, grp, [member], 1)), 1)
     assert err == g.UNKNOWN_MEMBER_ID
     assert g.parse_heartbeat(roundtrip(broker.port, g.heartbeat(39, grp, gen, member, 2)), 2)[1] == g.UNKNOWN_MEMBER_ID
+    corr, deleted = g.parse_delete_groups(roundtrip(broker.port, g.delete_groups(54, [grp])))
+    assert deleted == {grp: g.NONE}, deleted
+    corr, groups = g.parse_describe_groups(roundtrip(broker.port, g.describe_groups(55, [grp])))
+    assert groups[0]["state"] == "Dead" and groups[0]["members"] == [], groups
 
 
 def test_join_v0_answers_without_member_id_round_trip(broker, request):
@@ -224,3 +239,29 @@ def test_committed_offsets_survive_restart(broker_factory, request):
     b.restart()
     resp = fetch_when_loaded(b.port, grp, None, 2)
     assert resp["partitions"] == [(topic, 0, 1234, "before-restart", g.NONE)], resp
+
+
+def test_before_the_offsets_topic_exists(broker_factory, request):
+    """Until a FindCoordinator creates __consumer_offsets this broker
+    coordinates nothing: group requests answer NOT_COORDINATOR, each in its
+    version's shape (OffsetFetch v1 per partition, v2+ at the top)."""
+    b = broker_factory({"group.initial.rebalance.delay.ms": "0"})
+    grp = group_name(request)
+    topic = f"early-{os.urandom(3).hex()}"
+    p = ck_util.producer(b.bootstrap, acks="all")
+    assert ck_util.produce_all(p, topic, [{"value": b"x"}])[0][0] is None
+    v1 = fetch(b.port, grp, [(topic, [0])], 1)
+    assert v1["partitions"] == [(topic, 0, -1, "", g.NOT_COORDINATOR)], v1
+    v2 = fetch(b.port, grp, [(topic, [0])], 2)
+    assert v2["error"] == g.NOT_COORDINATOR and v2["partitions"] == [], v2
+    assert commit(b.port, grp, [(topic, 0, 3, "")], 2) == [((topic, 0), g.NOT_COORDINATOR)]
+    join = g.parse_join_group(roundtrip(b.port, g.join_group(61, grp, "", 4)), 4)
+    assert join["error"] == g.NOT_COORDINATOR, join
+    assert g.parse_heartbeat(roundtrip(b.port, g.heartbeat(62, grp, 1, "m", 2)), 2)[1] == g.NOT_COORDINATOR
+    assert "__consumer_offsets" not in AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=30).topics
+    fc = g.parse_find_coordinator(roundtrip(b.port, g.find_coordinator(63, grp, 0)), 0)
+    assert fc["error"] == g.NONE
+    # Created with the default 50 partitions, already loaded: the next request works.
+    md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=30)
+    assert len(md.topics["__consumer_offsets"].partitions) == 50
+    assert commit(b.port, grp, [(topic, 0, 3, "")], 2) == [((topic, 0), g.NONE)]
