@@ -52,7 +52,8 @@ void configure_group(CLI::App& app, CliArgs& args) {
   list->callback([&args] { finish_group(args, "list"); });
 
   CLI::App* describe = group->add_subcommand("describe", "Offsets and lag per partition, members, or state");
-  describe->add_option("group", g.groups, "Group id(s)")->required();
+  describe->add_option("group", g.groups, "Group id(s)");
+  describe->add_flag("--all-groups", g.all_groups, "Describe every consumer group");
   auto* members = describe->add_flag("--members", g.members, "List members and their partition counts");
   auto* state = describe->add_flag("--state", g.state, "Show coordinator, state, assignment strategy, #members");
   members->excludes(state);

@@ -52,6 +52,7 @@ struct GroupArgs {
   OutputFormat output = OutputFormat::kTable;
   int timeout_ms = 30000;
   std::vector<std::string> groups;  // describe/delete: one or more; reset/delete-offsets: exactly one
+  bool all_groups = false;          // describe: every consumer group instead of `groups`
   std::vector<std::string> states;  // list: state filter (canonical names, e.g. "Empty")
   bool members = false;             // describe --members
   bool state = false;               // describe --state

@@ -53,7 +53,19 @@ int do_describe(GroupAdmin& admin, const GroupArgs& a, std::ostream& out, std::o
   std::string view = a.members ? "members" : a.state ? "state" : "offsets";
   std::vector<GroupDescription> shown;
   int rc = kExitOk;
-  for (const auto& g : a.groups) {
+  std::vector<std::string> ids = a.groups;
+  if (a.all_groups) {
+    auto listed = admin.list_groups({});
+    if (!listed) {
+      err << who << listed.status().message() << "\n";
+      return kExitFailure;
+    }
+    // Consumer groups only, as Kafka's tool (a group of offsets only has no type).
+    for (const auto& g : *listed) {
+      if (g.protocol_type == "consumer" || g.protocol_type.empty()) ids.push_back(g.group_id);
+    }
+  }
+  for (const auto& g : ids) {
     auto d = admin.describe_group(g);
     if (!d) {
       err << who << "group '" << g << "': " << d.status().message() << "\n";

@@ -40,7 +40,11 @@ std::string assignment_text(const GroupMember& m) {
 
 json describe_json(const GroupDescription& g) {
   json j{{"group", g.group_id}, {"state", g.state}, {"protocol_type", g.protocol_type}, {"protocol", g.protocol}};
-  if (g.error_code != 0) j["error"] = kafka_error_name(g.error_code);
+  if (g.error_code != 0) {
+    j["error"] = kafka_error_name(g.error_code);
+  } else if (g.state == "Dead") {
+    j["error"] = kafka_error_name(static_cast<int16_t>(ErrorCode::kGroupIdNotFound));
+  }
   j["coordinator"] = g.coordinator_id >= 0 ? json{{"id", g.coordinator_id},
                                                   {"host", g.coordinator_host},
                                                   {"port", g.coordinator_port}}

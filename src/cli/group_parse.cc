@@ -237,6 +237,9 @@ Status validate_group_args(const GroupArgs& a) {
   if (a.action == "reset-offsets" || a.action == "delete-offsets") {
     if (a.groups.size() != 1) return Status::error(who + "exactly one group is required");
   }
+  if (a.action == "describe" && a.groups.empty() == !a.all_groups) {
+    return Status::error(who + "give group ids or --all-groups");
+  }
   if (a.action == "describe" && a.members && a.state) {
     return Status::error(who + "--members and --state cannot be combined");
   }

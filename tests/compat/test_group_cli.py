@@ -154,6 +154,9 @@ def test_list_and_describe_inactive_group(bootstrap, topic, group_setup):
     assert len(table) == PARTITIONS and sum(int(row[5]) for row in table) == TOTAL - CONSUMED, r.stdout
     assert all(row[6:] == ["-", "-", "-"] for row in table), r.stdout
 
+    every = json.loads(ok(spool("group", "describe", "--all-groups", "-o", "json", bootstrap=bootstrap)).stdout)
+    assert [g for g in every if g["group"] == group] == [d]
+
     r = ok(spool("group", "describe", group, "--state", bootstrap=bootstrap))
     assert "Empty" in r.stdout and "COORDINATOR (ID)" in r.stdout
 

@@ -56,7 +56,11 @@ TEST(GroupArgs, DescribeVariants) {
   EXPECT_TRUE(a.group.state);
   EXPECT_FALSE(parse_error({"group", "describe", "g", "--state", "--members"}).empty());
   EXPECT_FALSE(parse_error({"group", "describe", "g", "--verbose"}).empty());
-  EXPECT_FALSE(parse_error({"group", "describe"}).empty());
+  EXPECT_NE(parse_error({"group", "describe"}).find("--all-groups"), std::string::npos);
+  EXPECT_FALSE(parse_error({"group", "describe", "g", "--all-groups"}).empty());
+  a = parse({"group", "describe", "--all-groups", "--members"});
+  EXPECT_TRUE(a.group.all_groups);
+  EXPECT_TRUE(a.group.groups.empty());
 }
 
 TEST(GroupArgs, ResetOffsetsSpecs) {

@@ -146,9 +146,11 @@ TEST(GroupFormat, DescribeJsonShape) {
 
   GroupDescription missing;
   missing.group_id = "gone";
+  missing.state = "Dead";
   missing.offsets = build_offset_rows({}, {{{"t", 0}, 1}}, {});
   j = json::parse(format_group_describe({missing}, "offsets", false, OutputFormat::kJson));
   EXPECT_TRUE(j[0]["coordinator"].is_null());
+  EXPECT_EQ(j[0]["error"], "GROUP_ID_NOT_FOUND");
   EXPECT_TRUE(j[0]["offsets"][0]["lag"].is_null());
   EXPECT_TRUE(j[0]["offsets"][0]["log_end_offset"].is_null());
   EXPECT_EQ(j[0]["offsets"][0]["current_offset"], 1);
