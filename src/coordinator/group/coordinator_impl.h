@@ -93,6 +93,7 @@ struct GroupCoordinator::Impl {
   void schedule_initial_join(const std::shared_ptr<Group>& g, int64_t delay_ms, int64_t remaining_ms);
   void schedule_join(const std::shared_ptr<Group>& g, int64_t delay_ms);
   void on_complete_join(const std::shared_ptr<Group>& g);
+  void schedule_pending_sync(const std::shared_ptr<Group>& g);
   void schedule_heartbeat(const std::shared_ptr<Group>& g, Member& m, int64_t timeout_ms);
   void schedule_pending_member_expiry(const std::shared_ptr<Group>& g, const std::string& member_id,
                                       int64_t timeout_ms);

@@ -69,6 +69,7 @@ void Group::add(std::shared_ptr<Member> m, std::function<void(JoinGroupResult)> 
 
 std::shared_ptr<Member> Group::remove(const std::string& member_id) {
   pending_members.erase(member_id);
+  pending_sync_members.erase(member_id);
   auto it = members.find(member_id);
   if (it == members.end()) return nullptr;
   std::shared_ptr<Member> m = std::move(it->second);
@@ -107,6 +108,7 @@ Member* Group::replace_static_member(const std::string& instance_id, const std::
   }
   if (m->is_awaiting_sync()) invoke_sync(*m, SyncGroupResult{ErrorCode::kFencedInstanceId, {}});
   m->member_id = new_id;
+  if (pending_sync_members.erase(old_id)) pending_sync_members.insert(new_id);
   if (is_leader(old_id)) leader_id = new_id;
   static_members[instance_id] = new_id;
   Member* raw = m.get();

@@ -52,6 +52,9 @@ class Group {
   std::map<std::string, std::shared_ptr<Member>> members;
   std::map<std::string, std::string> static_members;  // instance id -> member id
   std::set<std::string> pending_members;
+  // Members of this generation that have not sent SyncGroup yet (Kafka's
+  // pendingSyncMembers): removed if still silent after the rebalance timeout.
+  std::set<std::string> pending_sync_members;
   int num_awaiting_join = 0;
   bool new_member_added = false;  // extends the initial rebalance delay
   // Topics the members subscribe to (consumer protocol); nullopt = unknown.

@@ -240,6 +240,7 @@ void GroupCoordinator::Impl::maybe_prepare_rebalance(const std::shared_ptr<Group
 
 void GroupCoordinator::Impl::prepare_rebalance(const std::shared_ptr<Group>& g) {
   if (g->is(GroupState::kCompletingRebalance)) reset_and_propagate_assignment_error(g, ErrorCode::kRebalanceInProgress);
+  g->pending_sync_members.clear();  // the pending-sync timer of the old generation is moot
   const bool was_empty = g->is(GroupState::kEmpty);
   g->transition_to(GroupState::kPreparingRebalance, wall_now());
   if (was_empty) {
@@ -316,6 +317,31 @@ void GroupCoordinator::Impl::on_complete_join(const std::shared_ptr<Group>& g) {
     schedule_heartbeat(g, *m, m->session_timeout_ms);
     m->is_new = false;
   }
+  schedule_pending_sync(g);
+}
+
+void GroupCoordinator::Impl::schedule_pending_sync(const std::shared_ptr<Group>& g) {
+  g->pending_sync_members.clear();
+  for (const auto& [id, m] : g->members) g->pending_sync_members.insert(id);
+  const int32_t generation = g->generation;
+  auto in_sync_phase = [g, generation] {
+    return g->generation == generation &&
+           (g->is(GroupState::kCompletingRebalance) || g->is(GroupState::kStable));
+  };
+  // A member that heartbeats but never syncs would hold the group in
+  // CompletingRebalance forever (or stay without an assignment): after the
+  // rebalance timeout it is removed and the group rebalances (Kafka's
+  // DelayedSync). Only timed; the check at expiry decides.
+  auto op = std::make_shared<DelayedGroupOp>(
+      g->rebalance_timeout_ms(), g->lock, [g, in_sync_phase] { return !in_sync_phase() || g->pending_sync_members.empty(); },
+      [this, g, in_sync_phase](bool expired) {
+        if (!expired) return;
+        GroupLock gl(*g);
+        if (shutting_down.load() || !in_sync_phase()) return;
+        const std::set<std::string> silent = g->pending_sync_members;
+        for (const auto& id : silent) remove_member_and_update_group(g, id);
+      });
+  join_purgatory.try_complete_else_watch(op, {});
 }
 
 void GroupCoordinator::Impl::schedule_heartbeat(const std::shared_ptr<Group>& g, Member& m, int64_t timeout_ms) {

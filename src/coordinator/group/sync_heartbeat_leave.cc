@@ -27,6 +27,7 @@ void GroupCoordinator::Impl::sync(SyncGroupParams p, std::function<void(SyncGrou
     case GroupState::kPreparingRebalance:
       return answer(ErrorCode::kRebalanceInProgress);
     case GroupState::kStable: {
+      g->pending_sync_members.erase(p.member_id);
       Bytes a = m->assignment;
       g->defer([done = std::move(done), a = std::move(a)] { done(SyncGroupResult{ErrorCode::kNone, a}); });
       schedule_heartbeat(g, *m, m->session_timeout_ms);
@@ -37,6 +38,7 @@ void GroupCoordinator::Impl::sync(SyncGroupParams p, std::function<void(SyncGrou
     default:
       return answer(ErrorCode::kCoordinatorNotAvailable);
   }
+  g->pending_sync_members.erase(p.member_id);
   // A duplicate sync from the same member replaces the earlier one.
   if (m->is_awaiting_sync()) g->invoke_sync(*m, SyncGroupResult{ErrorCode::kRebalanceInProgress, {}});
   m->awaiting_sync = std::move(done);

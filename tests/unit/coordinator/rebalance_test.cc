@@ -161,5 +161,37 @@ TEST_F(Rebalance, ShutdownAnswersPendingJoins) {
   EXPECT_EQ(*jb.calls, 1);
 }
 
+TEST_F(Rebalance, MemberThatHeartbeatsButNeverSyncsIsRemovedAfterRebalanceTimeout) {
+  auto [a, g1] = stable_single("g");
+  auto jb = join("g", "");
+  auto ja = join("g", a);
+  ASSERT_TRUE(ja.ready() && jb.ready());
+  const std::string b = jb.get().member_id;
+  ASSERT_EQ(sync("g", a, 2, {{a, bytes_of("A")}, {b, bytes_of("B")}}).get().error, ErrorCode::kNone);
+  ASSERT_EQ(state_of("g"), "Stable");
+  // b stays alive but never asks for its assignment.
+  for (int i = 0; i < 5; ++i) {
+    advance(5000);
+    EXPECT_EQ(coord_->heartbeat("g", a, std::nullopt, 2), ErrorCode::kNone) << i;
+    EXPECT_EQ(coord_->heartbeat("g", b, std::nullopt, 2), ErrorCode::kNone) << i;
+  }
+  advance(5000);  // 30 s rebalance timeout since the join completed
+  EXPECT_EQ(state_of("g"), "PreparingRebalance");
+  EXPECT_EQ(coord_->heartbeat("g", b, std::nullopt, 2), ErrorCode::kUnknownMemberId);
+  auto ja2 = join("g", a);
+  ASSERT_TRUE(ja2.ready());
+  EXPECT_EQ(ja2.get().generation_id, 3);
+  EXPECT_EQ(ja2.get().members.size(), 1u);
+}
+
+TEST_F(Rebalance, MembersThatAllSyncAreNotRemovedBySyncTimeout) {
+  auto [a, g1] = stable_single("g");
+  for (int i = 0; i < 10; ++i) {
+    advance(5000);
+    EXPECT_EQ(coord_->heartbeat("g", a, std::nullopt, g1), ErrorCode::kNone);
+  }
+  EXPECT_EQ(state_of("g"), "Stable");
+}
+
 }  // namespace
 }  // namespace spool::coordinator
