@@ -143,5 +143,31 @@ TEST_F(Loading, TombstonesAndLaterRecordsWin) {
   EXPECT_EQ(r.offsets[0].offset, 2);
 }
 
+TEST_F(Loading, StaticMembershipSurvivesRestart) {
+  auto j = join("g", "", {}, std::string("inst"));
+  const std::string old_id = j.get().member_id;
+  sync("g", old_id, 1, {{old_id, bytes_of("A")}}, std::string("inst"));
+  start(options());
+  auto again = join("g", "", {}, std::string("inst"));
+  ASSERT_TRUE(again.ready());
+  EXPECT_EQ(again.get().error, ErrorCode::kNone);
+  EXPECT_EQ(again.get().generation_id, 1);  // no rebalance
+  EXPECT_EQ(sync("g", again.get().member_id, 1, {}, std::string("inst")).get().assignment, bytes_of("A"));
+  EXPECT_EQ(coord_->heartbeat("g", old_id, std::string("inst"), 1), ErrorCode::kFencedInstanceId);
+}
+
+TEST_F(Loading, GroupThatEmptiedComesBackEmptyWithItsGeneration) {
+  auto [a, gen] = stable_single("g");
+  commit("g", a, gen, {entry("t", 0, 3)});
+  coord_->leave_group("g", {{a, std::nullopt}});
+  ASSERT_EQ(state_of("g"), "Empty");
+  start(options());
+  EXPECT_EQ(state_of("g"), "Empty");
+  EXPECT_EQ(committed("g", "t", 0), 3);
+  auto j = join("g", "");
+  ASSERT_TRUE(j.ready());
+  EXPECT_EQ(j.get().generation_id, gen + 2);  // gen+1 was the empty generation
+}
+
 }  // namespace
 }  // namespace spool::coordinator
