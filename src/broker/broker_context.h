@@ -17,6 +17,7 @@ namespace spool::broker {
 
 class GroupService;
 class ProducerIdManager;
+class TxnService;
 
 struct BrokerContext {
   const BrokerSettings& settings;
@@ -37,6 +38,10 @@ struct BrokerContext {
   // Idempotent producer ids (issue 6). Null in hand-wired tests:
   // InitProducerId then answers COORDINATOR_NOT_AVAILABLE.
   ProducerIdManager* producer_ids = nullptr;
+  // Transactions (issue 6): __transaction_state and the transaction
+  // coordinator. Null in hand-wired tests: transaction APIs then answer
+  // COORDINATOR_NOT_AVAILABLE.
+  TxnService* txns = nullptr;
 };
 
 }  // namespace spool::broker

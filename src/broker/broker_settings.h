@@ -54,6 +54,12 @@ struct BrokerSettings {
   // Idempotent producers (issue 6).
   int64_t producer_id_expiration_ms = 86400000;       // producer.id.expiration.ms
   int32_t transaction_max_timeout_ms = 900000;        // transaction.max.timeout.ms
+  // Transactions (issue 6): the coordinator and __transaction_state.
+  int64_t transactional_id_expiration_ms = 604800000;           // transactional.id.expiration.ms
+  int32_t transaction_state_log_num_partitions = 50;            // transaction.state.log.num.partitions
+  int32_t transaction_state_log_segment_bytes = 104857600;      // transaction.state.log.segment.bytes
+  int64_t transaction_abort_timed_out_interval_ms = 10000;      // transaction.abort.timed.out.transaction.cleanup.interval.ms
+  int64_t transaction_remove_expired_interval_ms = 3600000;     // transaction.remove.expired.transaction.cleanup.interval.ms
   // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
   std::map<std::string, std::string> topic_defaults;
 };

@@ -49,6 +49,9 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 20: return handle_delete_topics(ctx_, ctx, r);
     case 21: return handle_delete_records(ctx_, ctx, r);
     case 22: return handle_init_producer_id(ctx_, ctx, r);
+    case 24: return handle_add_partitions_to_txn(ctx_, ctx, r);
+    case 25: return handle_add_offsets_to_txn(ctx_, ctx, r);
+    case 26: return handle_end_txn(ctx_, ctx, r);
     case 32: return handle_describe_configs(ctx_, ctx, r);
     case 33: return handle_alter_configs(ctx_, ctx, r);
     case 35: return handle_describe_log_dirs(ctx_, ctx, r);
@@ -57,6 +60,8 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 44: return handle_incremental_alter_configs(ctx_, ctx, r);
     case 47: return handle_offset_delete(ctx_, ctx, r);
     case 60: return handle_describe_cluster(ctx_, ctx, r);
+    case 65: return handle_describe_transactions(ctx_, ctx, r);
+    case 66: return handle_list_transactions(ctx_, ctx, r);
     default:
       ctx.close(fmt::format("api {} is in the table but has no handler", api->name));
   }

@@ -9,6 +9,7 @@
 #include "broker/dispatcher.h"
 #include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
+#include "broker/txn_service.h"
 #include "net/server.h"
 
 namespace spool::broker {
@@ -98,10 +99,19 @@ int run_broker(const config::BrokerConfig& cfg) {
                     fetch_purgatory, produce_purgatory, &cfg};
   ctx.groups = &groups;
   ctx.producer_ids = producer_ids->get();
+  // Transactions (issue 6): an existing __transaction_state is replayed in the
+  // background (prepared transactions get their markers resent); a missing
+  // one is created by the first FindCoordinator(TRANSACTION).
+  TxnService txns(ctx, txn_coordinator_options(settings, [&groups](const std::string& group_id) {
+                    return groups.coordinator().partition_for(group_id);
+                  }));
+  ctx.txns = &txns;
+  txns.start();
   Dispatcher dispatcher(ctx);
   net::ServerOptions so = server_options(settings);
   net::Server server(so, dispatcher);
   if (Status s = server.start(); !s) {
+    txns.shutdown();
     groups.shutdown();  // its loader reads the logs fail_start closes
     return fail_start(s.message());  // names host and port
   }
@@ -115,6 +125,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   server.stop();
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.
+  txns.shutdown();
   groups.shutdown();
   // Parked requests expire now (their connections are gone, so nothing is
   // sent); then the logs flush and write the clean-shutdown marker.

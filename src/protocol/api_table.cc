@@ -44,6 +44,9 @@ constexpr ApiRange kServed[] = {
     serve<DeleteTopicsRequest, DeleteTopicsResponse, 1, 3>("DeleteTopics"),
     serve<DeleteRecordsRequest, DeleteRecordsResponse, 0, 1>("DeleteRecords"),
     serve<InitProducerIdRequest, InitProducerIdResponse, 0, 4>("InitProducerId"),
+    serve<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 0, 2>("AddPartitionsToTxn"),
+    serve<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 0, 2>("AddOffsetsToTxn"),
+    serve<EndTxnRequest, EndTxnResponse, 0, 2>("EndTxn"),
     serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
     serve<AlterConfigsRequest, AlterConfigsResponse, 0, 1>("AlterConfigs"),
     serve<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 1>("DescribeLogDirs"),
@@ -52,6 +55,8 @@ constexpr ApiRange kServed[] = {
     serve<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 0, 0>("IncrementalAlterConfigs"),
     serve<OffsetDeleteRequest, OffsetDeleteResponse, 0, 0>("OffsetDelete"),
     serve<DescribeClusterRequest, DescribeClusterResponse, 0, 0>("DescribeCluster"),
+    serve<DescribeTransactionsRequest, DescribeTransactionsResponse, 0, 0>("DescribeTransactions"),
+    serve<ListTransactionsRequest, ListTransactionsResponse, 0, 0>("ListTransactions"),
 };
 
 constexpr bool sorted_by_key() {

@@ -306,3 +306,179 @@ def roundtrip(s, frame):
     resp = read_frame(s)
     assert resp is not None, "connection closed instead of an answer"
     return resp
+
+
+# --- Transactions (issue 6): FindCoordinator(TRANSACTION), AddPartitionsToTxn,
+# AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions, markers ---
+
+def read_uvarint(r):
+    shift = value = 0
+    while True:
+        b = r.take(">B")
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value
+        shift += 7
+
+
+def read_compact_string(r):
+    n = read_uvarint(r) - 1
+    if n < 0:
+        return None
+    s = r.data[r.pos:r.pos + n].decode()
+    r.pos += n
+    return s
+
+
+def find_coordinator(correlation_id, key, key_type=0, version=1):
+    body = string(key) + (struct.pack(">b", key_type) if version >= 1 else b"")
+    return request(10, version, correlation_id, body)
+
+
+def parse_find_coordinator(frame, version=1):
+    """-> dict(corr, error, message, node_id, host, port)"""
+    r = Reader(frame)
+    out = {"corr": r.take(">i")}
+    if version >= 1:
+        r.take(">i")  # throttle
+    out["error"] = r.take(">h")
+    out["message"] = r.string() if version >= 1 else None
+    out["node_id"] = r.take(">i")
+    out["host"] = r.string()
+    out["port"] = r.take(">i")
+    assert r.pos == len(frame), "trailing bytes in FindCoordinator response"
+    return out
+
+
+def add_partitions_to_txn(correlation_id, transactional_id, producer_id, producer_epoch, topics, version=0):
+    """topics: {topic: [partitions]}"""
+    body = string(transactional_id) + struct.pack(">qhi", producer_id, producer_epoch, len(topics))
+    for t, parts in topics.items():
+        body += string(t) + struct.pack(">i", len(parts)) + b"".join(struct.pack(">i", p) for p in parts)
+    return request(24, version, correlation_id, body)
+
+
+def parse_add_partitions_to_txn(frame):
+    """-> {(topic, partition): error}"""
+    r = Reader(frame)
+    r.take(">ii")  # correlation id, throttle
+    out = {}
+    for _ in range(r.take(">i")):
+        t = r.string()
+        for _ in range(r.take(">i")):
+            p, err = r.take(">ih")
+            out[(t, p)] = err
+    assert r.pos == len(frame), "trailing bytes in AddPartitionsToTxn response"
+    return out
+
+
+def add_offsets_to_txn(correlation_id, transactional_id, producer_id, producer_epoch, group_id, version=0):
+    body = string(transactional_id) + struct.pack(">qh", producer_id, producer_epoch) + string(group_id)
+    return request(25, version, correlation_id, body)
+
+
+def end_txn(correlation_id, transactional_id, producer_id, producer_epoch, commit, version=0):
+    body = string(transactional_id) + struct.pack(">qh?", producer_id, producer_epoch, commit)
+    return request(26, version, correlation_id, body)
+
+
+def parse_error_only(frame):
+    """AddOffsetsToTxn / EndTxn v0-2: -> error code"""
+    r = Reader(frame)
+    _corr, _throttle, err = r.take(">iih")
+    assert r.pos == len(frame), "trailing bytes"
+    return err
+
+
+def describe_transactions(correlation_id, transactional_ids):
+    body = uvarint(len(transactional_ids) + 1) + b"".join(compact_string(t) for t in transactional_ids)
+    return request_flexible(65, 0, correlation_id, body + b"\x00")
+
+
+def parse_describe_transactions(frame):
+    """-> [dict(error, id, state, timeout_ms, start_ms, producer_id, producer_epoch, partitions={topic: [p]})]"""
+    r = Reader(frame)
+    r.take(">i")
+    assert r.take(">B") == 0
+    r.take(">i")  # throttle
+    out = []
+    for _ in range(read_uvarint(r) - 1):
+        d = {"error": r.take(">h"), "id": read_compact_string(r), "state": read_compact_string(r)}
+        d["timeout_ms"], d["start_ms"], d["producer_id"], d["producer_epoch"] = r.take(">iqqi")
+        d["partitions"] = {}
+        for _ in range(read_uvarint(r) - 1):
+            t = read_compact_string(r)
+            d["partitions"][t] = [r.take(">i") for _ in range(read_uvarint(r) - 1)]
+            assert r.take(">B") == 0
+        assert r.take(">B") == 0
+        out.append(d)
+    assert r.take(">B") == 0
+    assert r.pos == len(frame), "trailing bytes in DescribeTransactions response"
+    return out
+
+
+def list_transactions(correlation_id, states=(), producer_ids=()):
+    body = uvarint(len(states) + 1) + b"".join(compact_string(s) for s in states)
+    body += uvarint(len(producer_ids) + 1) + b"".join(struct.pack(">q", p) for p in producer_ids)
+    return request_flexible(66, 0, correlation_id, body + b"\x00")
+
+
+def parse_list_transactions(frame):
+    """-> (error, unknown_state_filters, [(id, producer_id, state)])"""
+    r = Reader(frame)
+    r.take(">i")
+    assert r.take(">B") == 0
+    r.take(">i")  # throttle
+    err = r.take(">h")
+    unknown = [read_compact_string(r) for _ in range(read_uvarint(r) - 1)]
+    txns = []
+    for _ in range(read_uvarint(r) - 1):
+        tid = read_compact_string(r)
+        pid = r.take(">q")
+        state = read_compact_string(r)
+        assert r.take(">B") == 0
+        txns.append((tid, pid, state))
+    assert r.take(">B") == 0
+    assert r.pos == len(frame), "trailing bytes in ListTransactions response"
+    return err, unknown, txns
+
+
+def transactional_batch(producer_id, producer_epoch, base_sequence, values, base_ts=1_700_000_000_000):
+    """A batch with the transactional attribute bit (4) set."""
+    return record_batch([(None, v, ()) for v in values], base_ts, attributes=0x10, producer_id=producer_id,
+                        producer_epoch=producer_epoch, base_sequence=base_sequence)
+
+
+def _read_varint(data, pos):
+    shift = value = 0
+    while True:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return (value >> 1) ^ -(value & 1), pos
+        shift += 7
+
+
+def control_markers(records):
+    """[(offset, producer_id, producer_epoch, 'COMMIT'|'ABORT')] of the control
+    batches in a record set (uncompressed, as the broker writes them)."""
+    out = []
+    pos = 0
+    while pos + 61 <= len(records):
+        base, length = struct.unpack_from(">qi", records, pos)
+        if pos + 12 + length > len(records):
+            break
+        (attributes,) = struct.unpack_from(">h", records, pos + 21)
+        pid, epoch = struct.unpack_from(">qh", records, pos + 43)
+        if attributes & 0x20:
+            rp = pos + 61
+            _len, rp = _read_varint(records, rp)
+            rp += 1  # record attributes
+            _ts, rp = _read_varint(records, rp)
+            _od, rp = _read_varint(records, rp)
+            klen, rp = _read_varint(records, rp)
+            _kver, ktype = struct.unpack_from(">hh", records, rp)
+            out.append((base, pid, epoch, "COMMIT" if ktype == 1 else "ABORT"))
+        pos += 12 + length
+    return out

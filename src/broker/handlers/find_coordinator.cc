@@ -1,11 +1,13 @@
 // FindCoordinator v0-2. Key type 0 (GROUP): this broker, after making sure
 // __consumer_offsets exists (created with its partitions loaded on the first
-// call). Key type 1 (TRANSACTION) answers COORDINATOR_NOT_AVAILABLE until the
-// transaction coordinator exists (issue 6); any other key type is
+// call). Key type 1 (TRANSACTION): this broker, after making sure
+// __transaction_state exists (likewise created and loaded on first need); an
+// empty transactional id is INVALID_REQUEST. Any other key type is
 // INVALID_REQUEST. Errors answer node -1, host "", port -1 as Kafka does.
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
+#include "broker/txn_service.h"
 #include "protocol/messages.h"
 
 namespace spool::broker {
@@ -30,13 +32,19 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
     ctx.respond(resp);
   };
   const int8_t key_type = ctx.version() >= 1 ? req.key_type : kGroupKey;
-  if (key_type == kTransactionKey)
-    return fail(ErrorCode::kCoordinatorNotAvailable, "The transaction coordinator is not available.");
-  if (key_type != kGroupKey) return fail(ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request");
-  if (b.groups == nullptr)
-    return fail(ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available.");
-  if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
-    return fail(e, "The coordinator is not available.");
+  if (key_type == kTransactionKey) {
+    if (req.key.empty()) return fail(ErrorCode::kInvalidRequest, "The transactional id is empty.");
+    if (b.txns == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available.");
+    if (ErrorCode e = b.txns->ensure_state_topic(); e != ErrorCode::kNone)
+      return fail(e, "The coordinator is not available.");
+  } else if (key_type != kGroupKey) {
+    return fail(ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request");
+  } else {
+    if (b.groups == nullptr)
+      return fail(ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available.");
+    if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
+      return fail(e, "The coordinator is not available.");
+  }
   resp.error_code = error_code(ErrorCode::kNone);
   resp.error_message = "NONE";
   resp.node_id = b.settings.broker_id;

@@ -38,6 +38,12 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
 void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 // Idempotent producers (issue 6).
 void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+// Transactions (issue 6).
+void handle_add_partitions_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // Decodes `req` from body, or closes the connection with a log line naming
 // the API and returns false. Trailing bytes after the body are refused too.

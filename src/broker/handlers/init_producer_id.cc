@@ -7,13 +7,17 @@
 // taking the new id (the partition accepts both: see storage/producer_state.h).
 // The v3+ pair is still checked for consistency (both set or both -1), as
 // Kafka's request handler does.
-// With a transactional id the request belongs to the transaction coordinator,
-// which Spool does not run yet: after Kafka's checks (empty id -> INVALID_REQUEST,
-// timeout outside (0, transaction.max.timeout.ms] -> INVALID_TRANSACTION_TIMEOUT)
-// the answer is NOT_COORDINATOR.
+// With a transactional id the request belongs to the transaction coordinator
+// (TxnService): after Kafka's checks (empty id -> INVALID_REQUEST, timeout
+// outside (0, transaction.max.timeout.ms] -> INVALID_TRANSACTION_TIMEOUT) it
+// bumps the id's epoch (or allocates one), answered once durable; v3+ pass
+// the KIP-360 (producer id, epoch) pair; PRODUCER_FENCED becomes
+// INVALID_PRODUCER_EPOCH below v4 (KIP-588).
 #include <spdlog/spdlog.h>
 
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/txn_common.h"
+#include "broker/txn_service.h"
 #include "broker/producer_id_manager.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
@@ -41,8 +45,21 @@ void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteRe
       answer(ErrorCode::kInvalidRequest);
     } else if (req.transaction_timeout_ms <= 0 || req.transaction_timeout_ms > b.settings.transaction_max_timeout_ms) {
       answer(ErrorCode::kInvalidTransactionTimeout);
+    } else if (b.txns == nullptr) {
+      answer(ErrorCode::kCoordinatorNotAvailable);
     } else {
-      answer(ErrorCode::kNotCoordinator);
+      std::optional<std::pair<int64_t, int16_t>> expected;
+      if (ctx.version() >= 3 && req.producer_id != -1) expected.emplace(req.producer_id, req.producer_epoch);
+      const int16_t v = ctx.version();
+      b.txns->coordinator().init_producer_id(
+          *req.transactional_id, req.transaction_timeout_ms, expected,
+          [ctx, v](coordinator::InitProducerIdResult r) {
+            protocol::InitProducerIdResponse out;
+            out.error_code = txn_error(r.error, v, 4);
+            out.producer_id = r.error == ErrorCode::kNone ? r.producer_id : -1;
+            out.producer_epoch = r.error == ErrorCode::kNone ? r.producer_epoch : -1;
+            ctx.respond(out);
+          });
     }
     return;
   }

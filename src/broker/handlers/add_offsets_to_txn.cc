@@ -1,0 +1,29 @@
+// AddOffsetsToTxn v0-2: adds the group's __consumer_offsets partition to the
+// transaction, so the EndTxn markers also settle the group's transactional
+// offset commits. The group need not exist yet.
+#include "broker/group_service.h"
+#include "broker/handlers/handlers.h"
+#include "broker/handlers/txn_common.h"
+#include "broker/txn_service.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::AddOffsetsToTxnRequest req;
+  if (!decode_or_close(ctx, body, req, "AddOffsetsToTxn")) return;
+  const int16_t v = ctx.version();
+  auto answer = [ctx, v](ErrorCode e) {
+    protocol::AddOffsetsToTxnResponse resp;
+    resp.error_code = txn_error(e, v, 2);
+    ctx.respond(resp);
+  };
+  if (b.txns == nullptr || b.groups == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable);
+  // The partition must exist for its marker to be written.
+  if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone) return answer(e);
+  b.txns->coordinator().add_offsets(req.transactional_id, req.producer_id, req.producer_epoch, req.group_id, answer);
+}
+
+}  // namespace spool::broker

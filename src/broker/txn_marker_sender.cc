@@ -1,0 +1,64 @@
+#include "broker/txn_marker_sender.h"
+
+#include <map>
+
+#include "broker/txn_markers.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+// Until broker/txn_markers.cc (the WriteTxnMarkers body) is in the tree, the
+// reference is weak so the broker still links; without it every marker
+// answers COORDINATOR_NOT_AVAILABLE and the coordinator keeps retrying.
+// TODO(txncoord): make this a plain reference once txn_markers.cc landed.
+void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest& req,
+                       std::function<void(protocol::WriteTxnMarkersResponse)> done) __attribute__((weak));
+
+using protocol::ErrorCode;
+
+void BrokerTxnMarkerSender::send(coordinator::TxnMarker marker,
+                                 std::function<void(coordinator::TxnMarkerResult)> done) {
+  protocol::WriteTxnMarkersRequest req;
+  protocol::WriteTxnMarkersRequest::WritableTxnMarker m;
+  m.producer_id = marker.producer_id;
+  m.producer_epoch = marker.producer_epoch;
+  m.transaction_result = marker.commit;
+  m.coordinator_epoch = marker.coordinator_epoch;
+  std::map<std::string, std::vector<int32_t>> by_topic;
+  for (const auto& tp : marker.partitions) by_topic[tp.topic].push_back(tp.partition);
+  for (auto& [name, parts] : by_topic) {
+    protocol::WriteTxnMarkersRequest::WritableTxnMarker::WritableTxnMarkerTopic t;
+    t.name = name;
+    t.partition_indexes = std::move(parts);
+    m.topics.push_back(std::move(t));
+  }
+  req.markers.push_back(std::move(m));
+  if (&write_txn_markers == nullptr) {
+    coordinator::TxnMarkerResult result;
+    for (const auto& tp : marker.partitions) result.emplace_back(tp, ErrorCode::kCoordinatorNotAvailable);
+    done(std::move(result));
+    return;
+  }
+  write_txn_markers(ctx_, req, [done = std::move(done)](protocol::WriteTxnMarkersResponse resp) {
+    coordinator::TxnMarkerResult result;
+    for (const auto& mr : resp.markers) {
+      for (const auto& t : mr.topics) {
+        for (const auto& p : t.partitions) {
+          result.emplace_back(coordinator::TxnPartition{t.name, p.partition_index},
+                              static_cast<ErrorCode>(p.error_code));
+        }
+      }
+    }
+    done(std::move(result));
+  });
+}
+
+Result<int64_t> ProducerIdAdapter::next_producer_id() {
+  if (ids_ == nullptr)
+    return Status::error("no producer id manager", static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable));
+  auto id = ids_->next_id();
+  if (!id) return Status::error(id.status().message(), static_cast<int16_t>(ErrorCode::kKafkaStorageError));
+  return *id;
+}
+
+}  // namespace spool::broker

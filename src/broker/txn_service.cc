@@ -1,0 +1,79 @@
+#include "broker/txn_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/topic_name.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+coordinator::TxnCoordinatorOptions txn_coordinator_options(const BrokerSettings& s,
+                                                           std::function<int32_t(const std::string&)> group_partition) {
+  coordinator::TxnCoordinatorOptions o;
+  o.transaction_max_timeout_ms = s.transaction_max_timeout_ms;
+  o.transactional_id_expiration_ms = s.transactional_id_expiration_ms;
+  o.abort_timed_out_interval_ms = s.transaction_abort_timed_out_interval_ms;
+  o.remove_expired_interval_ms = s.transaction_remove_expired_interval_ms;
+  o.offsets_topic = kConsumerOffsetsTopic;
+  o.group_partition_for = std::move(group_partition);
+  return o;
+}
+
+TxnService::TxnService(BrokerContext& ctx, coordinator::TxnCoordinatorOptions options)
+    : log_(ctx.settings, ctx.replicas, kTransactionStateTopic, ctx.settings.transaction_state_log_num_partitions,
+           {{"cleanup.policy", "compact"},
+            {"segment.bytes", std::to_string(ctx.settings.transaction_state_log_segment_bytes)}}),
+      markers_(ctx),
+      ids_(ctx.producer_ids),
+      coordinator_(std::make_unique<coordinator::TxnCoordinator>(log_, markers_, ids_, std::move(options))) {}
+
+TxnService::~TxnService() { shutdown(); }
+
+void TxnService::load_all(bool log_progress) {
+  const int32_t n = log_.partition_count();
+  int failed = 0;
+  for (int32_t p = 0; p < n && !stopping_.load(); ++p) {
+    if (Status s = coordinator_->load_partition(p); !s) {
+      ++failed;
+      spdlog::error("loading {}-{} failed: {}", kTransactionStateTopic, p, s.message());
+    }
+  }
+  loaded_.store(true);
+  if (log_progress)
+    spdlog::info("transaction coordinator loaded {} partitions of {} ({} failed)", n, kTransactionStateTopic, failed);
+}
+
+void TxnService::start() {
+  std::lock_guard lk(mu_);
+  if (started_ || !log_.exists()) return;
+  started_ = true;
+  loader_ = std::thread([this] { load_all(true); });
+}
+
+ErrorCode TxnService::ensure_state_topic() {
+  std::lock_guard lk(mu_);
+  if (started_) return ErrorCode::kNone;
+  if (stopping_.load()) return ErrorCode::kCoordinatorNotAvailable;
+  auto created = log_.ensure_created();
+  if (!created) {
+    spdlog::error("cannot create {}: {}", kTransactionStateTopic, created.status().message());
+    return ErrorCode::kCoordinatorNotAvailable;
+  }
+  started_ = true;
+  load_all(false);  // empty partitions: quick, and spares a NOT_COORDINATOR round
+  return ErrorCode::kNone;
+}
+
+void TxnService::shutdown() {
+  stopping_.store(true);
+  std::thread loader;
+  {
+    std::lock_guard lk(mu_);
+    loader = std::move(loader_);
+  }
+  if (loader.joinable()) loader.join();
+  coordinator_->shutdown();
+}
+
+}  // namespace spool::broker
