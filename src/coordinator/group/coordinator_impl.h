@@ -51,6 +51,12 @@ struct GroupCoordinator::Impl {
   std::set<int32_t> owned;
   std::set<int32_t> loading;
   std::atomic<bool> shutting_down{false};
+  // Source of OffsetEntry::log_order (taken under the group's lock right
+  // before its append, so one group's orders follow its log order).
+  std::atomic<int64_t> next_log_order{0};
+  // Markers that arrived for a partition while it loaded: applied to the
+  // loaded groups before they become visible. Guarded by mu.
+  std::map<int32_t, std::vector<std::pair<int64_t, bool>>> markers_while_loading;
 
   std::thread retention_thread;
   std::mutex retention_mu;
@@ -114,6 +120,9 @@ struct GroupCoordinator::Impl {
   void delete_offsets(const std::string& group_id, const std::vector<TopicPartitionKey>& tps,
                       std::function<void(ErrorCode, PartitionErrors)> done);
   int expire_offsets();
+  // ---- txn_offsets.cc ----
+  void commit_txn(TxnOffsetCommitParams p, std::function<void(PartitionErrors)> done);
+  void complete_txn(int32_t partition, int64_t producer_id, bool commit);
   // Removes the given offsets (tombstones) and, when g ends Empty without
   // offsets, the group itself (Dead + group tombstone). Under g's lock.
   // Returns the records to append (caller appends).

@@ -33,6 +33,18 @@ struct OffsetEntry {
   std::string metadata;
   int64_t commit_timestamp = 0;
   int64_t expire_timestamp = -1;  // custom retention (OffsetCommit v2-v4)
+  // Where the commit sits in the log relative to the group's other commits
+  // (a coordinator-wide counter taken when the append is issued, or the
+  // replay position): when a transaction's offsets are committed after a
+  // plain commit that the log holds later, the later one must win.
+  int64_t log_order = -1;
+};
+
+// A transactional offset commit waiting for its transaction's marker
+// (Kafka's pendingTransactionalOffsetCommits entry).
+struct PendingTxnOffset {
+  OffsetEntry entry;
+  bool appended = false;  // durable in the log (only such entries can commit)
 };
 
 class Group {
@@ -62,6 +74,9 @@ class Group {
 
   std::map<TopicPartitionKey, OffsetEntry> offsets;
   std::map<TopicPartitionKey, int> pending_offset_commits;  // in-flight appends
+  // Producer id -> offsets its open transaction committed (TxnOffsetCommit),
+  // invisible to OffsetFetch until the COMMIT marker.
+  std::map<int64_t, std::map<TopicPartitionKey, PendingTxnOffset>> pending_txn_offsets;
 
   // Client callbacks to run once the lock is released (see GroupLock).
   std::vector<std::function<void()>> outbox;
@@ -113,6 +128,19 @@ class Group {
 
   // From the members' "consumer" subscriptions for the selected protocol.
   void recompute_subscribed_topics();
+
+  // A plain commit in flight or a transaction's pending one (OffsetFetch's
+  // UNSTABLE_OFFSET_COMMIT; retention leaves such partitions alone).
+  bool has_pending_commit(const TopicPartitionKey& tp) const;
+  bool has_pending_txn_offsets() const { return !pending_txn_offsets.empty(); }
+  // Stores `e` unless the committed entry is newer in the log.
+  void put_offset_if_newer(const TopicPartitionKey& tp, const OffsetEntry& e);
+  // Ends `producer_id`'s transaction: COMMIT makes its appended offsets
+  // committed, ABORT drops them. Returns how many became visible.
+  int complete_txn(int64_t producer_id, bool commit);
+  // Forgets pending transactional offsets of these partitions (group or
+  // offset deletion, as Kafka's removeOffsets).
+  void drop_pending_txn_offsets(const TopicPartitionKey& tp);
 };
 
 // Locks a group; when the outermost holder on this thread releases it, the

@@ -134,6 +134,20 @@ struct CommittedOffset {
   std::optional<std::string> metadata;
   ErrorCode error = ErrorCode::kNone;
 };
+// ---- TxnOffsetCommit ----
+// Offsets a transactional producer commits for a group (KIP-98; v3 adds the
+// member identity of KIP-447, checked only when given).
+struct TxnOffsetCommitParams {
+  std::string transactional_id;
+  std::string group_id;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t generation_id = -1;  // -1: not checked
+  std::string member_id;       // "": not checked
+  std::optional<std::string> group_instance_id;
+  std::vector<OffsetCommitEntry> offsets;
+};
+
 struct OffsetFetchResult {
   ErrorCode error = ErrorCode::kNone;  // group-level
   std::vector<CommittedOffset> offsets;
@@ -190,8 +204,25 @@ class GroupCoordinator {
   LeaveGroupResult leave_group(const std::string& group_id, const std::vector<LeavingMember>& members);
 
   void commit_offsets(OffsetCommitParams p, std::function<void(PartitionErrors)> done);
-  // topics == nullopt: every committed partition of the group. require_stable
-  // is accepted for issue 6 (pending transactional commits).
+  // TxnOffsetCommit: checks as Kafka's doTxnCommitOffsets (Dead ->
+  // COORDINATOR_NOT_AVAILABLE, FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID when a
+  // member id is given, ILLEGAL_GENERATION when a generation is given), then
+  // appends the offsets as a transactional batch of the producer and answers
+  // once durable (a fenced epoch: INVALID_PRODUCER_EPOCH). Like Kafka before
+  // KIP-890, the transaction coordinator is not asked whether the producer's
+  // transaction includes this group. The offsets stay pending (invisible to
+  // OffsetFetch) until complete_txn_offsets.
+  void commit_txn_offsets(TxnOffsetCommitParams p, std::function<void(PartitionErrors)> done);
+  // A transaction marker of `producer_id` landed on __consumer_offsets
+  // partition `offsets_partition` (called by the marker writer once the
+  // marker is durable): COMMIT makes the producer's pending offsets of that
+  // partition's groups committed, ABORT drops them. Idempotent; any thread.
+  void complete_txn_offsets(int32_t offsets_partition, int64_t producer_id, bool commit);
+
+  // topics == nullopt: every committed partition of the group. With
+  // require_stable (OffsetFetch v7+), a requested partition with a pending
+  // commit (in-flight or an open transaction's) answers
+  // UNSTABLE_OFFSET_COMMIT (Kafka ignores it for the all-partitions form).
   OffsetFetchResult fetch_offsets(const std::string& group_id,
                                   const std::optional<std::vector<TopicPartitionKey>>& partitions,
                                   bool require_stable);

@@ -71,6 +71,7 @@ void GroupCoordinator::Impl::commit(OffsetCommitParams p, std::function<void(Par
   }
 
   const int64_t now = wall_now();
+  const int64_t order = next_log_order.fetch_add(1);
   auto accepted = std::make_shared<std::vector<std::pair<TopicPartitionKey, OffsetEntry>>>();
   std::vector<LogRecord> records;
   for (const auto& o : p.offsets) {
@@ -82,6 +83,7 @@ void GroupCoordinator::Impl::commit(OffsetCommitParams p, std::function<void(Par
     e.metadata = meta;
     e.commit_timestamp = now;
     e.expire_timestamp = p.retention_time_ms >= 0 ? now + p.retention_time_ms : -1;
+    e.log_order = order;
     OffsetRecordValue v{e.offset, e.leader_epoch, e.metadata, e.commit_timestamp, e.expire_timestamp};
     records.push_back(LogRecord{encode_key(OffsetRecordKey{g->id, o.tp.topic, o.tp.partition}), encode_value(v)});
     accepted->emplace_back(o.tp, std::move(e));
@@ -108,7 +110,7 @@ void GroupCoordinator::Impl::commit(OffsetCommitParams p, std::function<void(Par
                  for (auto& [tp, entry] : *accepted) {
                    auto it = g->pending_offset_commits.find(tp);
                    if (it != g->pending_offset_commits.end() && --it->second <= 0) g->pending_offset_commits.erase(it);
-                   if (e == ErrorCode::kNone && !g->is(GroupState::kDead)) g->offsets[tp] = entry;
+                   if (e == ErrorCode::kNone && !g->is(GroupState::kDead)) g->put_offset_if_newer(tp, entry);
                  }
                  g->defer([done = std::move(done), r = per_partition(e)]() mutable { done(std::move(r)); });
                }
@@ -151,7 +153,7 @@ OffsetFetchResult GroupCoordinator::Impl::fetch(const std::string& group_id,
     return r;
   }
   for (const auto& tp : *tps) {
-    if (require_stable && g->pending_offset_commits.count(tp)) {
+    if (require_stable && g->has_pending_commit(tp)) {
       CommittedOffset c = none(tp);
       c.error = ErrorCode::kUnstableOffsetCommit;
       r.offsets.push_back(std::move(c));
@@ -167,11 +169,13 @@ std::vector<LogRecord> GroupCoordinator::Impl::cleanup_group(const std::shared_p
                                                              const std::vector<TopicPartitionKey>& tps) {
   std::vector<LogRecord> records;
   for (const auto& tp : tps) {
+    g->drop_pending_txn_offsets(tp);
     if (g->offsets.erase(tp)) {
       records.push_back(LogRecord{encode_key(OffsetRecordKey{g->id, tp.topic, tp.partition}), std::nullopt});
     }
   }
-  if (g->is(GroupState::kEmpty) && g->offsets.empty() && g->pending_offset_commits.empty()) {
+  if (g->is(GroupState::kEmpty) && g->offsets.empty() && g->pending_offset_commits.empty() &&
+      !g->has_pending_txn_offsets()) {
     g->transition_to(GroupState::kDead, wall_now());
     forget_group(g);
     records.push_back(LogRecord{encode_key(GroupRecordKey{g->id}), std::nullopt});
@@ -250,7 +254,7 @@ int GroupCoordinator::Impl::expire_offsets() {
     }
     std::vector<TopicPartitionKey> victims;
     for (const auto& [tp, e] : g->offsets) {
-      if (subscribed->count(tp.topic) || g->pending_offset_commits.count(tp)) continue;
+      if (subscribed->count(tp.topic) || g->has_pending_commit(tp)) continue;
       const bool due = e.expire_timestamp >= 0
                            ? now >= e.expire_timestamp
                            : now - base_state.value_or(e.commit_timestamp) >= opts.offsets_retention_ms;
