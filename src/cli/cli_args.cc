@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/group_parse.h"
+#include "cli/txn_command.h"
 
 
 namespace spool::cli {
@@ -160,6 +161,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
   alter->callback([&args] { args.command = "topic"; args.topic.action = "alter-config"; });
 
   configure_group(app, args);
+  configure_txn(app, args);
 }
 
 }  // namespace spool::cli

@@ -70,11 +70,23 @@ struct GroupArgs {
   bool dry_run = false;
 };
 
+// `spool txn ...` (kafka-transactions.sh list/describe).
+struct TxnArgs {
+  std::string action;  // list | describe
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::vector<std::string> states;             // list: state filter (Kafka's names, e.g. "Ongoing")
+  std::vector<int64_t> producer_ids;           // list: producer id filter
+  std::vector<std::string> transactional_ids;  // describe: one or more
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group
+  std::string command;  // broker | topic | group | txn
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
+  TxnArgs txn;
 };
 
 void configure_app(CLI::App& app, CliArgs& args);

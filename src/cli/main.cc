@@ -8,6 +8,7 @@
 #include "cli/cli_args.h"
 #include "cli/group_command.h"
 #include "cli/topic_command.h"
+#include "cli/txn_command.h"
 
 namespace {
 
@@ -15,6 +16,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "broker") return spool::cli::run_broker_command(args.broker);
   if (args.command == "topic") return spool::cli::run_topic_command(args.topic);
   if (args.command == "group") return spool::cli::run_group_command(args.group);
+  if (args.command == "txn") return spool::cli::run_txn_command(args.txn);
   return spool::cli::kExitUsage;
 }
 

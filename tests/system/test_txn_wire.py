@@ -4,14 +4,17 @@ InitProducerId with a transactional id (epoch bumps, fencing), AddPartitionsToTx
 (state errors, a COMMIT marker in the partition), Describe/ListTransactions,
 and the state rebuilt from __transaction_state after a restart."""
 
+import json
 import os
 import re
+import subprocess
 import time
 
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
 import kafka_wire as w
+from harness import spool_bin
 
 NONE = 0
 UNKNOWN_TOPIC_OR_PARTITION = 3
@@ -248,3 +251,32 @@ def test_state_survives_a_restart(broker_factory, tid):
         assert d["partitions"] == {topic_name: [0, 1]}
         # The producer carries on: its transaction can be ended.
         assert end(s, tid, pid, epoch, False) == NONE
+
+
+def spool_txn(*args):
+    return subprocess.run([spool_bin(), "txn", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_txn_list_and_describe(broker, tid, topic_name):
+    create_topic(broker.bootstrap, topic_name, partitions=2)
+    with w.connect(broker.port) as s:
+        find_txn_coordinator(s, tid)
+        pid, epoch = init_ok(s, tid)
+        assert add_parts(s, tid, pid, epoch, {topic_name: [1]}) == {(topic_name, 1): NONE}
+    r = spool_txn("list", "--bootstrap-server", broker.bootstrap, "-o", "json", "--state", "Ongoing")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert {"transactional_id": tid, "producer_id": pid, "state": "Ongoing"} in rows
+    assert all(row["state"] == "Ongoing" for row in rows)
+    r = spool_txn("list", "--bootstrap-server", broker.bootstrap)
+    assert r.returncode == 0 and tid in r.stdout and "TRANSACTIONAL_ID" in r.stdout
+    r = spool_txn("describe", tid, "--bootstrap-server", broker.bootstrap, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    (d,) = json.loads(r.stdout)
+    assert (d["state"], d["producer_id"], d["producer_epoch"]) == ("Ongoing", pid, epoch)
+    assert d["partitions"] == [{"topic": topic_name, "partition": 1}]
+    r = spool_txn("describe", "missing-" + tid, "--bootstrap-server", broker.bootstrap)
+    assert r.returncode == 1
+    assert "TRANSACTIONAL_ID_NOT_FOUND" in r.stderr
+    r = spool_txn("describe", "--bootstrap-server", broker.bootstrap)  # no id: usage error
+    assert r.returncode == 2
