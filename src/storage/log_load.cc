@@ -234,6 +234,9 @@ Status Log::load(const OpenOptions& o) {
   // below it (recovery only ever cuts a suffix), as in Kafka's log loader.
   s = rebuild_producer_state_locked(end);
   if (!s) return s;
+  // Pin what the replay found, so the next start (even after a crash) does
+  // not scan the same batches again, e.g. for logs older than snapshots.
+  if (!path_exists(dir_ + "/" + segment_file_name(end, ".snapshot"))) snapshot_producers_locked(end);
   flushed_.store(end);
   last_flush_ms_.store(now());
   return Status::ok();
