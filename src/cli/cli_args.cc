@@ -34,7 +34,8 @@ void finish_group(CliArgs& args, const std::string& action) {
 }
 
 void configure_group(CLI::App& app, CliArgs& args) {
-  CLI::App* group = app.add_subcommand("group", "List, describe and delete consumer groups; reset or delete their offsets");
+  CLI::App* group =
+      app.add_subcommand("group", "List, describe and delete consumer groups; reset or delete their offsets");
   group->require_subcommand(1);
   GroupArgs& g = args.group;
 
@@ -67,7 +68,8 @@ void configure_group(CLI::App& app, CliArgs& args) {
   add_client_options(del, g);
   del->callback([&args] { finish_group(args, "delete"); });
 
-  CLI::App* reset = group->add_subcommand("reset-offsets", "Plan (default) or --execute an offset reset of an inactive group");
+  CLI::App* reset =
+      group->add_subcommand("reset-offsets", "Plan (default) or --execute an offset reset of an inactive group");
   reset->add_option("group", g.groups, "Group id")->required()->expected(1);
   reset->add_option("--topic", g.topics, "topic or topic:p,p (repeatable)")->allow_extra_args(false);
   reset->add_flag("--all-topics", g.all_topics, "Every topic the group has committed offsets for");
@@ -83,9 +85,12 @@ void configure_group(CLI::App& app, CliArgs& args) {
   add_client_options(reset, g);
   reset->callback([&args] { finish_group(args, "reset-offsets"); });
 
-  CLI::App* delete_offsets = group->add_subcommand("delete-offsets", "Delete a group's committed offsets of topics or partitions");
+  CLI::App* delete_offsets =
+      group->add_subcommand("delete-offsets", "Delete a group's committed offsets of topics or partitions");
   delete_offsets->add_option("group", g.groups, "Group id")->required()->expected(1);
-  delete_offsets->add_option("--topic", g.topics, "topic or topic:p,p (repeatable)")->required()->allow_extra_args(false);
+  delete_offsets->add_option("--topic", g.topics, "topic or topic:p,p (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
   add_client_options(delete_offsets, g);
   delete_offsets->callback([&args] { finish_group(args, "delete-offsets"); });
 }

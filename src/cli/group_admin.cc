@@ -247,7 +247,8 @@ Result<std::map<TopicPartitionKey, int64_t>> GroupAdmin::committed_offsets(const
 
 Result<std::vector<int32_t>> GroupAdmin::topic_partitions(const std::string& topic) {
   if (auto st = refresh_metadata({topic}); !st) return st;
-  int16_t err = topic_errors_.count(topic) ? topic_errors_[topic] : static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+  int16_t err = topic_errors_.count(topic) ? topic_errors_[topic]
+                                           : static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
   if (err != 0) return kafka_error("topic '" + topic + "'", err);
   std::vector<int32_t> out;
   for (const auto& [p, leader] : leaders_[topic]) out.push_back(p);

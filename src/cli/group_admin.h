@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/group_format.h"
@@ -70,7 +71,8 @@ class GroupAdmin {
   Result<OffsetDeleteResult> delete_offsets(const std::string& group, const std::vector<TopicPartitionKey>& partitions);
 
  private:
-  GroupAdmin(std::string bootstrap_addr, int timeout_ms) : bootstrap_addr_(std::move(bootstrap_addr)), timeout_ms_(timeout_ms) {}
+  GroupAdmin(std::string bootstrap_addr, int timeout_ms)
+      : bootstrap_addr_(std::move(bootstrap_addr)), timeout_ms_(timeout_ms) {}
   Result<client::BlockingClient*> client_for(const std::string& host, int32_t port);
   Result<client::BlockingClient*> bootstrap();
   Status refresh_metadata(const std::vector<std::string>& topics);

@@ -163,7 +163,8 @@ int do_reset(GroupAdmin& admin, const GroupArgs& a, std::ostream& out, std::ostr
   if (a.all_topics) {
     for (const auto& [k, off] : *committed) keys.push_back(k);
     if (keys.empty()) {
-      err << who << "group '" << group << "' has no committed offsets, so --all-topics selects nothing; name them with --topic\n";
+      err << who << "group '" << group
+          << "' has no committed offsets, so --all-topics selects nothing; name them with --topic\n";
       return kExitFailure;
     }
   } else {
