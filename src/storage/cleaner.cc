@@ -157,6 +157,10 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
   ctx.map = map;
   ctx.now_ms = now_ms;
   ctx.delete_retention_ms = cfg.delete_retention_ms;
+  // Every abort whose marker is at/after the cleaned range can cover its batches.
+  const std::vector<AbortedTxn> aborted =
+      groups.empty() ? std::vector<AbortedTxn>{} : collect_aborted_txns(groups.front().front()->base_offset(), INT64_MAX);
+  ctx.aborted = &aborted;
   for (const auto& group : groups) {
     int64_t base = group.front()->base_offset();
     std::vector<int64_t> sizes;
@@ -200,6 +204,10 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
       }
     }
     Status s = write_out();
+    // The markers stay, so do their .txnindex entries.
+    for (const auto& seg : group)
+      for (const auto& t : seg->txn_index().entries())
+        if (s) s = (*out)->txn_index().append(t);
     if (s) s = (*out)->seal();
     if (s) s = (*out)->flush_data();
     if (s) s = (*out)->flush_indexes();

@@ -80,6 +80,12 @@ Result<Bytes> rebuild(const record::BatchHeader& h, const std::vector<record::Re
 
 }  // namespace
 
+bool batch_is_aborted(const record::BatchHeader& h, const std::vector<AbortedTxn>& aborted) {
+  for (const auto& t : aborted)
+    if (t.producer_id == h.producer_id && t.first_offset <= h.base_offset && h.base_offset < t.last_offset) return true;
+  return false;
+}
+
 bool cleaner_skips_batch(const record::BatchHeader& h) { return h.is_control() || h.is_transactional(); }
 
 Status add_batch_keys(const record::BatchHeader& h, ByteSpan batch, KeyOffsetMap& map, Bytes& scratch) {
@@ -109,6 +115,7 @@ Result<std::optional<BatchInfo>> filter_batch(const record::BatchHeader& h, Byte
     stats.records_kept += h.records_count;
     return BatchInfo{h.last_offset(), h.max_timestamp, batch.size()};
   };
+  if (ctx.aborted && h.is_transactional() && !h.is_control() && batch_is_aborted(h, *ctx.aborted)) return Out();
   if (cleaner_skips_batch(h)) return keep_raw();
 
   bool has_horizon = h.attributes & record::kDeleteHorizonBit;

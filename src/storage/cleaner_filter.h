@@ -10,16 +10,22 @@
 #include "storage/cleaner.h"
 #include "storage/offset_map.h"
 #include "storage/segment.h"
+#include "storage/txn_index.h"
 #include "util/bytes.h"
 #include "util/status.h"
 
 namespace spool::storage {
 
 // Whether the cleaner may look inside the batch at all. Control and
-// transactional batches are kept whole for now.
-// TODO(issue 6): aborted transactional data must be dropped (and its keys
-// kept out of the map) once the transaction index says which batches were
-// aborted; control markers may go after the delete horizon like tombstones.
+// transactional batches are never compacted record by record (their keys stay
+// out of the map, so they never shadow non-transactional records): committed
+// transactional data and every marker are kept whole, which keeps
+// read_committed answers exact. Aborted transactional data (per the
+// .txnindex entries in FilterContext::aborted) is dropped as a whole batch;
+// the ABORT marker and its index entry stay, so a consumer still skips
+// whatever of that transaction another copy of the log might hold.
+// (Kafka may also remove markers after delete.retention.ms once no data of
+// their transaction is left; keeping them is always safe.)
 bool cleaner_skips_batch(const record::BatchHeader& h);
 
 // Puts every keyed record of the batch into `map` (the caller checked there
@@ -32,7 +38,12 @@ struct FilterContext {
   int64_t delete_retention_ms = 0;
   Bytes scratch;                     // decompression buffer, reused
   int64_t min_delete_horizon = INT64_MAX;  // of batches kept with tombstones
+  // Aborted transactions of the log (from its .txnindex files); null = none.
+  const std::vector<AbortedTxn>* aborted = nullptr;
 };
+
+// True when the transactional data batch `h` belongs to an aborted transaction.
+bool batch_is_aborted(const record::BatchHeader& h, const std::vector<AbortedTxn>& aborted);
 
 // Appends to `out` what is left of the batch and returns its BatchInfo, or
 // nullopt when nothing is left. A batch that loses nothing is copied as is.

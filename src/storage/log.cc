@@ -213,8 +213,14 @@ Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
   std::span<uint8_t> mut(const_cast<uint8_t*>(batches.data()), batches.size());  // written, never modified
   auto r = append_locked(mut, infos, headers.front().base_offset, now(), -1);
   if (!r) return r;
-  for (const auto& h : headers)
-    if (h.producer_id >= 0) producers_.replay(ProducerBatch::from_header(h));
+  size_t pos = 0;
+  for (const auto& h : headers) {
+    if (h.producer_id >= 0) {
+      auto pb = producer_batch_of(h, ByteSpan(batches.data() + pos, h.total_size()));
+      if (auto done = producers_.replay(pb)) index_completed_txn_locked(*done);
+    }
+    pos += h.total_size();
+  }
   for (const auto& h : headers) epochs_.assign(h.partition_leader_epoch, h.base_offset);
   notify_flusher();
   return r;

@@ -33,6 +33,10 @@ namespace spool::storage {
 
 class Flusher;
 
+// The producer fields of a stored batch, with the marker of a control batch
+// read from its record (`bytes` = the whole batch).
+ProducerBatch producer_batch_of(const record::BatchHeader& h, ByteSpan bytes);
+
 // producer.id.expiration.ms for logs that were not given their own value
 // (the broker sets it once at start; default Kafka's 86400000).
 void set_default_producer_expiration_ms(int64_t ms);
@@ -113,6 +117,21 @@ class Log : public std::enable_shared_from_this<Log> {
   int remove_expired_producers(int64_t now_ms);
   void set_producer_expiration_ms(int64_t ms) { producer_expiration_ms_.store(ms); }
 
+  // --- transactions (log_txn.cc; see storage/producer_state.h, txn_index.h) ---
+  // Appends a COMMIT/ABORT control batch for the producer at the log end:
+  // closes its open transaction (an abort is recorded in the segment's
+  // .txnindex). Fenced markers fail with INVALID_PRODUCER_EPOCH or
+  // TRANSACTION_COORDINATOR_FENCED and write nothing. No fsync.
+  Result<AppendResult> append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                         int32_t coordinator_epoch, int32_t leader_epoch);
+  // min(first offset of an open or not-yet-replicated transaction, hw);
+  // `hw` also settles completed transactions whose marker is below it.
+  int64_t last_stable_offset(int64_t high_watermark);
+  size_t ongoing_txn_count();
+  std::vector<ProducerEntry> producer_entries();
+  // Aborted transactions overlapping [from, upper_bound) (read_committed fetch).
+  std::vector<AbortedTxn> collect_aborted_txns(int64_t from, int64_t upper_bound) const;
+
   // --- compaction (cleaner.cc; see storage/cleaner.h) ---
   // The cleaner checkpoint: offsets below it are clean. LogManager loads and
   // persists it (cleaner-offset-checkpoint).
@@ -161,6 +180,8 @@ class Log : public std::enable_shared_from_this<Log> {
   // the batches after it up to the log end (recovery, truncation).
   Status rebuild_producer_state_locked(int64_t bound);
   void snapshot_producers_locked(int64_t offset);
+  // An aborted transaction goes into the .txnindex of the segment holding its marker.
+  void index_completed_txn_locked(const CompletedTxn& txn);
   // After segments below the log start went: their snapshots and producers go too.
   void trim_producer_state_locked();
   Result<bool> swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,

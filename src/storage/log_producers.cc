@@ -88,12 +88,14 @@ Status Log::rebuild_producer_state_locked(int64_t bound) {
     }
     BatchScanner sc(seg->fd(), pos, seg->size());
     for (;;) {
-      auto step = sc.next(false);
+      auto step = sc.next(true);
       if (step == BatchScanner::Step::kIoError) return sc.io_status();
       if (step != BatchScanner::Step::kBatch) break;  // recovery already cut torn tails
       const auto& h = sc.header();
       if (h.producer_id >= 0 && h.last_offset() >= from) {
-        producers_.replay(ProducerBatch::from_header(h));
+        // An abort replayed here may be missing from the .txnindex (crash
+        // before the entry was written): append re-adds it, skipping duplicates.
+        if (auto done = producers_.replay(producer_batch_of(h, sc.bytes()))) index_completed_txn_locked(*done);
         ++replayed;
       }
     }

@@ -11,6 +11,8 @@ namespace {
 constexpr int16_t kInvalidProducerEpoch = static_cast<int16_t>(protocol::ErrorCode::kInvalidProducerEpoch);
 constexpr int16_t kOutOfOrderSequence = static_cast<int16_t>(protocol::ErrorCode::kOutOfOrderSequenceNumber);
 constexpr int16_t kInvalidRecordCode = static_cast<int16_t>(protocol::ErrorCode::kInvalidRecord);
+constexpr int16_t kInvalidTxnState = static_cast<int16_t>(protocol::ErrorCode::kInvalidTxnState);
+constexpr int16_t kCoordinatorFenced = static_cast<int16_t>(protocol::ErrorCode::kTransactionCoordinatorFenced);
 
 std::string describe(const ProducerBatch& b) {
   return "producer " + std::to_string(b.producer_id) + " epoch " + std::to_string(b.epoch) + " sequence " +
@@ -105,8 +107,76 @@ Status ProducerStateManager::validate_and_stage(const ProducerBatch& b, Staged& 
                              std::to_string(last_sequence_of(updated.last_seq(), 1)),
                          kOutOfOrderSequence);
   }
+  if (b.transactional) {
+    if (updated.current_txn_first_offset < 0) updated.current_txn_first_offset = b.first_offset;
+  } else if (updated.current_txn_first_offset >= 0) {
+    return Status::error(describe(b) + ": a non-transactional batch while its transaction (from offset " +
+                             std::to_string(updated.current_txn_first_offset) + ") is open",
+                         kInvalidTxnState);
+  }
   updated.add_batch(b.epoch, meta_of(b));
   return Status::ok();
+}
+
+Status ProducerStateManager::check_end_txn(const ProducerBatch& b) const {
+  const ProducerEntry* e = entry(b.producer_id);
+  if (!e) return Status::ok();
+  if (e->epoch != kNoProducerEpoch && b.epoch < e->epoch)
+    return Status::error("marker of producer " + std::to_string(b.producer_id) + " with epoch " +
+                             std::to_string(b.epoch) + " is fenced: current epoch " + std::to_string(e->epoch),
+                         kInvalidProducerEpoch);
+  if (e->coordinator_epoch > b.coordinator_epoch)
+    return Status::error("marker of producer " + std::to_string(b.producer_id) + " from coordinator epoch " +
+                             std::to_string(b.coordinator_epoch) + " is fenced: current coordinator epoch " +
+                             std::to_string(e->coordinator_epoch),
+                         kCoordinatorFenced);
+  return Status::ok();
+}
+
+std::optional<CompletedTxn> ProducerStateManager::apply_end_txn(const ProducerBatch& b) {
+  if (b.last_offset + 1 > map_end_offset_) map_end_offset_ = b.last_offset + 1;
+  auto [it, fresh] = producers_.try_emplace(b.producer_id);
+  ProducerEntry& e = it->second;
+  if (fresh) e.producer_id = b.producer_id;
+  if (b.epoch != e.epoch) {  // a bumped epoch (e.g. an abort on timeout) forgets the old batches
+    e.epoch = b.epoch;
+    e.batches.clear();
+  }
+  e.coordinator_epoch = b.coordinator_epoch;
+  e.last_timestamp = b.max_timestamp;
+  if (e.current_txn_first_offset < 0) return std::nullopt;
+  CompletedTxn done{b.producer_id, e.current_txn_first_offset, b.last_offset, !b.commit};
+  e.current_txn_first_offset = -1;
+  unreplicated_.push_back(done);
+  return done;
+}
+
+std::optional<int64_t> ProducerStateManager::first_unstable_offset() const {
+  std::optional<int64_t> first;
+  auto consider = [&first](int64_t o) {
+    if (o >= 0 && (!first || o < *first)) first = o;
+  };
+  for (const auto& [pid, e] : producers_) consider(e.current_txn_first_offset);
+  for (const auto& t : unreplicated_) consider(t.first_offset);
+  return first;
+}
+
+int64_t ProducerStateManager::last_stable_offset_after(const CompletedTxn& txn) const {
+  int64_t lso = txn.last_offset + 1;
+  for (const auto& [pid, e] : producers_)
+    if (pid != txn.producer_id && e.current_txn_first_offset >= 0 && e.current_txn_first_offset < lso)
+      lso = e.current_txn_first_offset;
+  return lso;
+}
+
+void ProducerStateManager::on_high_watermark(int64_t hw) {
+  std::erase_if(unreplicated_, [hw](const CompletedTxn& t) { return t.last_offset < hw; });
+}
+
+size_t ProducerStateManager::ongoing_txn_count() const {
+  size_t n = 0;
+  for (const auto& [pid, e] : producers_) n += e.current_txn_first_offset >= 0 ? 1 : 0;
+  return n;
 }
 
 void ProducerStateManager::commit(Staged&& staged, int64_t end_offset) {
@@ -115,14 +185,15 @@ void ProducerStateManager::commit(Staged&& staged, int64_t end_offset) {
   if (end_offset > map_end_offset_) map_end_offset_ = end_offset;
 }
 
-void ProducerStateManager::replay(const ProducerBatch& b) {
-  if (b.producer_id < 0) return;
+std::optional<CompletedTxn> ProducerStateManager::replay(const ProducerBatch& b) {
+  if (b.producer_id < 0) return std::nullopt;
+  if (b.control) return apply_end_txn(b);
   if (b.last_offset + 1 > map_end_offset_) map_end_offset_ = b.last_offset + 1;
-  // Transaction markers carry no sequence; they matter once transactions exist.
-  if (b.control) return;
   auto [it, fresh] = producers_.try_emplace(b.producer_id);
   if (fresh) it->second.producer_id = b.producer_id;
+  if (b.transactional && it->second.current_txn_first_offset < 0) it->second.current_txn_first_offset = b.first_offset;
   it->second.add_batch(b.epoch, meta_of(b));
+  return std::nullopt;
 }
 
 int ProducerStateManager::evict_unretained(int64_t log_start) {
@@ -139,6 +210,7 @@ int ProducerStateManager::remove_expired(int64_t now_ms, int64_t expiration_ms) 
 
 void ProducerStateManager::clear(int64_t end_offset) {
   producers_.clear();
+  unreplicated_.clear();
   map_end_offset_ = end_offset;
 }
 
@@ -156,6 +228,7 @@ std::vector<ProducerEntry> ProducerStateManager::entries() const {
 
 void ProducerStateManager::load(std::vector<ProducerEntry> entries, int64_t map_end_offset) {
   producers_.clear();
+  unreplicated_.clear();
   for (auto& e : entries) {
     int64_t pid = e.producer_id;
     producers_[pid] = std::move(e);

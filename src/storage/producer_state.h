@@ -4,8 +4,16 @@
 //
 // Per producer: its epoch and the sequence/offset ranges of its last five
 // batches (a client keeps at most five requests in flight per partition).
-// The transaction fields (coordinator epoch, first offset of the open
-// transaction) are kept and persisted but not used until transactions exist.
+// Transactions (KIP-98): a transactional batch of a producer without an open
+// transaction opens one at its first offset; the producer's COMMIT/ABORT
+// marker closes it. The first open transaction's first offset is the
+// partition's first unstable offset; a completed transaction stays unstable
+// until the high watermark passes its marker (Kafka's unreplicated txns), so
+// the last stable offset = min(first unstable offset, high watermark).
+// Markers are checked as Kafka's appendEndTxnMarker: an older producer epoch
+// -> INVALID_PRODUCER_EPOCH, an older coordinator epoch ->
+// TRANSACTION_COORDINATOR_FENCED; a non-transactional batch of a producer with
+// an open transaction -> INVALID_TXN_STATE.
 //
 // Validation follows Kafka's ProducerAppendInfo for client appends:
 //   * epoch below the known one          -> INVALID_PRODUCER_EPOCH
@@ -55,8 +63,8 @@ struct ProducerEntry {
   int64_t producer_id = -1;
   int16_t epoch = kNoProducerEpoch;
   std::deque<ProducerBatchMeta> batches;  // oldest first, at most kProducerBatchesRetained
-  int32_t coordinator_epoch = -1;         // transactions (later): epoch of the last marker's coordinator
-  int64_t current_txn_first_offset = -1;  // transactions (later): first offset of the open transaction
+  int32_t coordinator_epoch = -1;         // epoch of the coordinator that wrote the last marker
+  int64_t current_txn_first_offset = -1;  // first offset of the open transaction, -1 when none
   int64_t last_timestamp = -1;            // expiry clock
 
   int32_t last_seq() const { return batches.empty() ? kNoSequence : batches.back().last_seq; }
@@ -77,10 +85,21 @@ struct ProducerBatch {
   int64_t max_timestamp = -1;
   bool transactional = false;
   bool control = false;
+  // Control batches only: the marker's type and coordinator epoch.
+  bool commit = false;
+  int32_t coordinator_epoch = -1;
 
   // `h` as stored (base_offset already assigned); max_ts overrides the
   // header's max timestamp (LogAppendTime).
   static ProducerBatch from_header(const record::BatchHeader& h, std::optional<int64_t> max_ts = {});
+};
+
+// A transaction ended by a marker at last_offset (Kafka's CompletedTxn).
+struct CompletedTxn {
+  int64_t producer_id = -1;
+  int64_t first_offset = -1;
+  int64_t last_offset = -1;  // the marker
+  bool aborted = false;
 };
 
 class ProducerStateManager {
@@ -98,7 +117,23 @@ class ProducerStateManager {
   // Makes a successful append's producers visible; `end_offset` = new log end.
   void commit(Staged&& staged, int64_t end_offset);
   // Recovery and replica appends: applies a stored batch without checks.
-  void replay(const ProducerBatch& b);
+  // A marker that closed an open transaction returns it.
+  std::optional<CompletedTxn> replay(const ProducerBatch& b);
+
+  // --- transactions ---
+  // Checks a marker (control batch `b`, offsets assigned) before it is written.
+  Status check_end_txn(const ProducerBatch& b) const;
+  // Applies a written marker; returns the transaction it closed, if one was open.
+  std::optional<CompletedTxn> apply_end_txn(const ProducerBatch& b);
+  // The smallest first offset of an open or not-yet-replicated transaction;
+  // nullopt when there is none.
+  std::optional<int64_t> first_unstable_offset() const;
+  // The last stable offset right after `txn` completed (the .txnindex field):
+  // the first open transaction's first offset, else the marker + 1.
+  int64_t last_stable_offset_after(const CompletedTxn& txn) const;
+  // Completed transactions whose marker is below `hw` become stable.
+  void on_high_watermark(int64_t hw);
+  size_t ongoing_txn_count() const;
 
   // Drops producers none of whose batches remain at/after `log_start`
   // (retention, DeleteRecords). Returns how many were removed.
@@ -119,6 +154,7 @@ class ProducerStateManager {
 
  private:
   std::map<int64_t, ProducerEntry> producers_;
+  std::vector<CompletedTxn> unreplicated_;  // completed, marker at/above the last known high watermark
   int64_t map_end_offset_ = 0;
 };
 

@@ -55,6 +55,9 @@ Result<std::shared_ptr<Segment>> Segment::open(const std::string& dir, int64_t b
   auto ti = IndexFile::open(dir + "/" + segment_file_name(base_offset, ".timeindex") + suffix, TimeIndex::kEntrySize,
                             bytes, active);
   if (!ti) return ti.status();
+  auto xi = TxnIndex::open(dir + "/" + segment_file_name(base_offset, ".txnindex") + suffix);
+  if (!xi) return xi.status();
+  s->txn_index_ = std::move(*xi);
   s->indexes_existed_ = (*oi)->file_existed() && (*ti)->file_existed();
   s->offset_index_ = std::make_unique<OffsetIndex>(std::move(*oi), base_offset);
   s->time_index_ = std::make_unique<TimeIndex>(std::move(*ti), base_offset);
@@ -162,6 +165,9 @@ Result<int64_t> Segment::recover(int32_t index_interval,
   }
   size_.store(good, std::memory_order_release);
   next_offset_.store(expected, std::memory_order_release);
+  // Aborts whose marker did not survive are not aborts (yet).
+  Status ts = txn_index_->truncate_to(expected);
+  if (!ts) return ts;
   return dropped;
 }
 
@@ -227,6 +233,8 @@ Result<int64_t> Segment::truncate_to(int64_t offset) {
   if (::ftruncate(fd_, cut) != 0) return errno_status("truncate " + log_path_);
   offset_index_->truncate_to(offset);
   time_index_->truncate_to(offset);
+  Status ts = txn_index_->truncate_to(offset);
+  if (!ts) return ts;
   size_.store(cut, std::memory_order_release);
   // Recompute the tail state from what is left.
   int64_t start = 0, next = base_offset_;
@@ -274,6 +282,7 @@ Status Segment::flush_data() { return data_sync(fd_); }
 Status Segment::flush_indexes() {
   Status s = offset_index_->file().sync();
   if (s) s = time_index_->file().sync();
+  if (s) s = txn_index_->flush();
   return s;
 }
 
@@ -282,8 +291,8 @@ Status Segment::remove_files() {
   if (::unlink(log_path_.c_str()) != 0 && errno != ENOENT) s = errno_status("unlink " + log_path_);
   Status a = offset_index_->file().remove();
   Status b = time_index_->file().remove();
-  std::string txn = dir_ + "/" + segment_file_name(base_offset_, ".txnindex") + suffix_;
-  ::unlink(txn.c_str());
+  Status c = txn_index_->remove();
+  if (!c) spdlog::warn("{}", c.message());
   if (!s) return s;
   return a ? b : a;
 }
@@ -292,6 +301,7 @@ Status Segment::change_suffix(const std::string& suffix) {
   // Indexes first, the log last: the log's name is what recovery keys on.
   Status s = offset_index_->file().rename_to(dir_ + "/" + segment_file_name(base_offset_, ".index") + suffix);
   if (s) s = time_index_->file().rename_to(dir_ + "/" + segment_file_name(base_offset_, ".timeindex") + suffix);
+  if (s) s = txn_index_->rename_to(dir_ + "/" + segment_file_name(base_offset_, ".txnindex") + suffix);
   if (!s) return s;
   std::string target = dir_ + "/" + segment_file_name(base_offset_, ".log") + suffix;
   if (::rename(log_path_.c_str(), target.c_str()) != 0) return errno_status("rename " + log_path_);

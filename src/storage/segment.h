@@ -1,5 +1,6 @@
 // One log segment: `<base offset, 20 digits>.log` holding record batches back
-// to back exactly as received, plus its .index and .timeindex.
+// to back exactly as received, plus its .index, .timeindex and .txnindex
+// (aborted transactions whose ABORT marker is in this segment).
 // Threading: a single writer (the owning Log serializes append/truncate/roll)
 // and concurrent readers. Readers only look at bytes below size(), which the
 // writer publishes (release) after the bytes and index entries are written.
@@ -19,6 +20,7 @@
 #include "record/batch_header.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
+#include "storage/txn_index.h"
 #include "util/bytes.h"
 #include "util/status.h"
 
@@ -86,6 +88,9 @@ class Segment {
   // recovery (Log::clean_stray_files) can finish or undo a partial change.
   Status change_suffix(const std::string& suffix);
   int fd() const { return fd_; }  // for sequential scans (BatchScanner)
+  // Aborted transactions whose marker is here; the Log appends (under its
+  // append lock), fetches read. recover()/truncate_to() drop entries past the data.
+  TxnIndex& txn_index() const { return *txn_index_; }
 
   // --- reader side ---
   struct ReadOut {
@@ -114,6 +119,7 @@ class Segment {
   int fd_ = -1;
   std::unique_ptr<OffsetIndex> offset_index_;
   std::unique_ptr<TimeIndex> time_index_;
+  std::unique_ptr<TxnIndex> txn_index_;
   bool indexes_existed_ = false;
   std::atomic<int64_t> size_{0};
   std::atomic<int64_t> next_offset_{0};
