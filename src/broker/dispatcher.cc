@@ -52,6 +52,7 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 24: return handle_add_partitions_to_txn(ctx_, ctx, r);
     case 25: return handle_add_offsets_to_txn(ctx_, ctx, r);
     case 26: return handle_end_txn(ctx_, ctx, r);
+    case 28: return handle_txn_offset_commit(ctx_, ctx, r);
     case 32: return handle_describe_configs(ctx_, ctx, r);
     case 33: return handle_alter_configs(ctx_, ctx, r);
     case 35: return handle_describe_log_dirs(ctx_, ctx, r);

@@ -7,7 +7,9 @@
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
 #include "record/batch_header.h"
+#include "record/control_record.h"
 #include "record/record.h"
+#include "storage/producer_state.h"
 
 namespace spool::broker {
 
@@ -55,6 +57,20 @@ Result<bool> OffsetsTopic::ensure_created() {
 
 void OffsetsTopic::append(int32_t partition, std::vector<coordinator::LogRecord> records,
                           std::function<void(Status)> done) {
+  append_batch(partition, nullptr, std::move(records), std::move(done));
+}
+
+void OffsetsTopic::append_transactional(int32_t partition, const coordinator::TxnProducer& producer,
+                                        std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) {
+  if (producer.producer_id < 0 || producer.producer_epoch < 0) {
+    done(kafka_error(ErrorCode::kInvalidProducerIdMapping, "a transactional append needs a producer id and epoch"));
+    return;
+  }
+  append_batch(partition, &producer, std::move(records), std::move(done));
+}
+
+void OffsetsTopic::append_batch(int32_t partition, const coordinator::TxnProducer* producer,
+                                std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) {
   if (records.empty()) {
     done(Status::ok());
     return;
@@ -75,12 +91,25 @@ void OffsetsTopic::append(int32_t partition, std::vector<coordinator::LogRecord>
     br.timestamp = ts;
     build.push_back(std::move(br));
   }
-  auto batch = record::build_batch(record::BatchOptions{}, build);
+  const int32_t max_bytes = part->max_message_bytes() >= 0 ? part->max_message_bytes() : settings_.message_max_bytes;
+  std::unique_lock<std::mutex> txn_lock;
+  record::BatchOptions options;
+  if (producer) {
+    txn_lock = std::unique_lock(txn_append_mu_);
+    options.producer_id = producer->producer_id;
+    options.producer_epoch = producer->producer_epoch;
+    options.transactional = true;
+    options.base_sequence = 0;
+    auto entry = part->log().producer_entry(producer->producer_id);
+    if (entry && entry->epoch == producer->producer_epoch && entry->last_seq() >= 0) {
+      options.base_sequence = storage::last_sequence_of(entry->last_seq(), 1);
+    }
+  }
+  auto batch = record::build_batch(options, build);
   if (!batch) {
     done(batch.status());
     return;
   }
-  const int32_t max_bytes = part->max_message_bytes() >= 0 ? part->max_message_bytes() : settings_.message_max_bytes;
   if (batch->size() > static_cast<size_t>(max_bytes)) {
     done(kafka_error(ErrorCode::kRecordListTooLarge, "coordinator batch of " + std::to_string(batch->size()) +
                                                          " bytes exceeds max.message.bytes " +
@@ -88,6 +117,7 @@ void OffsetsTopic::append(int32_t partition, std::vector<coordinator::LogRecord>
     return;
   }
   auto appended = part->append(std::span<uint8_t>(batch->data(), batch->size()), static_cast<int32_t>(build.size()));
+  if (txn_lock.owns_lock()) txn_lock.unlock();  // `done` may run inline below
   if (!appended) {
     Status s = appended.status();
     spdlog::error("append to {}-{} failed: {}", kOffsetsTopic, partition, s.message());
@@ -99,6 +129,12 @@ void OffsetsTopic::append(int32_t partition, std::vector<coordinator::LogRecord>
 }
 
 Status OffsetsTopic::read_all(int32_t partition, const std::function<void(const coordinator::LogRecord&)>& visit) {
+  return replay(partition, [&visit](const coordinator::ReplayEntry& e) {
+    if (e.kind == coordinator::ReplayEntry::Kind::kRecord) visit(e.record);
+  });
+}
+
+Status OffsetsTopic::replay(int32_t partition, const std::function<void(const coordinator::ReplayEntry&)>& visit) {
   auto part = replicas_.partition(kOffsetsTopic, partition);
   if (!part)
     return kafka_error(ErrorCode::kCoordinatorNotAvailable,
@@ -133,21 +169,30 @@ Status OffsetsTopic::read_all(int32_t partition, const std::function<void(const 
       ByteSpan batch = bytes.subspan(pos, header->total_size());
       pos += header->total_size();
       if (header->last_offset() < next) continue;
-      if (!header->is_control()) {
-        auto recs = record::decode_records(*header, batch, scratch);
-        if (!recs) return recs.status();
-        for (const auto& r : *recs) {
-          if (header->base_offset + r.offset_delta < next) continue;
-          if (!r.key) {
-            spdlog::warn("{}-{}: record at offset {} has no key; skipped", kOffsetsTopic, partition,
-                         header->base_offset + r.offset_delta);
-            continue;
-          }
-          coordinator::LogRecord lr;
-          lr.key.assign(r.key->begin(), r.key->end());
-          if (r.value) lr.value = Bytes(r.value->begin(), r.value->end());
-          visit(lr);
+      auto recs = record::decode_records(*header, batch, scratch);
+      if (!recs) return recs.status();
+      for (const auto& r : *recs) {
+        if (header->base_offset + r.offset_delta < next) continue;
+        coordinator::ReplayEntry entry;
+        entry.producer_id = header->producer_id;
+        entry.transactional = header->is_transactional();
+        if (header->is_control()) {
+          // Only transaction markers matter here; other control types skip.
+          auto marker = record::parse_control_record(r);
+          if (!marker) continue;
+          entry.kind = marker->type == record::ControlType::kCommit ? coordinator::ReplayEntry::Kind::kCommitMarker
+                                                                     : coordinator::ReplayEntry::Kind::kAbortMarker;
+          visit(entry);
+          continue;
         }
+        if (!r.key) {
+          spdlog::warn("{}-{}: record at offset {} has no key; skipped", kOffsetsTopic, partition,
+                       header->base_offset + r.offset_delta);
+          continue;
+        }
+        entry.record.key.assign(r.key->begin(), r.key->end());
+        if (r.value) entry.record.value = Bytes(r.value->begin(), r.value->end());
+        visit(entry);
       }
       next = header->last_offset() + 1;
     }

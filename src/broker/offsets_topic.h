@@ -9,6 +9,13 @@
 // append() builds one uncompressed batch (CreateTime = now), appends it to the
 // partition and answers once the records are durable. read_all() replays a
 // partition from its log start to the end it has when the call starts.
+// append_transactional() builds a TRANSACTIONAL batch of the producer and
+// appends it through the partition's producer state like a client's batch:
+// the coordinator numbers that producer's batches on the partition itself
+// (sequence = the producer's last + 1 at its epoch, 0 for a new epoch), as
+// the request carries no sequence; a stale epoch fails INVALID_PRODUCER_EPOCH.
+// replay() reports records with their batch's producer and the COMMIT/ABORT
+// markers of control batches, in offset order.
 // Failure: a missing partition answers COORDINATOR_NOT_AVAILABLE, an oversized
 // batch RECORD_LIST_TOO_LARGE, I/O errors their storage code.
 // Threading: every method may be called from any thread; ensure_created() is
@@ -48,12 +55,21 @@ class OffsetsTopic : public coordinator::OffsetsLog {
   void append(int32_t partition, std::vector<coordinator::LogRecord> records,
               std::function<void(Status)> done) override;
   Status read_all(int32_t partition, const std::function<void(const coordinator::LogRecord&)>& visit) override;
+  void append_transactional(int32_t partition, const coordinator::TxnProducer& producer,
+                            std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) override;
+  Status replay(int32_t partition, const std::function<void(const coordinator::ReplayEntry&)>& visit) override;
 
  private:
+  void append_batch(int32_t partition, const coordinator::TxnProducer* producer,
+                    std::vector<coordinator::LogRecord> records, std::function<void(Status)> done);
+
   const BrokerSettings& settings_;
   ReplicaManager& replicas_;
   int32_t partitions_;
   std::mutex create_mu_;
+  // Serialises "read the producer's last sequence, append the next" of
+  // transactional appends.
+  std::mutex txn_append_mu_;
 };
 
 }  // namespace spool::broker

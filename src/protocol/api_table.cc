@@ -47,6 +47,7 @@ constexpr ApiRange kServed[] = {
     serve<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 0, 2>("AddPartitionsToTxn"),
     serve<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 0, 2>("AddOffsetsToTxn"),
     serve<EndTxnRequest, EndTxnResponse, 0, 2>("EndTxn"),
+    serve<TxnOffsetCommitRequest, TxnOffsetCommitResponse, 0, 3>("TxnOffsetCommit"),
     serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
     serve<AlterConfigsRequest, AlterConfigsResponse, 0, 1>("AlterConfigs"),
     serve<DescribeLogDirsRequest, DescribeLogDirsResponse, 0, 1>("DescribeLogDirs"),

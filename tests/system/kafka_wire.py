@@ -308,6 +308,175 @@ def roundtrip(s, frame):
     return resp
 
 
+# --- TxnOffsetCommit v0-3, OffsetFetch v7, WriteTxnMarkers v1 (issue 6, gtxn) ---
+
+def compact_array(items, enc):
+    if items is None:
+        return uvarint(0)
+    return uvarint(len(items) + 1) + b"".join(enc(x) for x in items)
+
+
+class FlexReader(Reader):
+    """Reader with the compact (flexible-version) types."""
+
+    def uvarint(self):
+        shift = n = 0
+        while True:
+            b = self.take(">B")
+            n |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return n
+            shift += 7
+
+    def compact_string(self):
+        n = self.uvarint()
+        if n == 0:
+            return None
+        s = self.data[self.pos:self.pos + n - 1].decode()
+        self.pos += n - 1
+        return s
+
+    def compact_len(self):
+        return self.uvarint() - 1
+
+    def tags(self):
+        for _ in range(self.uvarint()):
+            self.uvarint()
+            self.pos += self.uvarint()
+
+
+def txn_offset_commit(corr, transactional_id, group, producer_id, producer_epoch, offsets, version=3,
+                      generation=-1, member_id="", instance_id=None):
+    """offsets: [(topic, partition, offset, metadata)] grouped by consecutive topic."""
+    topics = []
+    for t, p, off, meta in offsets:
+        if not topics or topics[-1][0] != t:
+            topics.append((t, []))
+        topics[-1][1].append((p, off, meta))
+    if version >= 3:
+        body = (compact_string(transactional_id) + compact_string(group) + struct.pack(">qh", producer_id, producer_epoch)
+                + struct.pack(">i", generation) + compact_string(member_id) + compact_string(instance_id))
+
+        def part(x):
+            p, off, meta = x
+            return struct.pack(">iqi", p, off, -1) + compact_string(meta) + b"\x00"
+        body += compact_array(topics, lambda t: compact_string(t[0]) + compact_array(t[1], part) + b"\x00") + b"\x00"
+        return request_flexible(28, version, corr, body)
+    body = string(transactional_id) + string(group) + struct.pack(">qh", producer_id, producer_epoch)
+
+    def part_old(x):
+        p, off, meta = x
+        b = struct.pack(">iq", p, off)
+        if version >= 2:
+            b += struct.pack(">i", -1)
+        return b + string(meta)
+
+    def arr(items, enc):
+        return struct.pack(">i", len(items)) + b"".join(enc(x) for x in items)
+    body += arr(topics, lambda t: string(t[0]) + arr(t[1], part_old))
+    return request(28, version, corr, body)
+
+
+def parse_txn_offset_commit(frame, version=3):
+    """-> (corr, [((topic, partition), error)]) in answer order"""
+    r = FlexReader(frame)
+    corr = r.take(">i")
+    if version >= 3:
+        r.tags()
+    r.take(">i")  # throttle
+    out = []
+    if version >= 3:
+        for _ in range(r.compact_len()):
+            name = r.compact_string()
+            for _ in range(r.compact_len()):
+                idx, err = r.take(">ih")
+                r.tags()
+                out.append(((name, idx), err))
+            r.tags()
+        r.tags()
+    else:
+        for _ in range(r.take(">i")):
+            name = r.string()
+            for _ in range(r.take(">i")):
+                idx, err = r.take(">ih")
+                out.append(((name, idx), err))
+    assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in TxnOffsetCommit response"
+    return corr, out
+
+
+def offset_fetch_v7(corr, group, topics, require_stable):
+    """topics: [(topic, [partitions])] or None (every committed partition)."""
+    body = compact_string(group) + compact_array(
+        topics, lambda t: compact_string(t[0]) + compact_array(t[1], lambda p: struct.pack(">i", p)) + b"\x00")
+    body += struct.pack(">?", require_stable) + b"\x00"
+    return request_flexible(9, 7, corr, body)
+
+
+def parse_offset_fetch_v7(frame):
+    """-> dict(corr, error, partitions=[(topic, partition, offset, metadata, error)])"""
+    r = FlexReader(frame)
+    out = {"corr": r.take(">i"), "partitions": []}
+    r.tags()
+    r.take(">i")  # throttle
+    for _ in range(r.compact_len()):
+        name = r.compact_string()
+        for _ in range(r.compact_len()):
+            idx, off, _epoch = r.take(">iqi")
+            meta = r.compact_string()
+            err = r.take(">h")
+            r.tags()
+            out["partitions"].append((name, idx, off, meta, err))
+        r.tags()
+    out["error"] = r.take(">h")
+    r.tags()
+    assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in OffsetFetch v7 response"
+    return out
+
+
+def write_txn_markers_v1(corr, markers):
+    """markers: [(producer_id, producer_epoch, commit, [(topic, [partitions])], coordinator_epoch)]"""
+    def marker(m):
+        pid, epoch, commit, topics, coord_epoch = m
+        return (struct.pack(">qh?", pid, epoch, commit)
+                + compact_array(topics, lambda t: compact_string(t[0])
+                                + compact_array(t[1], lambda p: struct.pack(">i", p)) + b"\x00")
+                + struct.pack(">i", coord_epoch) + b"\x00")
+    return request_flexible(27, 1, corr, compact_array(markers, marker) + b"\x00")
+
+
+def parse_write_txn_markers_v1(frame):
+    """-> (corr, {(producer_id, topic, partition): error})"""
+    r = FlexReader(frame)
+    corr = r.take(">i")
+    r.tags()
+    out = {}
+    for _ in range(r.compact_len()):
+        pid = r.take(">q")
+        for _ in range(r.compact_len()):
+            name = r.compact_string()
+            for _ in range(r.compact_len()):
+                idx, err = r.take(">ih")
+                r.tags()
+                out[(pid, name, idx)] = err
+            r.tags()
+        r.tags()
+    r.tags()
+    assert r.pos == len(frame), f"{len(frame) - r.pos} trailing bytes in WriteTxnMarkers response"
+    return corr, out
+
+
+def java_string_hash(s):
+    h = 0
+    for unit in struct.unpack(f">{len(s.encode('utf-16-be')) // 2}H", s.encode("utf-16-be")):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def offsets_partition_for(group, partitions):
+    """The __consumer_offsets partition of a group (Kafka: abs(hashCode) % n)."""
+    return (java_string_hash(group) & 0x7FFFFFFF) % partitions
+
+
 # --- Transactions (issue 6): FindCoordinator(TRANSACTION), AddPartitionsToTxn,
 # AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions, markers ---
 

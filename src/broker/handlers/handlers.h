@@ -42,6 +42,7 @@ void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteRe
 void handle_add_partitions_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 

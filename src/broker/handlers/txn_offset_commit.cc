@@ -1,0 +1,77 @@
+// TxnOffsetCommit v0-3 (v3 flexible). A transactional producer commits a
+// group's offsets inside its transaction; they become visible to OffsetFetch
+// only when the transaction's COMMIT marker reaches the group's
+// __consumer_offsets partition (GroupCoordinator::complete_txn_offsets).
+// Partitions of unknown topics (or beyond a topic's partition count) get
+// UNKNOWN_TOPIC_OR_PARTITION here; the rest go to the coordinator in one
+// call, answered once durable, every requested partition in request order.
+// v2 adds the committed leader epoch; v3 the member identity (KIP-447),
+// checked by the coordinator only when given.
+#include <map>
+#include <memory>
+
+#include "broker/group_service.h"
+#include "broker/handlers/group_common.h"
+#include "broker/handlers/handlers.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::TxnOffsetCommitRequest req;
+  if (!decode_or_close(ctx, body, req, "TxnOffsetCommit")) return;
+  const int16_t v = ctx.version();
+  auto resp = std::make_shared<protocol::TxnOffsetCommitResponse>();
+  coordinator::TxnOffsetCommitParams p;
+  // Where each coordinator answer goes (a partition may be listed twice).
+  std::multimap<coordinator::TopicPartitionKey, std::pair<size_t, size_t>> slots;
+  for (auto& t : req.topics) {
+    auto& rt = resp->topics.emplace_back();
+    rt.name = t.name;
+    for (auto& part : t.partitions) {
+      auto& rp = rt.partitions.emplace_back();
+      rp.partition_index = part.partition_index;
+      if (b.groups == nullptr) {
+        rp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+        continue;
+      }
+      if (!b.replicas.partition(t.name, part.partition_index)) {
+        rp.error_code = error_code(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      coordinator::OffsetCommitEntry e;
+      e.tp = {t.name, part.partition_index};
+      e.offset = part.committed_offset;
+      e.leader_epoch = v >= 2 ? part.committed_leader_epoch : -1;
+      e.metadata = std::move(part.committed_metadata);
+      slots.emplace(e.tp, std::make_pair(resp->topics.size() - 1, rt.partitions.size() - 1));
+      p.offsets.push_back(std::move(e));
+    }
+  }
+  if (p.offsets.empty()) {
+    ctx.respond(*resp);
+    return;
+  }
+  p.transactional_id = std::move(req.transactional_id);
+  p.group_id = std::move(req.group_id);
+  p.producer_id = req.producer_id;
+  p.producer_epoch = req.producer_epoch;
+  if (v >= 3) {
+    p.generation_id = req.generation_id;
+    p.member_id = std::move(req.member_id);
+    p.group_instance_id = std::move(req.group_instance_id);
+  }
+  b.groups->coordinator().commit_txn_offsets(
+      std::move(p), [ctx, resp, slots = std::move(slots)](coordinator::PartitionErrors errors) {
+        for (const auto& [tp, err] : errors) {
+          auto [lo, hi] = slots.equal_range(tp);
+          for (auto it = lo; it != hi; ++it)
+            resp->topics[it->second.first].partitions[it->second.second].error_code = error_code(err);
+        }
+        ctx.respond(*resp);
+      });
+}
+
+}  // namespace spool::broker
