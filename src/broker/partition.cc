@@ -16,17 +16,28 @@ int64_t Partition::high_watermark() const {
 
 Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {
   auto res = log_->append(batches, record_count, leader_epoch_.load());
-  if (!res) return res;
+  if (res) after_append(res->last_offset);
+  return res;
+}
+
+Result<storage::AppendResult> Partition::append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                                           int32_t coordinator_epoch) {
+  auto res = log_->append_txn_marker(producer_id, producer_epoch, commit, coordinator_epoch, leader_epoch_.load());
+  if (res) after_append(res->last_offset);
+  return res;
+}
+
+void Partition::after_append(int64_t last_offset) {
   if (!durable_.load()) {
     notify_hw();
-  } else {
-    // Ask for a prompt group-committed fsync; the high watermark moves with it.
-    std::weak_ptr<const Partition> self = weak_from_this();
-    flusher_.await_durable(log_, res->last_offset, [self](Status) {
-      if (auto p = self.lock()) p->notify_hw();
-    });
+    return;
   }
-  return res;
+  // Ask for a prompt group-committed fsync; the high watermark (and with it
+  // the last stable offset) moves with it.
+  std::weak_ptr<const Partition> self = weak_from_this();
+  flusher_.await_durable(log_, last_offset, [self](Status) {
+    if (auto p = self.lock()) p->notify_hw();
+  });
 }
 
 void Partition::await_durable(int64_t last_offset, std::function<void(Status)> done) {

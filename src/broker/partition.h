@@ -42,6 +42,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   const std::shared_ptr<storage::Log>& log_ptr() const { return log_; }
 
   int64_t high_watermark() const;
+  // Kafka's LSO: the first offset of the oldest open (or not yet replicated)
+  // transaction, bounded by the high watermark; = HW without transactions.
+  int64_t last_stable_offset() const { return log_->last_stable_offset(high_watermark()); }
   int64_t log_start_offset() const { return log_->log_start_offset(); }
   int64_t log_end_offset() const { return log_->log_end_offset(); }
   bool durable_writes() const { return durable_.load(); }
@@ -56,12 +59,18 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // the high watermark follows within milliseconds.
   Result<storage::AppendResult> append(std::span<uint8_t> batches, int32_t record_count);
 
+  // Appends a COMMIT/ABORT marker for the producer (WriteTxnMarkers). Wakes
+  // parked fetches like an append: the LSO may move once it is durable.
+  Result<storage::AppendResult> append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                                  int32_t coordinator_epoch);
+
   // Calls done(status) once the offsets up to last_offset are durable (at once
   // when durable.writes is off: acks=all then means "in the log", as in Kafka
   // with one replica). Called on the flusher thread or the caller's thread.
   void await_durable(int64_t last_offset, std::function<void(Status)> done);
 
  private:
+  void after_append(int64_t last_offset);
   void notify_hw() const {
     if (on_hw_advance_) on_hw_advance_(key_);
   }

@@ -76,7 +76,9 @@ int64_t Log::last_stable_offset(int64_t high_watermark) {
   producers_.on_high_watermark(high_watermark);
   auto first = producers_.first_unstable_offset();
   if (!first) return high_watermark;
-  return std::min(*first, high_watermark);
+  // An open transaction whose start retention already removed: the data
+  // below the log start cannot be read anyway (Kafka clamps the same way).
+  return std::min(std::max(*first, log_start_.load()), high_watermark);
 }
 
 size_t Log::ongoing_txn_count() {

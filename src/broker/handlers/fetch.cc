@@ -1,5 +1,6 @@
 // Fetch (v4-11, consumers only for now): whole batches from each requested
-// partition up to the high watermark, bounded by partition_max_bytes and the
+// partition up to the high watermark (read_uncommitted) or the last stable
+// offset (read_committed, isolation_level 1), bounded by partition_max_bytes and the
 // request's max_bytes (the first batch found is always returned whole, as
 // Kafka does, so a batch larger than the limits cannot stall a consumer).
 // When less than min_bytes is available the request is parked as a
@@ -10,6 +11,11 @@
 // once, up front; its context says which partitions to read (for an
 // incremental fetch: the whole session) and builds the answer from what was
 // read (for an incremental fetch: only the changed partitions).
+// Transactions: every answer carries last_stable_offset = the partition's
+// LSO (as Kafka does for both isolation levels); read_committed answers also
+// list the aborted transactions (producer id, first offset) overlapping the
+// returned range, which clients use to drop the aborted producers' batches
+// up to their ABORT marker.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -21,6 +27,7 @@
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
+#include "record/batch_header.h"
 #include "protocol/messages.h"
 
 namespace spool::broker {
@@ -28,6 +35,22 @@ namespace spool::broker {
 using protocol::ErrorCode;
 
 namespace {
+
+constexpr int8_t kReadCommitted = 1;
+
+// The offset after the last whole batch in `records` (batches back to back),
+// or nullopt when there is none.
+std::optional<int64_t> end_of_records(const Bytes& records) {
+  std::optional<int64_t> end;
+  size_t pos = 0;
+  while (pos + record::kHeaderSize <= records.size()) {
+    auto h = record::read_header(ByteSpan(records.data() + pos, records.size() - pos));
+    if (!h || pos + h->total_size() > records.size()) break;
+    end = h->last_offset() + 1;
+    pos += h->total_size();
+  }
+  return end;
+}
 
 struct FetchOp : std::enable_shared_from_this<FetchOp> {
   BrokerContext& b;
@@ -60,21 +83,27 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
         continue;
       }
       const int64_t hw = partition->high_watermark();
+      const int64_t lso = partition->last_stable_offset();
+      // read_committed consumers see only what no open transaction may still abort.
+      const int64_t bound = read_committed() ? lso : hw;
       pr.high_watermark = hw;
-      pr.last_stable_offset = hw;
+      pr.last_stable_offset = lso;
       pr.log_start_offset = partition->log_start_offset();
-      pr.aborted_transactions.emplace();  // none: no transactions yet (issue 6)
+      pr.aborted_transactions.emplace();
       int64_t budget = std::min<int64_t>(fp.max_bytes, max_bytes - static_cast<int64_t>(total_bytes));
       if (fp.max_bytes < 0) {
         pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidFetchSize);  // not retried by clients
         any_error = true;
         continue;
       }
-      if (fp.fetch_offset == hw || (budget <= 0 && total_bytes > 0)) {
+      // At/after the bound but inside the log (read_committed between LSO and
+      // HW): nothing to return yet, as Kafka answers.
+      if ((fp.fetch_offset >= bound && fp.fetch_offset <= partition->log_end_offset()) ||
+          (budget <= 0 && total_bytes > 0)) {
         pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
         continue;
       }
-      auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), hw,
+      auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), bound,
                                         /*min_one=*/total_bytes == 0);
       if (!read) {
         int16_t c = read.status().kafka_code();
@@ -85,11 +114,22 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       }
       pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
       pr.log_start_offset = read->log_start_offset;
+      if (read_committed()) {
+        if (auto upper = end_of_records(read->records)) {
+          for (const auto& t : partition->log().collect_aborted_txns(fp.fetch_offset, *upper)) {
+            auto& a = pr.aborted_transactions->emplace_back();
+            a.producer_id = t.producer_id;
+            a.first_offset = t.first_offset;
+          }
+        }
+      }
       total_bytes += read->records.size();
       pr.records = std::move(read->records);
     }
     return results;
   }
+
+  bool read_committed() const { return req.isolation_level == kReadCommitted; }
 
   bool enough(size_t total_bytes, bool any_error) const {
     // Nothing to read (e.g. a full fetch of no partitions) is answered at once, as Kafka does.
@@ -108,7 +148,8 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       if (!partition) return true;  // deleted meanwhile: report the error now
       if (fp.fetch_offset < partition->log_start_offset() || fp.fetch_offset > partition->log_end_offset())
         return true;  // out of range: report now
-      if (partition->high_watermark() > fp.fetch_offset) moved = true;
+      const int64_t bound = read_committed() ? partition->last_stable_offset() : partition->high_watermark();
+      if (bound > fp.fetch_offset) moved = true;
     }
     if (!moved) return false;
     if (req.min_bytes <= 1) return true;

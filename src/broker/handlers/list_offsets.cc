@@ -1,7 +1,8 @@
 // ListOffsets v1-5: earliest (-2) is the log start offset, latest (-1) the
-// high watermark (also for read_committed until transactions exist: no open
-// transaction means LSO == HW), any other timestamp the first offset whose
-// batch timestamp is >= it, or -1/-1 when there is none.
+// high watermark (read_uncommitted) or the last stable offset
+// (read_committed, isolation_level 1), any other timestamp the first offset
+// whose batch timestamp is >= it and below that same bound, or -1/-1 when
+// there is none (Kafka's fetchOffsetForTimestamp).
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
@@ -13,6 +14,7 @@ using protocol::ErrorCode;
 namespace {
 constexpr int64_t kLatest = -1;
 constexpr int64_t kEarliest = -2;
+constexpr int8_t kReadCommitted = 1;
 }  // namespace
 
 void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
@@ -35,15 +37,17 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
       }
       pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
       pr.leader_epoch = partition->leader_epoch();
+      const int64_t fetchable =
+          req.isolation_level == kReadCommitted ? partition->last_stable_offset() : partition->high_watermark();
       if (p.timestamp == kEarliest) {
         pr.offset = partition->log_start_offset();
       } else if (p.timestamp == kLatest) {
-        pr.offset = partition->high_watermark();
+        pr.offset = fetchable;
       } else if (p.timestamp < 0) {
         pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
       } else if (auto found = partition->log().offset_for_timestamp(p.timestamp)) {
-        // Only offsets a consumer may read (below the high watermark) count.
-        if (found->first < partition->high_watermark()) {
+        // Only offsets a consumer of that isolation level may read count.
+        if (found->first < fetchable) {
           pr.offset = found->first;
           pr.timestamp = found->second;
         }

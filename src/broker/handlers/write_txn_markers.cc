@@ -1,0 +1,17 @@
+// WriteTxnMarkers (key 27, v0-1): the transaction coordinator's request to a
+// partition leader. On one node the coordinator calls write_txn_markers
+// in-process; this handler serves the same body over the wire (cluster mode,
+// tools and tests). The answer comes once every marker is durable or failed.
+#include "broker/handlers/handlers.h"
+#include "broker/txn_markers.h"
+#include "protocol/messages.h"
+
+namespace spool::broker {
+
+void handle_write_txn_markers(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::WriteTxnMarkersRequest req;
+  if (!decode_or_close(ctx, body, req, "WriteTxnMarkers")) return;
+  write_txn_markers(b, req, [ctx](protocol::WriteTxnMarkersResponse resp) { ctx.respond(resp); });
+}
+
+}  // namespace spool::broker

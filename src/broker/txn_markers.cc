@@ -1,0 +1,116 @@
+// WriteTxnMarkers body (see broker/txn_markers.h). Each partition's marker
+// is appended at once; the answer for it waits until the marker is durable
+// (Kafka answers WriteTxnMarkers after the append is replicated: acks=all),
+// so the coordinator only completes a transaction whose markers survive a
+// crash. The shared tally answers `done` when the last partition settled.
+#include "broker/txn_markers.h"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <mutex>
+
+#include "broker/group_service.h"
+#include "broker/partition.h"
+#include "broker/replica_manager.h"
+#include "broker/topic_name.h"
+#include "protocol/error_code.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+struct Tally {
+  std::mutex mu;
+  protocol::WriteTxnMarkersResponse resp;
+  size_t pending = 1;  // one for the issuing loop, released at its end
+  std::function<void(protocol::WriteTxnMarkersResponse)> done;
+
+  void set(size_t m, size_t t, size_t p, int16_t code) {
+    std::lock_guard lk(mu);
+    resp.markers[m].topics[t].partitions[p].error_code = code;
+  }
+  void add() {
+    std::lock_guard lk(mu);
+    ++pending;
+  }
+  void release() {
+    std::function<void(protocol::WriteTxnMarkersResponse)> fire;
+    protocol::WriteTxnMarkersResponse out;
+    {
+      std::lock_guard lk(mu);
+      if (--pending != 0) return;
+      fire = std::move(done);
+      out = std::move(resp);
+    }
+    if (fire) fire(std::move(out));
+  }
+};
+
+int16_t code_of(const Status& s, int16_t fallback) {
+  int16_t c = s.kafka_code();
+  return c > 0 ? c : fallback;
+}
+
+}  // namespace
+
+void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest& req,
+                       std::function<void(protocol::WriteTxnMarkersResponse)> done) {
+  auto tally = std::make_shared<Tally>();
+  tally->done = std::move(done);
+  // Shape the whole response first so callbacks only fill in codes.
+  for (const auto& m : req.markers) {
+    auto& mr = tally->resp.markers.emplace_back();
+    mr.producer_id = m.producer_id;
+    for (const auto& t : m.topics) {
+      auto& tr = mr.topics.emplace_back();
+      tr.name = t.name;
+      for (int32_t p : t.partition_indexes) {
+        auto& pr = tr.partitions.emplace_back();
+        pr.partition_index = p;
+        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+      }
+    }
+  }
+  for (size_t mi = 0; mi < req.markers.size(); ++mi) {
+    const auto& m = req.markers[mi];
+    for (size_t ti = 0; ti < m.topics.size(); ++ti) {
+      const auto& t = m.topics[ti];
+      for (size_t pi = 0; pi < t.partition_indexes.size(); ++pi) {
+        const int32_t index = t.partition_indexes[pi];
+        auto partition = b.replicas.partition(t.name, index);
+        if (!partition) {
+          tally->set(mi, ti, pi, static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition));
+          continue;
+        }
+        auto r = partition->append_txn_marker(m.producer_id, m.producer_epoch, m.transaction_result,
+                                              m.coordinator_epoch);
+        if (!r) {
+          spdlog::warn("WriteTxnMarkers {}-{} producer {}: {}", t.name, index, m.producer_id, r.status().message());
+          tally->set(mi, ti, pi, code_of(r.status(), static_cast<int16_t>(ErrorCode::kKafkaStorageError)));
+          continue;
+        }
+        tally->add();
+        const bool offsets_topic = t.name == kConsumerOffsetsTopic;
+        GroupService* groups = b.groups;
+        partition->await_durable(
+            r->last_offset, [tally, mi, ti, pi, offsets_topic, groups, index, pid = m.producer_id,
+                             commit = m.transaction_result](Status s) {
+              if (!s) {
+                tally->set(mi, ti, pi, code_of(s, static_cast<int16_t>(ErrorCode::kKafkaStorageError)));
+              } else if (offsets_topic && groups) {
+                // Pending transactional offset commits of this producer on
+                // that partition become visible (or are dropped).
+                groups->coordinator().complete_txn_offsets(index, pid, commit);
+              }
+              tally->release();
+            });
+      }
+    }
+  }
+  tally->release();
+}
+
+}  // namespace spool::broker
