@@ -7,13 +7,6 @@
 
 namespace spool::broker {
 
-// Until broker/txn_markers.cc (the WriteTxnMarkers body) is in the tree, the
-// reference is weak so the broker still links; without it every marker
-// answers COORDINATOR_NOT_AVAILABLE and the coordinator keeps retrying.
-// TODO(txncoord): make this a plain reference once txn_markers.cc landed.
-void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest& req,
-                       std::function<void(protocol::WriteTxnMarkersResponse)> done) __attribute__((weak));
-
 using protocol::ErrorCode;
 
 void BrokerTxnMarkerSender::send(coordinator::TxnMarker marker,
@@ -33,12 +26,6 @@ void BrokerTxnMarkerSender::send(coordinator::TxnMarker marker,
     m.topics.push_back(std::move(t));
   }
   req.markers.push_back(std::move(m));
-  if (&write_txn_markers == nullptr) {
-    coordinator::TxnMarkerResult result;
-    for (const auto& tp : marker.partitions) result.emplace_back(tp, ErrorCode::kCoordinatorNotAvailable);
-    done(std::move(result));
-    return;
-  }
   write_txn_markers(ctx_, req, [done = std::move(done)](protocol::WriteTxnMarkersResponse resp) {
     coordinator::TxnMarkerResult result;
     for (const auto& mr : resp.markers) {
