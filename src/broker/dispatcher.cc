@@ -52,6 +52,7 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 24: return handle_add_partitions_to_txn(ctx_, ctx, r);
     case 25: return handle_add_offsets_to_txn(ctx_, ctx, r);
     case 26: return handle_end_txn(ctx_, ctx, r);
+    case 27: return handle_write_txn_markers(ctx_, ctx, r);
     case 28: return handle_txn_offset_commit(ctx_, ctx, r);
     case 32: return handle_describe_configs(ctx_, ctx, r);
     case 33: return handle_alter_configs(ctx_, ctx, r);
@@ -61,6 +62,7 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Respo
     case 44: return handle_incremental_alter_configs(ctx_, ctx, r);
     case 47: return handle_offset_delete(ctx_, ctx, r);
     case 60: return handle_describe_cluster(ctx_, ctx, r);
+    case 61: return handle_describe_producers(ctx_, ctx, r);
     case 65: return handle_describe_transactions(ctx_, ctx, r);
     case 66: return handle_list_transactions(ctx_, ctx, r);
     default:

@@ -47,6 +47,7 @@ constexpr ApiRange kServed[] = {
     serve<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 0, 2>("AddPartitionsToTxn"),
     serve<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 0, 2>("AddOffsetsToTxn"),
     serve<EndTxnRequest, EndTxnResponse, 0, 2>("EndTxn"),
+    serve<WriteTxnMarkersRequest, WriteTxnMarkersResponse, 0, 1>("WriteTxnMarkers"),
     serve<TxnOffsetCommitRequest, TxnOffsetCommitResponse, 0, 3>("TxnOffsetCommit"),
     serve<DescribeConfigsRequest, DescribeConfigsResponse, 1, 2>("DescribeConfigs"),
     serve<AlterConfigsRequest, AlterConfigsResponse, 0, 1>("AlterConfigs"),
@@ -56,6 +57,7 @@ constexpr ApiRange kServed[] = {
     serve<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 0, 0>("IncrementalAlterConfigs"),
     serve<OffsetDeleteRequest, OffsetDeleteResponse, 0, 0>("OffsetDelete"),
     serve<DescribeClusterRequest, DescribeClusterResponse, 0, 0>("DescribeCluster"),
+    serve<DescribeProducersRequest, DescribeProducersResponse, 0, 0>("DescribeProducers"),
     serve<DescribeTransactionsRequest, DescribeTransactionsResponse, 0, 0>("DescribeTransactions"),
     serve<ListTransactionsRequest, ListTransactionsResponse, 0, 0>("ListTransactions"),
 };

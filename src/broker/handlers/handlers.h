@@ -45,6 +45,8 @@ void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
 void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_write_txn_markers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // Decodes `req` from body, or closes the connection with a log line naming
 // the API and returns false. Trailing bytes after the body are refused too.
