@@ -133,6 +133,8 @@ def test_kill9_during_end_txn(broker_factory, topic):
     p.flush(WAIT_S)
 
     counts = collections.Counter(outcome.values())
+    print(f"outcomes {dict(counts)}; kills during commit/abort at txns "
+          f"{[k for k, _ in kills]}; client errors {events}")
     assert counts["committed"] >= 5, f"too few committed transactions: {counts}, events {events}"
     in_end = [k for k, _ in kills if k is not None]
     assert in_end, "no kill landed while a commit/abort was in flight: test did no work"
