@@ -18,7 +18,8 @@ import group_wire as g
 import kafka_wire as w
 
 OFFSETS_PARTITIONS = 3
-OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS)}
+OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
+             "num.partitions": "2"}
 RETRY_S = 30
 UNSTABLE_OFFSET_COMMIT = 88
 INVALID_GROUP_ID = 24
