@@ -119,6 +119,11 @@ def test_kill9_during_end_txn(broker_factory, topic):
         try:
             p.begin_transaction()
             produce(p, topic, [(i, payload(f"t{t}", i)) for i in range(NPARTS)])
+            if not commit:
+                # Abort only once the records are on the broker: an abort
+                # racing librdkafka's first AddPartitionsToTxn can fail with
+                # INVALID_TXN_STATE on any broker (librdkafka issue #4849).
+                p.flush(WAIT_S)
             outcome[t] = end_txn(commit)
         except KafkaException as e:
             # Fatal (e.g. fenced after an epoch bump): start over;
