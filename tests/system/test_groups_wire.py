@@ -80,9 +80,10 @@ def test_find_coordinator_v0_and_v2(broker, request):
     assert v0["node_id"] >= 0
     v2 = g.parse_find_coordinator(roundtrip(broker.port, g.find_coordinator(12, grp, 2, key_type=0)), 2)
     assert v2["error"] == g.NONE and (v2["node_id"], v2["host"], v2["port"]) == (v0["node_id"], v0["host"], v0["port"])
-    # Transactions come with issue 6; unknown key types are a bad request.
+    # Key type 1 is the transaction coordinator, on this same node; unknown
+    # key types are a bad request.
     txn = g.parse_find_coordinator(roundtrip(broker.port, g.find_coordinator(13, "tx", 2, key_type=1)), 2)
-    assert txn["error"] == g.COORDINATOR_NOT_AVAILABLE and txn["node_id"] == -1, txn
+    assert txn["error"] == g.NONE and (txn["node_id"], txn["host"], txn["port"]) == (v0["node_id"], v0["host"], v0["port"]), txn
     bad = g.parse_find_coordinator(roundtrip(broker.port, g.find_coordinator(14, grp, 1, key_type=7)), 1)
     assert bad["error"] == g.INVALID_REQUEST and (bad["node_id"], bad["host"], bad["port"]) == (-1, "", -1), bad
 
