@@ -1,5 +1,5 @@
 """Exactly-once consume-transform-produce with confluent-kafka-python
-(librdkafka 2.0.x) across crashes of the processing client.
+(librdkafka 2.0.x) across crashes of the processing client and of the broker.
 
 A processor (a child process running this file) reads an input topic in a
 consumer group (read_committed), and per batch: begins a transaction,
@@ -12,8 +12,10 @@ with the last committed transaction. A last processor finishes the input.
 
 Checked: a read_committed reader of the output sees every input exactly once
 (no loss, no duplicate), in input order per partition, and the group's
-committed offsets are the input's end offsets. Waits have deadlines; nothing
-asserts on durations.
+committed offsets are the input's end offsets. A second test kills the
+broker (kill -9, restart on the same data) twice between a batch's produce and
+its commit, replacing a processor whenever the client gives up, with the same
+exactly-once check. Waits have deadlines; nothing asserts on durations.
 """
 
 import collections
@@ -169,6 +171,69 @@ def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
         seq = [parse(v[len(b"out:"):])[1] for pp, _, v in out if pp == part]
         assert seq == sorted(seq), f"output partition {part} out of input order"
         assert all(n % NPARTS == part for n in seq), "output on the wrong partition"
+
+
+def test_exactly_once_across_broker_crashes(broker_factory):
+    """The broker is SIGKILLed twice while a processor is between producing a
+    batch and committing it, and restarted on the same port and data. The
+    processor either rides through (librdkafka retries) or fails and is
+    replaced by a successor with the same transactional.id; either way the
+    read_committed output must hold every input exactly once."""
+    b = broker_factory(BROKER_OVERRIDES)
+    bootstrap = f"127.0.0.1:{b.port}"
+    src, dst = f"eosb-{uuid.uuid4().hex[:8]}-in", f"eosb-{uuid.uuid4().hex[:8]}-out"
+    create_topic(bootstrap, src, NPARTS)
+    create_topic(bootstrap, dst, NPARTS)
+    p = plain_producer(bootstrap)
+    errs = produce(p, src, [(i % NPARTS, payload("in", i)) for i in range(N_INPUT)])
+    assert p.flush(WAIT_S) == 0 and not errs, errs
+    ends = {i: N_INPUT // NPARTS for i in range(NPARTS)}
+    spec = {"bootstrap": bootstrap, "group": f"eosb-{uuid.uuid4().hex[:8]}", "src": src,
+            "dst": dst, "txn_id": f"eosb-proc-{uuid.uuid4().hex[:8]}", "batch": BATCH,
+            "pause_s": 0.05}
+    procs = []
+
+    def live():
+        # A processor that failed (exit 3 on a fatal client error) is replaced.
+        if not procs or procs[-1].proc.poll() is not None:
+            procs.append(Processor(dict(spec, name=f"proc{len(procs)}")))
+        return procs[-1]
+
+    def committed_total():
+        return sum(pr.count("committed") for pr in procs)
+
+    broker_kills = 0
+    try:
+        for _ in range(KILLS):
+            base = committed_total()
+            wait_until(lambda: live() and committed_total() >= base + 2,
+                       what="two more committed transactions", state=lambda: live().output())
+            cur = live()
+            n_prod = cur.count("produced")
+            wait_until(lambda: cur.proc.poll() is not None or cur.count("produced") > n_prod,
+                       what="a produced batch", state=cur.output)
+            b.kill9()
+            broker_kills += 1
+            b.start()
+        wait_until(lambda: live() and _committed(bootstrap, spec["group"], src) == ends,
+                   timeout=180, what="group offsets at the input's end",
+                   state=lambda: (_committed(bootstrap, spec["group"], src), live().output()))
+        procs[-1].terminate()
+    finally:
+        for pr in procs:
+            pr.kill9()
+
+    assert broker_kills == KILLS
+    print(f"processors used: {len(procs)}; transactions committed: {committed_total()}")
+    write_sentinels(bootstrap, dst, NPARTS)
+    out = read_until_sentinels(bootstrap, dst, NPARTS, "read_committed", timeout=WAIT_S)
+    counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
+    missing = sorted(set(range(N_INPUT)) - set(counts))
+    dups = sorted(n for n, c in counts.items() if c > 1)
+    assert not missing and not dups, \
+        f"not exactly once across broker crashes: {len(missing)} lost (e.g. {missing[:10]}), " \
+        f"{len(dups)} duplicated (e.g. {dups[:10]})"
+    assert len(out) == N_INPUT
 
 
 # --------------------------------------------------------------------------
