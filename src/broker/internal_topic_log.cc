@@ -7,7 +7,9 @@
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
 #include "record/batch_header.h"
+#include "record/control_record.h"
 #include "record/record.h"
+#include "storage/producer_state.h"
 
 namespace spool::broker {
 
@@ -49,7 +51,21 @@ Result<bool> InternalTopicLog::ensure_created() {
 }
 
 void InternalTopicLog::append(int32_t partition, std::vector<coordinator::LogRecord> records,
-                              std::function<void(Status)> done) {
+                          std::function<void(Status)> done) {
+  append_batch(partition, nullptr, std::move(records), std::move(done));
+}
+
+void InternalTopicLog::append_transactional(int32_t partition, const coordinator::TxnProducer& producer,
+                                        std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) {
+  if (producer.producer_id < 0 || producer.producer_epoch < 0) {
+    done(kafka_error(ErrorCode::kInvalidProducerIdMapping, "a transactional append needs a producer id and epoch"));
+    return;
+  }
+  append_batch(partition, &producer, std::move(records), std::move(done));
+}
+
+void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnProducer* producer,
+                                std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) {
   if (records.empty()) {
     done(Status::ok());
     return;
@@ -70,12 +86,25 @@ void InternalTopicLog::append(int32_t partition, std::vector<coordinator::LogRec
     br.timestamp = ts;
     build.push_back(std::move(br));
   }
-  auto batch = record::build_batch(record::BatchOptions{}, build);
+  const int32_t max_bytes = part->max_message_bytes() >= 0 ? part->max_message_bytes() : settings_.message_max_bytes;
+  std::unique_lock<std::mutex> txn_lock;
+  record::BatchOptions options;
+  if (producer) {
+    txn_lock = std::unique_lock(txn_append_mu_);
+    options.producer_id = producer->producer_id;
+    options.producer_epoch = producer->producer_epoch;
+    options.transactional = true;
+    options.base_sequence = 0;
+    auto entry = part->log().producer_entry(producer->producer_id);
+    if (entry && entry->epoch == producer->producer_epoch && entry->last_seq() >= 0) {
+      options.base_sequence = storage::last_sequence_of(entry->last_seq(), 1);
+    }
+  }
+  auto batch = record::build_batch(options, build);
   if (!batch) {
     done(batch.status());
     return;
   }
-  const int32_t max_bytes = part->max_message_bytes() >= 0 ? part->max_message_bytes() : settings_.message_max_bytes;
   if (batch->size() > static_cast<size_t>(max_bytes)) {
     done(kafka_error(ErrorCode::kRecordListTooLarge, "coordinator batch of " + std::to_string(batch->size()) +
                                                          " bytes exceeds max.message.bytes " +
@@ -83,6 +112,7 @@ void InternalTopicLog::append(int32_t partition, std::vector<coordinator::LogRec
     return;
   }
   auto appended = part->append(std::span<uint8_t>(batch->data(), batch->size()), static_cast<int32_t>(build.size()));
+  if (txn_lock.owns_lock()) txn_lock.unlock();  // `done` may run inline below
   if (!appended) {
     Status s = appended.status();
     spdlog::error("append to {}-{} failed: {}", topic_, partition, s.message());
@@ -94,9 +124,16 @@ void InternalTopicLog::append(int32_t partition, std::vector<coordinator::LogRec
 }
 
 Status InternalTopicLog::read_all(int32_t partition, const std::function<void(const coordinator::LogRecord&)>& visit) {
+  return replay(partition, [&visit](const coordinator::ReplayEntry& e) {
+    if (e.kind == coordinator::ReplayEntry::Kind::kRecord) visit(e.record);
+  });
+}
+
+Status InternalTopicLog::replay(int32_t partition, const std::function<void(const coordinator::ReplayEntry&)>& visit) {
   auto part = replicas_.partition(topic_, partition);
-  const std::string where = topic_ + "-" + std::to_string(partition);
-  if (!part) return kafka_error(ErrorCode::kCoordinatorNotAvailable, where + " is not hosted here");
+  if (!part)
+    return kafka_error(ErrorCode::kCoordinatorNotAvailable,
+                       topic_ + "-" + std::to_string(partition) + " is not hosted here");
   storage::Log& log = part->log();
   int64_t next = log.log_start_offset();
   const int64_t end = log.log_end_offset();
@@ -104,7 +141,7 @@ Status InternalTopicLog::read_all(int32_t partition, const std::function<void(co
   while (next < end) {
     auto read = log.read(next, kReplayReadBytes, end, /*min_one=*/true);
     if (!read) {
-      // Retention or DeleteRecords may move the start past us; go on from it.
+      // Retention or DeleteRecords may move the start past us; continue from it.
       if (read.status().kafka_code() == static_cast<int16_t>(ErrorCode::kOffsetOutOfRange) &&
           log.log_start_offset() > next) {
         next = log.log_start_offset();
@@ -113,37 +150,51 @@ Status InternalTopicLog::read_all(int32_t partition, const std::function<void(co
       return read.status();
     }
     ByteSpan bytes(read->records.data(), read->records.size());
-    if (bytes.empty()) break;  // nothing left below `end` (compacted away)
+    if (bytes.empty()) break;  // nothing below `end` any more (e.g. compacted away)
     const int64_t before = next;
     size_t pos = 0;
     while (pos + record::kHeaderSize <= bytes.size()) {
       auto header = record::validate_batch(bytes.subspan(pos));
       if (!header) {
-        if (pos > 0) break;  // a torn tail of this read: the next read starts there
-        return Status::error(where + " at offset " + std::to_string(next) + ": " + header.status().message(),
+        if (pos > 0) break;  // a torn tail of this read: the next read starts at it
+        return Status::error(topic_ + "-" + std::to_string(partition) + " at offset " +
+                                 std::to_string(next) + ": " + header.status().message(),
                              header.status().kafka_code());
       }
       ByteSpan batch = bytes.subspan(pos, header->total_size());
       pos += header->total_size();
       if (header->last_offset() < next) continue;
-      if (!header->is_control()) {
-        auto recs = record::decode_records(*header, batch, scratch);
-        if (!recs) return recs.status();
-        for (const auto& r : *recs) {
-          if (header->base_offset + r.offset_delta < next) continue;
-          if (!r.key) {
-            spdlog::warn("{}: record at offset {} has no key; skipped", where, header->base_offset + r.offset_delta);
-            continue;
-          }
-          coordinator::LogRecord lr;
-          lr.key.assign(r.key->begin(), r.key->end());
-          if (r.value) lr.value = Bytes(r.value->begin(), r.value->end());
-          visit(lr);
+      auto recs = record::decode_records(*header, batch, scratch);
+      if (!recs) return recs.status();
+      for (const auto& r : *recs) {
+        if (header->base_offset + r.offset_delta < next) continue;
+        coordinator::ReplayEntry entry;
+        entry.producer_id = header->producer_id;
+        entry.transactional = header->is_transactional();
+        if (header->is_control()) {
+          // Only transaction markers matter here; other control types skip.
+          auto marker = record::parse_control_record(r);
+          if (!marker) continue;
+          entry.kind = marker->type == record::ControlType::kCommit ? coordinator::ReplayEntry::Kind::kCommitMarker
+                                                                     : coordinator::ReplayEntry::Kind::kAbortMarker;
+          visit(entry);
+          continue;
         }
+        if (!r.key) {
+          spdlog::warn("{}-{}: record at offset {} has no key; skipped", topic_, partition,
+                       header->base_offset + r.offset_delta);
+          continue;
+        }
+        entry.record.key.assign(r.key->begin(), r.key->end());
+        if (r.value) entry.record.value = Bytes(r.value->begin(), r.value->end());
+        visit(entry);
       }
       next = header->last_offset() + 1;
     }
-    if (next == before) return Status::error(where + ": replay made no progress at offset " + std::to_string(next));
+    if (next == before) {
+      return Status::error(topic_ + "-" + std::to_string(partition) +
+                           ": replay made no progress at offset " + std::to_string(next));
+    }
   }
   return Status::ok();
 }

@@ -1,6 +1,6 @@
-// InternalTopicLog: coordinator::OffsetsLog over any compacted internal topic
-// of this broker (used for __transaction_state; __consumer_offsets has its
-// own OffsetsTopic with the same behaviour and could be re-based on this).
+// InternalTopicLog: coordinator::OffsetsLog over a compacted internal topic
+// of this broker: __transaction_state directly, __consumer_offsets through
+// OffsetsTopic (which only names the topic and its configs).
 //
 // The topic is created on first need by ensure_created(). partition_count()
 // is fixed for the object's life (the existing topic's count, else the
@@ -8,6 +8,13 @@
 // append() writes one uncompressed batch (CreateTime = now) and answers once
 // durable; read_all() replays from log start to the end at call time, skipping
 // control batches.
+// append_transactional() builds a TRANSACTIONAL batch of the producer and
+// appends it through the partition's producer state like a client's batch:
+// the coordinator numbers that producer's batches on the partition itself
+// (sequence = the producer's last + 1 at its epoch, 0 for a new epoch), as
+// the request carries no sequence; a stale epoch fails INVALID_PRODUCER_EPOCH.
+// replay() reports records with their batch's producer and the COMMIT/ABORT
+// markers of control batches, in offset order.
 // Failure: a missing partition -> COORDINATOR_NOT_AVAILABLE, an oversized
 // batch -> RECORD_LIST_TOO_LARGE, I/O errors keep their storage code.
 // Threading: every method may be called from any thread.
@@ -32,6 +39,8 @@ class InternalTopicLog : public coordinator::OffsetsLog {
                    int32_t configured_partitions, std::map<std::string, std::string> topic_configs);
 
   const std::string& topic() const { return topic_; }
+  // The configs the topic is created with.
+  const std::map<std::string, std::string>& topic_configs() const { return configs_; }
   bool exists() const;
   // true when this call created the topic, false when it existed; an error
   // Status (with its Kafka code) when creation failed.
@@ -41,14 +50,23 @@ class InternalTopicLog : public coordinator::OffsetsLog {
   void append(int32_t partition, std::vector<coordinator::LogRecord> records,
               std::function<void(Status)> done) override;
   Status read_all(int32_t partition, const std::function<void(const coordinator::LogRecord&)>& visit) override;
+  void append_transactional(int32_t partition, const coordinator::TxnProducer& producer,
+                            std::vector<coordinator::LogRecord> records, std::function<void(Status)> done) override;
+  Status replay(int32_t partition, const std::function<void(const coordinator::ReplayEntry&)>& visit) override;
 
  private:
+  void append_batch(int32_t partition, const coordinator::TxnProducer* producer,
+                    std::vector<coordinator::LogRecord> records, std::function<void(Status)> done);
+
   const BrokerSettings& settings_;
   ReplicaManager& replicas_;
   std::string topic_;
   int32_t partitions_;
   std::map<std::string, std::string> configs_;
   std::mutex create_mu_;
+  // Serialises "read the producer's last sequence, append the next" of
+  // transactional appends.
+  std::mutex txn_append_mu_;
 };
 
 }  // namespace spool::broker
