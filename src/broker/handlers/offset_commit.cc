@@ -4,11 +4,10 @@
 // answer lists every requested partition in request order. v2-4 carry a
 // retention time (-1 = offsets.retention.minutes); v5+ have none; v7 adds
 // group.instance.id.
-#include <map>
 #include <memory>
 
 #include "broker/group_service.h"
-#include "broker/handlers/group_common.h"
+#include "broker/handlers/commit_partitions.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/messages.h"
 
@@ -22,31 +21,8 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
   const int16_t v = ctx.version();
   auto resp = std::make_shared<protocol::OffsetCommitResponse>();
   coordinator::OffsetCommitParams p;
-  // Where each coordinator answer goes (a partition may be listed twice).
-  std::multimap<coordinator::TopicPartitionKey, std::pair<size_t, size_t>> slots;
-  for (auto& t : req.topics) {
-    auto& rt = resp->topics.emplace_back();
-    rt.name = t.name;
-    for (auto& part : t.partitions) {
-      auto& rp = rt.partitions.emplace_back();
-      rp.partition_index = part.partition_index;
-      if (b.groups == nullptr) {
-        rp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
-        continue;
-      }
-      if (!b.replicas.partition(t.name, part.partition_index)) {
-        rp.error_code = error_code(ErrorCode::kUnknownTopicOrPartition);
-        continue;
-      }
-      coordinator::OffsetCommitEntry e;
-      e.tp = {t.name, part.partition_index};
-      e.offset = part.committed_offset;
-      e.leader_epoch = v >= 6 ? part.committed_leader_epoch : -1;
-      e.metadata = std::move(part.committed_metadata);
-      slots.emplace(e.tp, std::make_pair(resp->topics.size() - 1, rt.partitions.size() - 1));
-      p.offsets.push_back(std::move(e));
-    }
-  }
+  CommitSlots slots;
+  p.offsets = split_commit_partitions(b, req.topics, v >= 6, *resp, slots);
   if (p.offsets.empty()) {
     ctx.respond(*resp);
     return;
@@ -58,11 +34,7 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
   p.retention_time_ms = v <= 4 ? req.retention_time_ms : -1;
   b.groups->coordinator().commit_offsets(
       std::move(p), [ctx, resp, slots = std::move(slots)](coordinator::PartitionErrors errors) {
-        for (const auto& [tp, err] : errors) {
-          auto [lo, hi] = slots.equal_range(tp);
-          for (auto it = lo; it != hi; ++it)
-            resp->topics[it->second.first].partitions[it->second.second].error_code = error_code(err);
-        }
+        fill_commit_errors(*resp, slots, errors);
         ctx.respond(*resp);
       });
 }
