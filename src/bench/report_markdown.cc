@@ -1,0 +1,187 @@
+// render_markdown (declared in report.h): the human-readable report.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bench/number_format.h"
+#include "bench/report.h"
+
+namespace spool::bench {
+namespace {
+
+struct Family {
+  const char* prefix;
+  const char* title;
+};
+constexpr Family kFamilies[] = {
+    {"produce", "Produce throughput"},   {"consume", "Consume throughput"},
+    {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
+    {"restart", "Restart after kill -9"}, {"machine", "Machine limits"},
+};
+constexpr const char* kKnownTargets[] = {"spool", "peer", "machine"};
+
+// Table cells may not hold '|' or line breaks.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string family_of(const std::string& workload) {
+  for (const auto& f : kFamilies)
+    if (workload.rfind(std::string(f.prefix) + "/", 0) == 0) return f.prefix;
+  return "";
+}
+
+template <typename T>
+void add_unique(std::vector<T>& v, const T& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// "median (min - max)" when there are several runs.
+std::string figure(const Measurement& m) {
+  if (m.runs.empty()) return "no runs";
+  std::string s = format_value(m.metric, m.median());
+  if (m.runs.size() > 1) {
+    auto [lo, hi] = std::minmax_element(m.runs.begin(), m.runs.end());
+    s += fmt::format(" ({} – {})", format_value(m.metric, *lo), format_value(m.metric, *hi));
+  }
+  return s;
+}
+
+void family_table(std::string& out, const Report& r, const std::string& prefix, const std::string& title) {
+  std::vector<const Measurement*> ms;
+  for (const auto& m : r.measurements)
+    if (family_of(m.workload) == prefix) ms.push_back(&m);
+  if (ms.empty()) return;
+  std::vector<std::string> targets;
+  for (const char* t : kKnownTargets)
+    for (const auto* m : ms)
+      if (m->target == t) add_unique(targets, std::string(t));
+  for (const auto* m : ms) add_unique(targets, m->target);
+  bool ratio = std::find(targets.begin(), targets.end(), "spool") != targets.end() &&
+               std::find(targets.begin(), targets.end(), "peer") != targets.end();
+
+  out += fmt::format("### {}\n\n| Workload | Metric |", title);
+  for (const auto& t : targets) out += fmt::format(" {} |", cell(t));
+  if (ratio) out += " Spool/peer |";
+  out += "\n|---|---|";
+  for (size_t i = 0; i < targets.size(); ++i) out += "---:|";
+  if (ratio) out += "---:|";
+  out += "\n";
+
+  std::vector<std::pair<std::string, std::string>> rows;  // (workload, metric), first-seen order
+  for (const auto* m : ms) add_unique(rows, {m->workload, m->metric});
+  for (const auto& [w, metric] : rows) {
+    out += fmt::format("| {} | {} |", cell(w), cell(metric_unit(metric) == metric ? metric
+                                                                                 : metric + " (" + metric_unit(metric) + ")"));
+    for (const auto& t : targets) {
+      const Measurement* m = r.find(w, t, metric);
+      out += fmt::format(" {} |", m ? cell(figure(*m)) : "–");
+    }
+    if (ratio) {
+      const Measurement* s = r.find(w, "spool", metric);
+      const Measurement* p = r.find(w, "peer", metric);
+      bool ok = s && p && !s->runs.empty() && !p->runs.empty() && p->median() > 0;
+      out += fmt::format(" {} |", ok ? format_ratio(s->median() / p->median()) : "–");
+    }
+    out += "\n";
+  }
+  out += "\n";
+}
+
+void machine_fractions(std::string& out, const Report& r) {
+  struct Limit {
+    const char* workload;
+    const char* why;
+  };
+  const Limit fsync{"machine/disk-write-fdatasync", "durable produce is bounded by synced disk writes"};
+  const Limit loop{"machine/loopback", "every byte crosses the loopback socket"};
+  std::vector<std::string> lines;
+  for (const auto& m : r.measurements) {
+    if (m.target != "spool" || m.metric != "MB_per_s" || m.runs.empty()) continue;
+    std::vector<const Limit*> limits;
+    if (m.workload.rfind("produce/", 0) == 0 && m.workload.find("/acks=all/") != std::string::npos)
+      limits = {&fsync};
+    else if (m.workload.rfind("produce/", 0) == 0)
+      limits = {&loop};
+    else if (m.workload.rfind("consume/", 0) == 0)
+      limits = {&loop};
+    for (const Limit* l : limits) {
+      const Measurement* lim = r.find(l->workload, "machine", "MB_per_s");
+      std::string limit_text = "not measured", frac = "–";
+      if (lim && !lim->runs.empty()) {
+        limit_text = format_plain(lim->median());
+        if (lim->median() > 0) frac = fmt::format("{:.1f}%", 100.0 * m.median() / lim->median());
+      }
+      lines.push_back(fmt::format("| {} | {} | {} | {} | {} | {} |\n", cell(m.workload), format_plain(m.median()),
+                                  l->workload, limit_text, frac, l->why));
+    }
+  }
+  if (lines.empty()) return;
+  out += "## Spool's fraction of the machine limits\n\n";
+  out += "| Spool workload | Spool MB/s | Machine limit | Limit MB/s | Fraction | Why this limit |\n";
+  out += "|---|---:|---|---:|---:|---|\n";
+  for (const auto& l : lines) out += l;
+  out += "\n";
+}
+
+const char* verdict(const TargetCheck& c) {
+  if (!c.measured_ok) return "not measured";
+  return c.met ? "met" : "**NOT met**";
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r, const std::vector<TargetCheck>& checks,
+                            const std::vector<PlotLink>& plots) {
+  std::string out;
+  out += fmt::format("# Spool benchmark report — {}\n\n", r.started_at.empty() ? "unknown time" : r.started_at);
+  out += fmt::format("- Started: {}\n", r.started_at.empty() ? "unknown" : r.started_at);
+  out += fmt::format("- Host: {}\n", r.host.empty() ? "unknown" : r.host);
+  out += fmt::format("- Spool version: {}\n", r.spool_version.empty() ? "unknown" : r.spool_version);
+  out += fmt::format("- Peer: {}\n", r.peer.empty() ? "none" : r.peer);
+  out += fmt::format("- Repetitions: {} (figures are medians of the runs; min – max in parentheses)\n\n",
+                     r.repetitions);
+
+  out += "## Targets\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n";
+  for (const auto& c : checks)
+    out += fmt::format("| {} | {} | {} | {} |\n", cell(c.name), cell(c.goal), cell(c.measured), verdict(c));
+  out += "\n## Workloads\n\n";
+  for (const auto& f : kFamilies) family_table(out, r, f.prefix, f.title);
+  family_table(out, r, "", "Other workloads");
+  machine_fractions(out, r);
+
+  if (!plots.empty()) {
+    out += "## Plots\n\n";
+    for (const auto& p : plots) out += fmt::format("![{}]({})\n\n", cell(p.title), p.file);
+  }
+  if (!r.profiles.empty()) {
+    out += "## Where the time goes\n\n";
+    for (const auto& p : r.profiles) out += fmt::format("### {}\n\n{}\n\n", p.workload, p.text);
+  }
+  if (!r.notes.empty()) {
+    out += "## Notes\n\n";
+    for (const auto& n : r.notes) out += fmt::format("- {}\n", n);
+    out += "\n";
+  }
+
+  size_t met = 0, missed = 0, unmeasured = 0;
+  for (const auto& c : checks) (c.measured_ok ? (c.met ? met : missed) : unmeasured)++;
+  out += fmt::format("## Closing note\n\n{} of {} targets met, {} not met, {} not measured.\n", met, checks.size(),
+                     missed, unmeasured);
+  for (const auto& c : checks)
+    if (c.measured_ok && !c.met) out += fmt::format("- NOT met: {} — {} (goal {})\n", c.name, c.measured, c.goal);
+  for (const auto& c : checks)
+    if (!c.measured_ok) out += fmt::format("- Not measured: {} — {}\n", c.name, c.measured);
+  return out;
+}
+
+}  // namespace spool::bench
