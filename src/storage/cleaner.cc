@@ -161,6 +161,11 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
   const std::vector<AbortedTxn> aborted =
       groups.empty() ? std::vector<AbortedTxn>{} : collect_aborted_txns(groups.front().front()->base_offset(), INT64_MAX);
   ctx.aborted = &aborted;
+  // A group whose segments changed under the pass keeps its old records, so
+  // the checkpoint must not move past them: with tombstones at or above it,
+  // a later pass could drop a tombstone while an older value of its key
+  // survives in that group (the key would come back).
+  bool all_swapped = true;
   for (const auto& group : groups) {
     int64_t base = group.front()->base_offset();
     std::vector<int64_t> sizes;
@@ -213,6 +218,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
     if (s) s = (*out)->flush_indexes();
     if (!s) return fail(s);
     if (options.crash_point == CleanOptions::CrashPoint::kAfterCleaned) return st;
+    if (options.before_swap) options.before_swap();
     // Past its commit point a failed swap must leave the files to recovery.
     auto swapped = swap_in_cleaned(group, sizes, *out, options.crash_point);
     if (!swapped) return swapped.status();
@@ -220,14 +226,24 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
     if (*swapped) {
       st.segments_in += static_cast<int>(group.size());
       st.segments_out += 1;
+    } else {
+      // Stop here: a later group could drop a tombstone whose older values
+      // are in the group just dropped.
+      all_swapped = false;
+      break;
     }
   }
-  // A truncation during the pass moved the checkpoint back; keep that.
-  if (truncations_.load() == truncations)
+  // A truncation during the pass moved the checkpoint back; keep that. A
+  // dropped group leaves the checkpoint where it was: the next pass redoes
+  // the whole dirty section.
+  if (all_swapped && truncations_.load() == truncations)
     first_dirty_.store(std::max(end_dirty, info.first_dirty), std::memory_order_release);
-  next_delete_horizon_.store(ctx.min_delete_horizon);
+  // Tombstones of a dropped group got no horizon on disk; an earlier hint
+  // only costs an extra pass.
+  next_delete_horizon_.store(all_swapped ? ctx.min_delete_horizon
+                                         : std::min(ctx.min_delete_horizon, next_delete_horizon_.load()));
   st.cleaned = true;
-  st.end_offset = std::max(end_dirty, info.first_dirty);
+  st.end_offset = all_swapped ? std::max(end_dirty, info.first_dirty) : info.first_dirty;
   st.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("{}: cleaned offsets [{}, {}): {} segment(s) -> {}, {} -> {} bytes, {} -> {} records, {} tombstone(s) "
                "removed, {:.1f} ms",

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "storage/offset_map.h"
 
@@ -68,6 +69,9 @@ struct CleanOptions {
   // Log object unusable (the test drops it and reopens the directory).
   enum class CrashPoint { kNone, kAfterCleaned, kAfterSwapRename, kAfterOldDeleted };
   CrashPoint crash_point = CrashPoint::kNone;
+  // Test hook: runs after a group's cleaned copy is written, before it is
+  // swapped in (to change the log under a running pass).
+  std::function<void()> before_swap;
 };
 
 }  // namespace spool::storage

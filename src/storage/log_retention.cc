@@ -30,11 +30,17 @@ Result<int> Log::apply_retention(int64_t now_ms) {
     if (closed_) return 0;
     std::vector<std::shared_ptr<Segment>> segs;
     for (const auto& [b, s] : segments_) segs.push_back(s);
+    int64_t active_base = segs.back()->base_offset();
     segs.pop_back();  // never the active segment
     size_t i = 0;
     int64_t start = log_start_.load();
-    // Wholly below the log start offset (DeleteRecords).
-    while (i < segs.size() && segs[i]->next_offset() <= start) ++i;
+    // Wholly below the log start offset (DeleteRecords): Kafka's rule, the
+    // *next* segment starts at or below it. A segment's own next_offset is
+    // not enough: one the cleaner emptied has next_offset == base, and
+    // deleting it would move the log start of a compacted log (and change
+    // the segment set under a running cleaner pass).
+    auto next_base = [&](size_t k) { return k + 1 < segs.size() ? segs[k + 1]->base_offset() : active_base; };
+    while (i < segs.size() && next_base(i) <= start) ++i;
     // Time and size limits apply only with cleanup.policy delete.
     if (cfg.cleanup_policy_delete && cfg.retention_ms >= 0)
       while (i < segs.size() && now_ms - segs[i]->largest_timestamp() > cfg.retention_ms) ++i;
