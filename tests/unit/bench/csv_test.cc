@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "bench/measurement.h"
 
@@ -96,6 +97,41 @@ TEST(BenchCsv, BadInputIsAnErrorNotACrash) {
       "workload,target,metric,run,value\n#note,,,x,hi\n",
   };
   for (const char* t : bad) EXPECT_FALSE(report_from_csv(t).is_ok()) << t;
+}
+
+// Bad input never crashes: random truncations and byte flips of a valid CSV
+// either fail cleanly or parse to a report that itself round-trips.
+TEST(BenchCsv, MutatedInputParsesOrFailsCleanly) {
+  const std::string good = report_to_csv(sample());
+  std::mt19937 rng(1234);
+  const char alphabet[] = {',', '"', '\n', '\r', '#', '1', 'x', '\0', '-', '.'};
+  int parsed = 0, failed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string t = good;
+    int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !t.empty(); ++e) {
+      size_t pos = rng() % t.size();
+      switch (rng() % 3) {
+        case 0: t[pos] = alphabet[rng() % sizeof alphabet]; break;
+        case 1: t.erase(pos, 1 + rng() % 8); break;
+        default: t.resize(pos); break;
+      }
+    }
+    auto r = report_from_csv(t);
+    if (!r) {
+      ++failed;
+      EXPECT_FALSE(r.status().message().empty());
+      continue;
+    }
+    ++parsed;
+    auto again = report_from_csv(report_to_csv(*r));
+    ASSERT_TRUE(again.is_ok()) << again.status().message();
+    ASSERT_EQ(again->measurements.size(), r->measurements.size());
+    EXPECT_EQ(again->notes, r->notes);
+  }
+  // Both outcomes must actually occur, or the test exercises nothing.
+  EXPECT_GT(parsed, 0);
+  EXPECT_GT(failed, 0);
 }
 
 TEST(BenchMeasurement, Median) {
