@@ -154,7 +154,8 @@ std::string render_markdown(const Report& r, const std::vector<TargetCheck>& che
   out += "## Targets\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n";
   for (const auto& c : checks)
     out += fmt::format("| {} | {} | {} | {} |\n", cell(c.name), cell(c.goal), cell(c.measured), verdict(c));
-  out += "\n## Workloads\n\n";
+  out += "\n## Workloads\n\nSpool/peer is the ratio of the medians: above 1 is better for throughput, below 1 is "
+         "better for latency, RSS and restart time.\n\n";
   for (const auto& f : kFamilies) family_table(out, r, f.prefix, f.title);
   family_table(out, r, "", "Other workloads");
   machine_fractions(out, r);
