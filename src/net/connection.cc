@@ -6,7 +6,6 @@
 #include <limits>
 
 #include <asio/read.hpp>
-#include <asio/write.hpp>
 
 namespace spool::net {
 
@@ -39,7 +38,8 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
       socket_(std::move(socket)),
       options_(options),
       handler_(handler),
-      open_count_(open_count) {
+      open_count_(open_count),
+      sendq_(options.sendfile) {
   info_.id = id;
   info_.peer = "unknown";
 }
@@ -48,6 +48,14 @@ void Connection::start() {
   std::error_code ec;
   // Kafka answers are small and latency-bound; Nagle would hold them back.
   socket_->set_option(asio::ip::tcp::no_delay(true), ec);
+  // Answers are written with plain non-blocking syscalls (sendmsg, sendfile)
+  // by SendQueue; asio only tells when the socket is writable again.
+  socket_->native_non_blocking(true, ec);
+  if (ec) {
+    reactor_.conns.emplace(info_.id, shared_from_this());
+    close("cannot make the socket non-blocking: " + ec.message(), spdlog::level::warn);
+    return;
+  }
   auto ep = socket_->remote_endpoint(ec);
   if (!ec) info_.peer = format_endpoint(ep);
   reactor_.conns.emplace(info_.id, shared_from_this());
@@ -204,7 +212,7 @@ void Connection::dispatch(Bytes frame) {
 
 // ---------------------------------------------------------------- answering
 
-void Connection::complete_from_any_thread(uint64_t seq, SlotState state, Bytes data,
+void Connection::complete_from_any_thread(uint64_t seq, SlotState state, Response data,
                                           std::string reason) {
   if (closed()) return;
   // Always posted, even from the reactor thread: answers given synchronously
@@ -216,7 +224,7 @@ void Connection::complete_from_any_thread(uint64_t seq, SlotState state, Bytes d
   });
 }
 
-void Connection::complete(uint64_t seq, SlotState state, Bytes data, std::string reason) {
+void Connection::complete(uint64_t seq, SlotState state, Response data, std::string reason) {
   if (closed()) return;
   if (seq < head_seq_ || seq - head_seq_ >= slots_.size()) return;
   Slot& slot = slots_[seq - head_seq_];
@@ -229,61 +237,59 @@ void Connection::complete(uint64_t seq, SlotState state, Bytes data, std::string
 }
 
 void Connection::try_write() {
-  if (writing_ || closed()) return;
-  while (!slots_.empty()) {
-    Slot& slot = slots_.front();
-    if (slot.state == SlotState::kPending) break;
-    if (slot.state == SlotState::kClose || slot.state == SlotState::kAbandoned) {
-      if (!wbodies_.empty()) break;  // flush the earlier answers first
-      if (slot.state == SlotState::kAbandoned) {
-        close("request handler dropped a request without answering it", spdlog::level::err);
-      } else {
-        close("closed by request handler: " + slot.reason, spdlog::level::warn);
-      }
-      return;
-    }
-    if (slot.state == SlotState::kReady) {
-      if (slot.data.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-        close("response larger than 2 GiB", spdlog::level::err);
+  for (;;) {
+    if (writing_ || closed()) return;
+    while (!slots_.empty()) {
+      Slot& slot = slots_.front();
+      if (slot.state == SlotState::kPending) break;
+      if (slot.state == SlotState::kClose || slot.state == SlotState::kAbandoned) {
+        if (!sendq_.empty()) break;  // flush the earlier answers first
+        if (slot.state == SlotState::kAbandoned) {
+          close("request handler dropped a request without answering it", spdlog::level::err);
+        } else {
+          close("closed by request handler: " + slot.reason, spdlog::level::warn);
+        }
         return;
       }
-      wbodies_.push_back(std::move(slot.data));
-    } else {
-      ++done_seq_;  // no_response: the slot is settled, nothing to write
+      if (slot.state == SlotState::kReady) {
+        if (slot.data.size() > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+          close("response larger than 2 GiB", spdlog::level::err);
+          return;
+        }
+        sendq_.push(std::move(slot.data));
+      } else {
+        ++done_seq_;  // no_response: the slot is settled, nothing to write
+      }
+      slots_.pop_front();
+      ++head_seq_;
     }
-    slots_.pop_front();
-    ++head_seq_;
-  }
-  if (wbodies_.empty()) return;
+    if (sendq_.empty()) return;
 
-  wcount_ = wbodies_.size();
-  wprefixes_.resize(wbodies_.size());
-  wbufs_.clear();
-  wbufs_.reserve(2 * wbodies_.size());
-  for (size_t i = 0; i < wbodies_.size(); ++i) {
-    const auto size = static_cast<uint32_t>(wbodies_[i].size());
-    wprefixes_[i] = {static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
-                     static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size)};
-    wbufs_.push_back(asio::buffer(wprefixes_[i]));
-    if (!wbodies_[i].empty()) wbufs_.push_back(asio::buffer(wbodies_[i]));
+    const SendQueue::Flush f = sendq_.flush(socket_->native_handle());
+    const uint64_t written = sendq_.take_completed();
+    done_seq_ += written;
+    if (written > 0) last_activity_ = std::chrono::steady_clock::now();
+    if (f == SendQueue::Flush::kError) {
+      close(sendq_.error(), spdlog::level::debug);
+      return;
+    }
+    if (f == SendQueue::Flush::kWouldBlock) {
+      writing_ = true;
+      socket_->async_wait(asio::ip::tcp::socket::wait_write,
+                          [self = shared_from_this()](const std::error_code& ec) { self->on_writable(ec); });
+      return;
+    }
+    // Drained: a close slot may have waited behind the answers just written.
   }
-  writing_ = true;
-  asio::async_write(*socket_, wbufs_,
-                    [self = shared_from_this()](const std::error_code& ec, size_t) { self->on_write(ec); });
 }
 
-void Connection::on_write(const std::error_code& ec) {
+void Connection::on_writable(const std::error_code& ec) {
   writing_ = false;
   if (closed()) return;
   if (ec) {
     close("write failed: " + ec.message(), spdlog::level::debug);
     return;
   }
-  done_seq_ += wcount_;
-  wcount_ = 0;
-  wbodies_.clear();
-  wbufs_.clear();
-  last_activity_ = std::chrono::steady_clock::now();
   try_write();
   after_progress();
 }
@@ -330,11 +336,11 @@ namespace detail {
 
 ResponseSlot::~ResponseSlot() {
   if (!used_.load(std::memory_order_acquire)) {
-    conn_->complete_from_any_thread(seq_, SlotState::kAbandoned, Bytes(), std::string());
+    conn_->complete_from_any_thread(seq_, SlotState::kAbandoned, Response(), std::string());
   }
 }
 
-void ResponseSlot::resolve(SlotState state, Bytes data, std::string reason) {
+void ResponseSlot::resolve(SlotState state, Response data, std::string reason) {
   if (used_.exchange(true, std::memory_order_acq_rel)) {
     spdlog::warn("net: connection {}: request {} answered more than once; extra answer ignored",
                  conn_->info().id, seq_);

@@ -9,8 +9,10 @@
 //
 // Reading: small frames are cut out of a fixed read buffer (several per
 // recv); a frame larger than that buffer is read straight into its own
-// allocation. Answers are queued in per-request slots and written with one
-// gathered write per batch of consecutive ready slots.
+// allocation. Answers are queued in per-request slots; consecutive ready
+// ones move, in order, to the SendQueue, which writes them without blocking
+// (gathered memory, sendfile for file regions) and waits for writability
+// when the socket is full.
 #pragma once
 
 #include <array>
@@ -31,6 +33,8 @@
 
 #include "net/reactor.h"
 #include "net/request_handler.h"
+#include "net/response.h"
+#include "net/send_queue.h"
 #include "net/server.h"
 #include "util/bytes.h"
 
@@ -50,7 +54,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void close(std::string_view reason, spdlog::level::level_enum level);
 
   // Resolves slot seq. Any thread; a no-op once closed.
-  void complete_from_any_thread(uint64_t seq, SlotState state, Bytes data, std::string reason);
+  void complete_from_any_thread(uint64_t seq, SlotState state, Response data, std::string reason);
   bool closed() const { return closed_.load(std::memory_order_acquire); }
   asio::any_io_executor executor() const { return executor_; }
   const ConnectionInfo& info() const { return info_; }
@@ -58,7 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   struct Slot {
     SlotState state = SlotState::kPending;
-    Bytes data;
+    Response data;
     std::string reason;
   };
 
@@ -70,9 +74,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_read_large(const std::error_code& ec, size_t n);
   void on_read_error(const std::error_code& ec, bool mid_frame);
   void dispatch(Bytes frame);
-  void complete(uint64_t seq, SlotState state, Bytes data, std::string reason);
+  void complete(uint64_t seq, SlotState state, Response data, std::string reason);
   void try_write();
-  void on_write(const std::error_code& ec);
+  void on_writable(const std::error_code& ec);
   void after_progress();
   void arm_idle_timer(std::chrono::steady_clock::time_point deadline);
   void on_idle_timer(const std::error_code& ec);
@@ -102,11 +106,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint64_t head_seq_ = 0;  // first request not yet taken off for writing
   uint64_t next_seq_ = 0;  // sequence number of the next request read
   uint64_t done_seq_ = 0;  // requests fully answered (written or no_response)
-  bool writing_ = false;
-  std::vector<Bytes> wbodies_;
-  std::vector<std::array<uint8_t, 4>> wprefixes_;
-  std::vector<asio::const_buffer> wbufs_;
-  uint64_t wcount_ = 0;    // requests answered by the write in flight
+  bool writing_ = false;   // waiting for the socket to become writable
+  SendQueue sendq_;
 
   std::chrono::steady_clock::time_point last_activity_;
 };
@@ -122,7 +123,7 @@ class ResponseSlot {
   ResponseSlot& operator=(const ResponseSlot&) = delete;
 
   // First call wins; later calls log a warning and are ignored.
-  void resolve(SlotState state, Bytes data, std::string reason);
+  void resolve(SlotState state, Response data, std::string reason);
   asio::any_io_executor executor() const { return conn_->executor(); }
 
  private:

@@ -7,15 +7,19 @@
 namespace spool::net {
 
 void Responder::send(Bytes response) {
+  if (slot_) slot_->resolve(SlotState::kReady, Response(std::move(response)), std::string());
+}
+
+void Responder::send(Response response) {
   if (slot_) slot_->resolve(SlotState::kReady, std::move(response), std::string());
 }
 
 void Responder::no_response() {
-  if (slot_) slot_->resolve(SlotState::kNoResponse, Bytes(), std::string());
+  if (slot_) slot_->resolve(SlotState::kNoResponse, Response(), std::string());
 }
 
 void Responder::close(std::string_view reason) {
-  if (slot_) slot_->resolve(SlotState::kClose, Bytes(), std::string(reason));
+  if (slot_) slot_->resolve(SlotState::kClose, Response(), std::string(reason));
 }
 
 asio::any_io_executor Responder::executor() const {

@@ -15,6 +15,7 @@
 
 #include <asio/any_io_executor.hpp>
 
+#include "net/response.h"
 #include "util/bytes.h"
 
 namespace spool::net {
@@ -30,6 +31,9 @@ class Responder {
 
   // response = response header + body, without the 4-byte size prefix.
   void send(Bytes response);
+  // The same, with file regions spliced in (zero-copy Fetch answers); the
+  // regions are sent with sendfile unless ServerOptions::sendfile is off.
+  void send(Response response);
   // Occupies the slot but writes nothing (acks=0 produce).
   void no_response();
   // Closes the connection once every earlier response is written; later

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -22,10 +24,21 @@ namespace spool::net {
 
 using asio::ip::tcp;
 
+namespace {
+// SPOOL_SENDFILE=0 forces the copy path everywhere (A/B checks, and a way
+// out should some file system not support sendfile well).
+ServerOptions apply_environment(ServerOptions o) {
+  if (const char* v = std::getenv("SPOOL_SENDFILE"); v && std::string_view(v) == "0") o.sendfile = false;
+  return o;
+}
+}  // namespace
+
 class Server::Impl {
  public:
   Impl(ServerOptions options, RequestHandler& handler)
-      : options_(std::move(options)), handler_(handler) {}
+      : options_(apply_environment(std::move(options))), handler_(handler) {
+    spdlog::debug("net: zero-copy (sendfile) answers {}", options_.sendfile ? "on" : "off");
+  }
   ~Impl() { stop(); }
 
   Status start();

@@ -38,6 +38,11 @@ struct ServerOptions {
   // Back-pressure: stop reading a connection while this many of its requests
   // await their response (values < 1 act as 1).
   int max_inflight_per_connection = 32;
+  // Zero-copy Fetch: file regions of answers go out with sendfile(2). Off:
+  // they are read into memory and written (same bytes; for tests, and for
+  // transports that must see the bytes). The environment variable
+  // SPOOL_SENDFILE=0 turns it off for a whole process (Server::start).
+  bool sendfile = true;
 };
 
 class Server {

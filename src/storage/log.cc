@@ -234,8 +234,8 @@ void Log::notify_flusher() {
   f->mark_dirty(shared_from_this());
 }
 
-Result<ReadResult> Log::read(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const {
-  ReadResult out;
+Result<RegionRead> Log::read_regions(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const {
+  RegionRead out;
   out.log_start_offset = log_start_offset();
   out.log_end_offset = log_end_offset();
   if (offset < out.log_start_offset || offset > out.log_end_offset)
@@ -246,11 +246,37 @@ Result<ReadResult> Log::read(int64_t offset, int32_t max_bytes, int64_t max_offs
   int64_t bound = std::min(max_offset, out.log_end_offset);
   size_t budget = max_bytes > 0 ? static_cast<size_t>(max_bytes) : 0;
   for (const auto& seg : segments_from(offset)) {
-    if (budget == 0 && !(min_one && out.records.empty())) break;
-    auto r = seg->read(offset, budget, bound, min_one && out.records.empty(), out.records);
+    const bool first = out.bytes == 0;
+    if (budget == 0 && !(min_one && first)) break;
+    auto r = seg->locate(offset, budget, bound, min_one && first);
     if (!r) return r.status();
+    if (r->bytes > 0) {
+      // Aliasing: the region owns the segment, and with it the descriptor.
+      out.regions.push_back(FileRegion{std::shared_ptr<const void>(seg), seg->fd(), r->position,
+                                       static_cast<int64_t>(r->bytes)});
+      out.bytes += r->bytes;
+      out.next_offset = r->next_offset;
+    }
     budget -= std::min(budget, r->bytes);
     if (r->stopped) break;
+  }
+  return out;
+}
+
+Result<ReadResult> Log::read(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const {
+  auto regions = read_regions(offset, max_bytes, max_offset, min_one);
+  if (!regions) return regions.status();
+  ReadResult out;
+  out.log_start_offset = regions->log_start_offset;
+  out.log_end_offset = regions->log_end_offset;
+  out.records.resize(regions->bytes);
+  size_t pos = 0;
+  for (const auto& r : regions->regions) {
+    auto got = pread_full(r.fd, out.records.data() + pos, static_cast<size_t>(r.length), r.offset);
+    if (!got) return got.status();
+    if (*got != static_cast<size_t>(r.length))
+      return Status::error(dir_ + ": segment shorter than its batches (truncated meanwhile)", kStorageError);
+    pos += *got;
   }
   return out;
 }

@@ -27,11 +27,20 @@
 #include "storage/log_config.h"
 #include "storage/producer_state.h"
 #include "storage/segment.h"
+#include "util/file_region.h"
 #include "util/status.h"
 
 namespace spool::storage {
 
 class Flusher;
+
+struct RegionRead {
+  std::vector<FileRegion> regions;
+  size_t bytes = 0;          // sum of the region lengths
+  int64_t next_offset = -1;  // after the last batch read (-1: nothing read)
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+};
 
 // The producer fields of a stored batch, with the marker of a control batch
 // read from its record (`bytes` = the whole batch).
@@ -55,6 +64,10 @@ class Log : public std::enable_shared_from_this<Log> {
     int64_t recovery_point = 0;     // from recovery-point-offset-checkpoint
     int64_t log_start_offset = 0;   // from log-start-offset-checkpoint
     bool clean_shutdown = false;    // skip the recovery scan
+    // The caller makes everything a recovery wrote durable itself before
+    // the log is used (LogManager: one syncfs per log dir instead of a
+    // few fsyncs per recovered partition).
+    bool defer_recovery_sync = false;
   };
   // Creates the directory if needed, clears stray files, loads or recovers
   // every segment (see DESIGN/brief: scan after the recovery point, truncate
@@ -77,7 +90,17 @@ class Log : public std::enable_shared_from_this<Log> {
   // at or after the log end offset.
   Result<AppendResult> append_as_follower(std::span<const uint8_t> batches);
 
+  // Whole batches from `offset` up to max_bytes (the first taken whole with
+  // min_one) and below max_offset (the high watermark or LSO). Errors:
+  // OFFSET_OUT_OF_RANGE outside [log start, log end], storage errors.
   Result<ReadResult> read(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const;
+  // The same batches as read() — the same bounds, decided the same way —
+  // as byte ranges of the segment files (one per segment touched) instead
+  // of bytes: the zero-copy Fetch path. Each region keeps its segment (and
+  // so its open file) alive, so it stays sendable after retention, a
+  // cleaner swap or topic deletion unlinked the file. Only batch headers
+  // are read.
+  Result<RegionRead> read_regions(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const;
 
   int64_t log_start_offset() const { return log_start_.load(std::memory_order_acquire); }
   int64_t log_end_offset() const { return log_end_.load(std::memory_order_acquire); }

@@ -324,47 +324,40 @@ Result<std::optional<int64_t>> Segment::position_of(int64_t offset) const {
   }
 }
 
-Result<Segment::ReadOut> Segment::read(int64_t offset, size_t max_bytes, int64_t max_offset, bool min_one,
-                                       Bytes& out) const {
-  ReadOut r;
-  int64_t end = size();
-  auto pos_r = position_of(offset);
-  if (!pos_r) return pos_r.status();
-  if (!*pos_r) return r;  // nothing at/after offset here: caller moves on
-  int64_t pos = **pos_r;
-  size_t want = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(max_bytes), end - pos));
-  size_t base = out.size();
-  out.resize(base + want);
-  auto got = pread_full(fd_, out.data() + base, want, pos);
-  if (!got) {
-    out.resize(base);
-    return got.status();
-  }
-  size_t p = 0;
-  while (p + record::kHeaderSize <= *got) {
-    auto h = record::read_header(ByteSpan(out.data() + base + p, *got - p));
-    if (!h || h->batch_length < 0 || p + h->total_size() > *got || h->last_offset() >= max_offset) break;
-    p += h->total_size();
-  }
-  out.resize(base + p);
-  r.bytes = p;
-  if (p == 0 && min_one && pos < end) {
-    uint8_t head[record::kHeaderSize];
-    auto n = pread_full(fd_, head, sizeof head, pos);
-    if (!n) return n.status();
-    auto h = record::read_header(ByteSpan(head, *n));
-    if (h && h->batch_length >= 0 && h->last_offset() < max_offset &&
-        pos + static_cast<int64_t>(h->total_size()) <= end) {
-      out.resize(base + h->total_size());
-      auto m = pread_full(fd_, out.data() + base, h->total_size(), pos);
-      if (!m || *m != h->total_size()) {
-        out.resize(base);
-        return m ? Status::error(log_path_ + ": short read", kStorageError) : m.status();
-      }
-      r.bytes = h->total_size();
+Result<Segment::Range> Segment::locate(int64_t offset, size_t max_bytes, int64_t max_offset, bool min_one) const {
+  Range r;
+  const int64_t end = size();
+  auto e = offset_index_->lookup(offset, end);
+  // Small chunks: only headers are wanted, so a large batch costs one small
+  // pread, and a run of small batches still shares one.
+  BatchScanner sc(fd_, e.position, end, 4 * 1024);
+  bool found = false;
+  for (;;) {
+    auto step = sc.next(false);
+    if (step == BatchScanner::Step::kEnd) break;
+    if (step == BatchScanner::Step::kIoError) return sc.io_status();
+    if (step == BatchScanner::Step::kTorn) {
+      // Nothing here yet: the batch we need is unreadable. Inside the range:
+      // stop before it, as a reader of the bytes would.
+      if (!found) return Status::error(log_path_ + ": unreadable batch: " + sc.torn_reason(), kCorruptMessage);
+      break;
     }
+    const auto& h = sc.header();
+    if (!found) {
+      if (h.last_offset() < offset) continue;
+      found = true;
+      r.position = sc.position();
+    }
+    const size_t total = h.total_size();
+    const bool first = r.bytes == 0;
+    if (h.last_offset() >= max_offset) break;
+    if (r.bytes + total > max_bytes && !(first && min_one)) break;
+    r.bytes += total;
+    r.next_offset = h.last_offset() + 1;
+    if (r.bytes >= max_bytes) break;
   }
-  r.stopped = pos + static_cast<int64_t>(r.bytes) < end;
+  if (!found) return r;
+  r.stopped = r.position + static_cast<int64_t>(r.bytes) < end;
   return r;
 }
 

@@ -93,14 +93,17 @@ class Segment {
   TxnIndex& txn_index() const { return *txn_index_; }
 
   // --- reader side ---
-  struct ReadOut {
+  // A byte range of whole batches, found by reading batch headers only.
+  struct Range {
+    int64_t position = 0;
     size_t bytes = 0;
-    bool stopped = false;  // a batch was held back (max_bytes / max_offset): do not go on
+    int64_t next_offset = -1;  // after the last batch in the range (-1: empty)
+    bool stopped = false;      // a batch was held back (max_bytes / max_offset): do not go on
   };
-  // Appends to `out` whole batches from the one containing `offset` (or the
-  // first at/after it), bounded as Log::read describes.
-  Result<ReadOut> read(int64_t offset, size_t max_bytes, int64_t max_offset, bool min_one,
-                       Bytes& out) const;
+  // Whole batches from the one containing `offset` (or the first at/after
+  // it): each must fit max_bytes (but with min_one the first is taken whole
+  // regardless) and end below max_offset. Reads only headers, never records.
+  Result<Range> locate(int64_t offset, size_t max_bytes, int64_t max_offset, bool min_one) const;
   // First batch with max timestamp >= ts: (offset of the first record with
   // timestamp >= ts, that timestamp).
   Result<std::optional<std::pair<int64_t, int64_t>>> find_timestamp(int64_t ts) const;

@@ -16,6 +16,10 @@
 // list the aborted transactions (producer id, first offset) overlapping the
 // returned range, which clients use to drop the aborted producers' batches
 // up to their ABORT marker.
+// Zero copy: partitions are read as file regions of their segments (only
+// batch headers are read), and the answer carries them as holes the
+// connection fills with sendfile (broker/fetch_encode.h); with sendfile off
+// the net layer reads them into memory instead, same bytes.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -24,10 +28,10 @@
 #include <vector>
 
 #include "broker/delayed_fetch.h"
+#include "broker/fetch_encode.h"
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
-#include "record/batch_header.h"
 #include "protocol/messages.h"
 
 namespace spool::broker {
@@ -38,19 +42,13 @@ namespace {
 
 constexpr int8_t kReadCommitted = 1;
 
-// The offset after the last whole batch in `records` (batches back to back),
-// or nullopt when there is none.
-std::optional<int64_t> end_of_records(const Bytes& records) {
-  std::optional<int64_t> end;
-  size_t pos = 0;
-  while (pos + record::kHeaderSize <= records.size()) {
-    auto h = record::read_header(ByteSpan(records.data() + pos, records.size() - pos));
-    if (!h || pos + h->total_size() > records.size()) break;
-    end = h->last_offset() + 1;
-    pos += h->total_size();
-  }
-  return end;
-}
+// What one pass over the partitions found.
+struct FetchRead {
+  std::vector<FetchPartitionResult> results;
+  FetchRecordSets records;  // the regions behind the records markers
+  size_t total_bytes = 0;   // record bytes read
+  bool any_error = false;
+};
 
 struct FetchOp : std::enable_shared_from_this<FetchOp> {
   BrokerContext& b;
@@ -61,13 +59,14 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
   FetchOp(BrokerContext& broker, RequestContext c) : b(broker), ctx(std::move(c)) {}
 
   // Reads every partition the session context lists, one result each, in
-  // order; total_bytes = record bytes read.
-  std::vector<FetchPartitionResult> read_all(size_t& total_bytes, bool& any_error) {
-    std::vector<FetchPartitionResult> results;
+  // order.
+  FetchRead read_all() {
+    FetchRead out;
+    auto& results = out.results;
+    auto& total_bytes = out.total_bytes;
+    auto& any_error = out.any_error;
     results.reserve(session->partitions().size());
     const int64_t max_bytes = req.max_bytes > 0 ? req.max_bytes : 0;
-    total_bytes = 0;
-    any_error = false;
     for (const auto& fp : session->partitions()) {
       auto& pr = results.emplace_back();
       pr.partition_index = fp.partition;
@@ -103,8 +102,8 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
         pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
         continue;
       }
-      auto read = partition->log().read(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)), bound,
-                                        /*min_one=*/total_bytes == 0);
+      auto read = partition->log().read_regions(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)),
+                                                bound, /*min_one=*/total_bytes == 0);
       if (!read) {
         int16_t c = read.status().kafka_code();
         pr.error_code = c > 0 ? c : static_cast<int16_t>(ErrorCode::kKafkaStorageError);
@@ -114,19 +113,17 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       }
       pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
       pr.log_start_offset = read->log_start_offset;
-      if (read_committed()) {
-        if (auto upper = end_of_records(read->records)) {
-          for (const auto& t : partition->log().collect_aborted_txns(fp.fetch_offset, *upper)) {
-            auto& a = pr.aborted_transactions->emplace_back();
-            a.producer_id = t.producer_id;
-            a.first_offset = t.first_offset;
-          }
+      if (read_committed() && read->next_offset >= 0) {
+        for (const auto& t : partition->log().collect_aborted_txns(fp.fetch_offset, read->next_offset)) {
+          auto& a = pr.aborted_transactions->emplace_back();
+          a.producer_id = t.producer_id;
+          a.first_offset = t.first_offset;
         }
       }
-      total_bytes += read->records.size();
-      pr.records = std::move(read->records);
+      total_bytes += read->bytes;
+      if (read->bytes > 0) pr.records = out.records.add(std::move(read->regions));
     }
-    return results;
+    return out;
   }
 
   bool read_committed() const { return req.isolation_level == kReadCommitted; }
@@ -137,7 +134,10 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
            session->partitions().empty();
   }
 
-  void respond(std::vector<FetchPartitionResult> results) { ctx.respond(session->make_response(std::move(results))); }
+  void respond(FetchRead read) {
+    auto resp = session->make_response(std::move(read.results));
+    ctx.responder.send(encode_fetch_response(ctx.header.correlation_id, ctx.version(), resp, read.records));
+  }
 
   // The DelayedFetch condition. A cheap look at the high watermarks first:
   // most waits end with min_bytes=1 and the first new batch.
@@ -153,28 +153,20 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
     }
     if (!moved) return false;
     if (req.min_bytes <= 1) return true;
-    size_t total = 0;
-    bool any_error = false;
-    read_all(total, any_error);
-    return enough(total, any_error);
+    auto read = read_all();
+    return enough(read.total_bytes, read.any_error);
   }
 
   void start() {
-    size_t total = 0;
-    bool any_error = false;
-    auto results = read_all(total, any_error);
-    if (enough(total, any_error) || req.max_wait_ms <= 0) {
-      respond(std::move(results));
+    auto read = read_all();
+    if (enough(read.total_bytes, read.any_error) || req.max_wait_ms <= 0) {
+      respond(std::move(read));
       return;
     }
     auto self = shared_from_this();
     auto delayed = std::make_shared<DelayedFetch>(
         req.max_wait_ms, [self] { return self->ready(); },
-        [self] {
-          size_t t = 0;
-          bool e = false;
-          self->respond(self->read_all(t, e));
-        });
+        [self] { self->respond(self->read_all()); });
     std::vector<std::string> keys;
     keys.reserve(session->partitions().size());
     for (const auto& fp : session->partitions()) keys.push_back(fp.topic + "-" + std::to_string(fp.partition));
