@@ -95,6 +95,30 @@ void configure_group(CLI::App& app, CliArgs& args) {
   delete_offsets->callback([&args] { finish_group(args, "delete-offsets"); });
 }
 
+void configure_bench(CLI::App& app, CliArgs& args) {
+  bench::BenchOptions& b = args.bench;
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Benchmark Spool against librdkafka's mock cluster and the machine's limits; write a report");
+  bench->add_option("--bootstrap", b.bootstrap, "Use this running broker (host:port) instead of starting one");
+  bench->add_option("--data-dir", b.data_dir, "Parent dir of the bench's temp data (default $TMPDIR or /tmp)");
+  bench->add_option("--broker-override", b.broker_overrides, "key=value passed to the bench's broker (repeatable)")
+      ->allow_extra_args(false);
+  bench->add_option("--output-dir", b.output_dir, "Where the report (.md, .csv, .svg) is written")
+      ->capture_default_str();
+  bench->add_option("--repetitions", b.repetitions, "Runs of each workload; the report quotes medians (default 3)");
+  bench->add_option("--messages", b.messages, "100 B messages per produce run; 1 KB runs send a quarter (default 1e6)");
+  bench->add_option("--duration", b.duration_s, "Max seconds of sending per produce run (default 4)");
+  bench->add_option("--restart-mb", b.restart_mb, "Log size written before kill -9 in the restart workload (default 1024)");
+  bench->add_option("--latency-messages", b.latency_messages, "Messages per latency run (default 2000)");
+  bench->add_option("--latency-rate", b.latency_rate, "msg/s of the fixed-rate latency run (default 1000)");
+  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart")
+      ->delimiter(',');
+  bench->add_flag("--quick", b.quick, "Tiny sizes, one repetition, 3 produce combinations (seconds)");
+  bench->add_flag("--all-combos", b.all_combos, "All 16 produce combinations instead of the standard 8");
+  bench->add_flag("--skip-peer", b.skip_peer, "Do not run the librdkafka mock cluster");
+  bench->callback([&args] { args.command = "bench"; });
+}
+
 }  // namespace
 
 void configure_app(CLI::App& app, CliArgs& args) {
@@ -167,6 +191,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
 
   configure_group(app, args);
   configure_txn(app, args);
+  configure_bench(app, args);
 }
 
 }  // namespace spool::cli

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/runner.h"
+
 namespace CLI {
 class App;
 }
@@ -82,11 +84,12 @@ struct TxnArgs {
 };
 
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn
+  std::string command;  // broker | topic | group | txn | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
   TxnArgs txn;
+  bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 
 void configure_app(CLI::App& app, CliArgs& args);

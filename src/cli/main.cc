@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/bench_command.h"
 #include "cli/broker_command.h"
 #include "cli/cli_args.h"
 #include "cli/group_command.h"
@@ -17,6 +18,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "topic") return spool::cli::run_topic_command(args.topic);
   if (args.command == "group") return spool::cli::run_group_command(args.group);
   if (args.command == "txn") return spool::cli::run_txn_command(args.txn);
+  if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }
 

@@ -1,0 +1,65 @@
+// A `spool broker` child process for the bench: spawned from the running
+// executable (/proc/self/exe) on a loopback port and a data dir the bench
+// owns, killed with SIGKILL or stopped with SIGTERM, restarted on the same
+// dir and port. Also the /proc and port helpers the RSS and restart
+// workloads need.
+// Ownership: the object owns the child; the destructor kills a still-running
+// child (SIGKILL) so a failing workload never leaks a broker. It does not
+// delete the data dir. Not thread-safe: drive it from one thread.
+// Failure: Status/Result with the reason and the tail of the broker's log.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace spool::bench {
+
+// Path of the running executable (the `spool` binary that runs the bench).
+Result<std::string> self_executable();
+// A loopback TCP port that was free a moment ago.
+Result<int> free_loopback_port();
+// True if 127.0.0.1:port accepts a TCP connection within `timeout_ms`.
+bool port_accepts(int port, int timeout_ms);
+// VmRSS of `pid` in MB (10^6 bytes), from /proc/<pid>/status.
+Result<double> process_rss_MB(pid_t pid);
+
+class BrokerProcess {
+ public:
+  BrokerProcess(std::string exe, std::string data_dir, std::vector<std::string> overrides,
+                std::string log_path);
+  ~BrokerProcess();
+  BrokerProcess(const BrokerProcess&) = delete;
+  BrokerProcess& operator=(const BrokerProcess&) = delete;
+
+  // Spawns the broker and waits until its port accepts connections. The
+  // first start picks a free port (retrying once if it lost the race);
+  // later starts reuse it.
+  Status start(double timeout_s);
+  // SIGKILL and reap (no-op if not running).
+  void kill9();
+  // SIGTERM, SIGKILL after `timeout_s`; returns the exit status text.
+  Status stop(double timeout_s);
+  bool running();
+
+  pid_t pid() const { return pid_; }
+  int port() const { return port_; }
+  std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& data_dir() const { return data_dir_; }
+  std::string log_tail(size_t max_chars = 2000) const;
+
+ private:
+  Status spawn();
+
+  std::string exe_;
+  std::string data_dir_;
+  std::vector<std::string> overrides_;
+  std::string log_path_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace spool::bench

@@ -1,0 +1,75 @@
+// `spool bench`: runs the standard set of workloads against Spool (a broker
+// it starts itself from this executable, or --bootstrap) and librdkafka's
+// mock cluster, measures the machine's limits in the same run, and writes
+// the report (report.h: Markdown, CSV, SVG) with the target checks.
+// Threading: run_bench blocks the caller for the whole run; workloads start
+// and join their own threads. Failure: a failing workload becomes a note in
+// the report and the run goes on; the outcome says whether anything was
+// measured and whether the report was written. Nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/measurement.h"
+#include "util/status.h"
+
+namespace spool::bench {
+
+// Workload families selectable with --workloads.
+inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume",
+                                                           "latency", "rss",     "restart"};
+
+struct BenchOptions {
+  std::string bootstrap;                      // empty: start a private `spool broker`
+  std::string data_dir;                       // parent of the temp dirs; empty: $TMPDIR or /tmp
+  std::vector<std::string> broker_overrides;  // "key=value" for the private broker
+  std::string output_dir = "bench/results";
+  std::optional<int> repetitions;             // default 3 (quick: 1)
+  std::optional<int64_t> messages;            // 100 B messages per produce run (1 KB runs: a quarter)
+  std::optional<double> duration_s;           // cap on one produce run's sending time
+  std::optional<int64_t> restart_mb;          // log size for restart/kill9 (default 1024; quick: 8)
+  std::optional<int> latency_messages;        // per latency run (default 2000)
+  std::optional<int> latency_rate;            // msg/s of the fixed-rate latency run (default 1000)
+  bool quick = false;                         // tiny sizes, few combinations: seconds, for the smoke test
+  bool all_combos = false;                    // every produce combination (16) instead of the standard 8
+  bool skip_peer = false;
+  std::vector<std::string> workloads;         // families to run (empty: all)
+};
+
+// Option values after defaults and --quick are applied.
+struct Sizes {
+  int repetitions = 3;
+  int64_t messages = 1000000;
+  double duration_s = 4;
+  int64_t consume_messages = 500000;  // 1 KB messages read per consume run
+  int64_t restart_mb = 1024;
+  int latency_messages = 2000;
+  int latency_rate = 1000;
+  int rss_topics = 10;
+  int rss_partitions_per_topic = 100;
+  double loopback_seconds = 2;
+  int64_t disk_bytes = 512LL << 20;
+  int64_t disk_bytes_fdatasync = 256LL << 20;
+};
+
+// Range and name checks of every option (a usage error for the CLI).
+Status validate_bench_options(const BenchOptions& o);
+Sizes resolve_sizes(const BenchOptions& o);
+
+struct BenchOutcome {
+  Report report;
+  std::vector<TargetCheck> checks;
+  int measured = 0;            // measurements with at least one value
+  bool report_written = false;
+  std::string markdown_path;   // when written
+  std::string error;           // why the report was not written
+};
+
+// Runs the benchmark (options must be valid) and writes the report into
+// o.output_dir. Progress goes to stderr.
+BenchOutcome run_bench(const BenchOptions& o);
+
+}  // namespace spool::bench

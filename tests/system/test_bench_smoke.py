@@ -1,0 +1,89 @@
+"""Smoke test of `spool bench --quick`: the benchmark runs end to end against
+its own broker and librdkafka's mock cluster and writes a parseable report.
+Benchmarks are not tests: nothing here checks a timing or a ratio, only that
+every expected figure exists and is a positive number."""
+
+import csv
+import glob
+import os
+import subprocess
+
+import pytest
+
+from harness import spool_bin
+
+# Rows the smoke run must produce (workload, target, metric).
+REQUIRED = [
+    ("produce/100B/acks=1/p1/x1", "spool", "msgs_per_s"),
+    ("produce/100B/acks=1/p1/x1", "peer", "msgs_per_s"),
+    ("produce/1KB/acks=all/p1/x1", "spool", "MB_per_s"),
+    ("produce/1KB/acks=1/p1/x1", "peer", "MB_per_s"),
+    ("machine/loopback", "machine", "MB_per_s"),
+    ("machine/disk-write", "machine", "MB_per_s"),
+    ("machine/disk-write-fdatasync", "machine", "MB_per_s"),
+]
+
+
+def run_bench(args, tmp_path, timeout=240):
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    return subprocess.run([spool_bin(), "bench", *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def measurement_rows(csv_path):
+    """(workload, target, metric) -> list of run values, from the CSV's long
+    form: header workload,target,metric,run,value; metadata/note rows have a
+    workload starting with '#'."""
+    with open(csv_path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows and rows[0] == ["workload", "target", "metric", "run", "value"], rows[:1]
+    out = {}
+    for r in rows[1:]:
+        assert len(r) == 5, f"malformed CSV row {r}"
+        if r[0].startswith("#"):
+            continue
+        values = out.setdefault((r[0], r[1], r[2]), [])
+        if r[4] != "":
+            values.append(float(r[4]))  # raises if the value is not a number
+    return out
+
+
+def test_quick_bench_writes_a_complete_report(tmp_path):
+    out_dir = tmp_path / "results"
+    p = run_bench(["--quick", "--output-dir", str(out_dir)], tmp_path)
+    assert p.returncode == 0, f"spool bench failed ({p.returncode}):\n{p.stderr[-6000:]}"
+    md = [f for f in glob.glob(str(out_dir / "*.md"))]
+    csvs = glob.glob(str(out_dir / "*.csv"))
+    svgs = glob.glob(str(out_dir / "*.svg"))
+    assert len(md) == 1 and len(csvs) == 1 and svgs, f"report files: {os.listdir(out_dir)}"
+    assert p.stdout.strip() == md[0], "the report's path is printed on stdout"
+    for f in md + csvs + svgs:
+        assert os.path.getsize(f) > 0, f"{f} is empty"
+    for f in svgs:
+        assert "<svg" in open(f).read(), f"{f} is not an SVG"
+
+    rows = measurement_rows(csvs[0])
+    for key in REQUIRED:
+        assert key in rows, f"no CSV row for {key}; rows: {sorted(rows)}\nstderr:\n{p.stderr[-4000:]}"
+    for key, values in rows.items():
+        assert values, f"{key} has no values"
+        assert all(v > 0 for v in values), f"{key} has a non-positive value: {values}"
+
+    text = open(md[0]).read()
+    assert "## Targets" in text and "| produce 100 B acks=1, 1 partition vs peer |" in text, \
+        "the Markdown has the targets table"
+    # Progress lines on stderr, one per run.
+    assert "produce/100B/acks=1/p1/x1 spool run 1/1" in p.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--repetitions", "-1"], "--repetitions"),
+    (["--messages", "0"], "--messages"),
+    (["--workloads", "produce,nosuch"], "unknown workload 'nosuch'"),
+    (["--bootstrap", "no-port"], "--bootstrap"),
+    (["--broker-override", "novalue"], "key=value"),
+])
+def test_bad_arguments_exit_2_with_a_message(tmp_path, args, message):
+    p = run_bench([*args, "--output-dir", str(tmp_path / "r")], tmp_path, timeout=30)
+    assert p.returncode == 2, f"exit {p.returncode}: {p.stderr}"
+    assert message in p.stderr
+    assert not (tmp_path / "r").exists(), "nothing is written for bad arguments"
