@@ -14,7 +14,22 @@
 //                                     or <= 0, control batch from a client,
 //                                     producer id without a sequence,
 //                                     transactional batch without producer id,
-//                                     malformed records (deep mode)
+//                                     malformed records (walk and deep modes)
+//
+// How much of the records section is checked (RecordCheck):
+//  - kDeep decodes every record (decompressing when needed), as Kafka does.
+//    Compressed batches always get it: they are decompressed anyway.
+//  - kWalk, for uncompressed batches, makes one pass over the records
+//    without materialising them: every varint and length (record length,
+//    key, value, header count, header keys/values) is bounded and the
+//    lengths must add up exactly to the record and to the section; offset
+//    deltas must be 0..n-1; the record timestamps give max_timestamp. No
+//    Record/Header objects, no allocation. It accepts exactly what kDeep
+//    accepts: the CRC covers the records, but a client computes it over
+//    whatever it sends, so a CRC-valid batch can still hold a key length
+//    past the record's end; refusing it here keeps every stored record
+//    decodable by any reader (consumers, the cleaner, timestamp lookups).
+//  - kHeader checks the header and CRC only (tools, tests).
 // Safe for any input bytes: no UB, allocations bounded by the input size and
 // max_uncompressed_bytes. Pure; thread-safe.
 #pragma once
@@ -29,10 +44,12 @@
 
 namespace spool::record {
 
+enum class RecordCheck : uint8_t { kHeader, kWalk, kDeep };
+
 struct ProduceValidationOptions {
   size_t max_message_bytes = 1048588;  // Kafka's max.message.bytes default
-  // Decode every record (decompressing when needed), as Kafka does.
-  bool deep = true;
+  // For uncompressed batches; compressed ones get kDeep unless kHeader.
+  RecordCheck records = RecordCheck::kDeep;
   // Produce v3+ in Kafka allows exactly one batch per partition; the broker
   // turns this on to match, tests and tools may leave it off.
   bool single_batch = false;
@@ -45,7 +62,7 @@ struct ValidatedBatch {
   size_t size = 0;                    // total bytes of the batch
   int64_t first_relative_offset = 0;  // records in the blob before this batch
   // Largest record timestamp and the offset delta of the first record that
-  // has it. Computed from the records in deep mode; otherwise the header's
+  // has it. Computed from the records (kWalk, kDeep); with kHeader the header's
   // max_timestamp and last_offset_delta. Kafka rewrites a CreateTime header's
   // max_timestamp when it disagrees with the records.
   int64_t max_timestamp = -1;
@@ -64,13 +81,19 @@ struct ValidatedBatches {
 Result<ValidatedBatches> validate_produce_records(ByteSpan records,
                                                   const ProduceValidationOptions& options);
 
+// deep=false is kHeader.
 inline Result<ValidatedBatches> validate_produce_records(ByteSpan records,
                                                          size_t max_message_bytes,
                                                          bool deep = true) {
   ProduceValidationOptions o;
   o.max_message_bytes = max_message_bytes;
-  o.deep = deep;
+  o.records = deep ? RecordCheck::kDeep : RecordCheck::kHeader;
   return validate_produce_records(records, o);
 }
+
+// The kWalk pass over an uncompressed records section on its own (for
+// tests and benchmarks): INVALID_RECORD on anything kDeep would refuse.
+// Sets vb.max_timestamp / max_timestamp_delta from the records.
+Status walk_records(ValidatedBatch& vb, ByteSpan section);
 
 }  // namespace spool::record

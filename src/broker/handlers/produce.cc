@@ -101,7 +101,13 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
       const int32_t max_bytes =
           partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : b.settings.message_max_bytes;
-      auto valid = record::validate_produce_records(batches, static_cast<size_t>(max_bytes));
+      record::ProduceValidationOptions vo;
+      vo.max_message_bytes = static_cast<size_t>(max_bytes);
+      // Uncompressed batches get the allocation-free record walk (it accepts
+      // exactly what full decoding accepts, see produce_validation.h);
+      // compressed ones are decompressed and decoded.
+      vo.records = record::RecordCheck::kWalk;
+      auto valid = record::validate_produce_records(batches, vo);
       if (!valid) {
         spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
                       valid.status().message());
