@@ -2,6 +2,8 @@
 #   make run    install missing packages, build Release, start a broker on 127.0.0.1:9092 (data in ./data)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, short fuzz runs)
+#   make bench  build Release, run `spool bench` (the standard set, ~10 min) against its own broker
+#               and librdkafka's mock cluster; the report goes to bench/results/ (BENCH_ARGS=... to add options)
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build
@@ -9,7 +11,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build debug asan fuzz run test test-unit test-asan test-fuzz clean
+.PHONY: all deps build debug asan fuzz run test test-unit test-asan test-fuzz bench clean
 
 all: build
 
@@ -40,6 +42,13 @@ test: build asan fuzz
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(FUZZ_BUILD) -L fuzz --output-on-failure --timeout 600
+
+BENCH_ARGS ?=
+bench: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS) spool
+	@mkdir -p bench/results
+	@report=$$($(BUILD)/spool bench --output-dir bench/results $(BENCH_ARGS)) && echo "bench report: $$report"
 
 test-unit: build
 	ctest --test-dir $(BUILD) -L unit -j $(JOBS) --output-on-failure
