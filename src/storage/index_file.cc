@@ -71,8 +71,26 @@ void IndexFile::truncate_entries(size_t n) {
   size_t cur = entries_.load(std::memory_order_relaxed);
   if (n >= cur) return;
   entries_.store(n, std::memory_order_release);
+  size_t from = n * entry_size_;
   size_t end = std::min(cur * entry_size_, file_bytes_);
-  if (end > n * entry_size_) std::memset(base_ + n * entry_size_, 0, end - n * entry_size_);
+  if (end <= from) return;
+  // Dropped entries must read as zero (a crash must not bring them back).
+  // Writing the zeros would touch, and dirty, every page of the range: after
+  // a crash the "entries" of a preallocated index are its whole 10 MB, so a
+  // recovery that clears it made 20 MB per partition resident and written
+  // back. A punched hole reads as zero and releases the pages instead; only
+  // a partial first page is written. The size stays, so the mapping stays
+  // valid for racing readers.
+  if (!punch_hole(from, end - from)) std::memset(base_ + from, 0, end - from);
+}
+
+bool IndexFile::punch_hole(size_t offset, size_t len) {
+  int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;  // renamed or removed meanwhile: zero in memory
+  int rc = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                       static_cast<off_t>(len));
+  ::close(fd);
+  return rc == 0;
 }
 
 Status IndexFile::trim() {

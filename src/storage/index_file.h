@@ -50,6 +50,9 @@ class IndexFile {
 
  private:
   IndexFile() = default;
+  // Zeroes [offset, offset + len) of the file by deallocating it; false if
+  // the file system cannot (the caller then writes zeros).
+  bool punch_hole(size_t offset, size_t len);
   std::string path_;
   uint8_t* base_ = nullptr;
   size_t map_bytes_ = 0;

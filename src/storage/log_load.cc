@@ -213,7 +213,10 @@ Status Log::load(const OpenOptions& o) {
   log_end_.store(end);
   epochs_.truncate_from_end(end);
   epochs_.truncate_from_start(start);
-  if (recovered_any) {
+  if (recovered_any && o.defer_recovery_sync) {
+    // The opener syncs the whole file system once all logs are loaded.
+    dir_dirty_ = false;
+  } else if (recovered_any) {
     // The scanned bytes may only have been in the page cache of a crashed
     // process: make them durable before calling them recovered.
     for (auto& seg : segs) {
