@@ -175,8 +175,26 @@ def test_produce_garbage_batch(broker, seeded_topic):
     assert err in (CORRUPT_MESSAGE, INVALID_RECORD), f"error {err}"
 
 
+def _varint_end(buf, pos):
+    while buf[pos] & 0x80:
+        pos += 1
+    return pos + 1
+
+
+def _record_fields(buf, start):
+    """Positions of a record's offset delta and key length (record at start)."""
+    p = _varint_end(buf, start) + 1  # length, attributes
+    p = _varint_end(buf, p)          # timestamp delta
+    return p, _varint_end(buf, p)
+
+
+# The CRC covers the records, but a client computes it over whatever it
+# sends: these batches carry a valid CRC and are malformed inside a record.
+# The produce path walks records without decoding them (RecordCheck::kWalk)
+# and must still refuse them.
 @pytest.mark.parametrize("how", ["length_past_end", "length_short", "bad_magic",
-                                 "record_count_lies", "truncated_records"])
+                                 "record_count_lies", "truncated_records",
+                                 "key_length_past_record", "offset_delta_repeated"])
 def test_produce_malformed_batch(broker, seeded_topic, how):
     good = bytearray(w.record_batch([(b"k", b"value-1", []), (b"k2", b"value-2", [])], 1000))
     if how == "length_past_end":
@@ -193,6 +211,16 @@ def test_produce_malformed_batch(broker, seeded_topic, how):
     elif how == "truncated_records":
         good = good[:-5]
         struct.pack_into(">i", good, 8, len(good) - 12)
+        struct.pack_into(">I", good, 17, w.crc32c(bytes(good[21:])))
+    elif how == "key_length_past_record":
+        _, key_len = _record_fields(good, 61)
+        good[key_len] = 0x7E  # zigzag 63: past the record's end
+        struct.pack_into(">I", good, 17, w.crc32c(bytes(good[21:])))
+    elif how == "offset_delta_repeated":
+        first_len = good[61] >> 1  # one-byte zigzag length of record 0
+        delta, _ = _record_fields(good, 61 + 1 + first_len)
+        assert good[delta] == 2  # record 1's delta (zigzag 1)
+        good[delta] = 0          # now 0 again: offsets would collide
         struct.pack_into(">I", good, 17, w.crc32c(bytes(good[21:])))
     err, _ = produce_raw(broker, seeded_topic, bytes(good))
     assert err in (CORRUPT_MESSAGE, INVALID_RECORD), f"{how}: error {err}"

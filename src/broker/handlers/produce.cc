@@ -1,5 +1,6 @@
 // Produce: validate each partition's batches, append them (offsets assigned
-// in place), and answer. acks=0 gets no answer, unless a partition failed:
+// in place, in the request frame: the records are never copied before the
+// segment write), and answer. acks=0 gets no answer, unless a partition failed:
 // then, as Kafka does, the connection is closed so the client notices.
 // acks=all answers once every appended partition is durable (group-committed
 // fsync when durable.writes is on) through a DelayedProduce in the produce
@@ -19,6 +20,7 @@
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
+#include "protocol/wire.h"
 #include "record/produce_validation.h"
 
 namespace spool::broker {
@@ -31,11 +33,63 @@ constexpr int16_t kFirstServedVersion = 3;
 
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
+// The request with each partition's records as a view into the frame. The
+// generated ProduceRequest would copy every records blob into its own Bytes
+// (~8 % of the broker's CPU at 100 B messages); here the batches stay where
+// recv put them and offsets are assigned by rewriting their headers in
+// place. The frame is owned by Dispatcher::handle for the whole call and
+// nothing keeps a view past it (acks=all waits hold offsets, not bytes).
+// Same wire rules as the generated decoder (Produce v0-8, non-flexible).
+struct ProduceView {
+  struct PartitionData {
+    int32_t index = 0;
+    std::optional<std::span<uint8_t>> records;  // nullopt = null
+  };
+  struct TopicData {
+    std::string name;
+    std::vector<PartitionData> partition_data;
+  };
+  int16_t acks = 0;
+  int32_t timeout_ms = 0;
+  std::vector<TopicData> topic_data;
+};
+
+bool parse_produce(ByteReader& r, int16_t version, ProduceView& out) {
+  using protocol::ProduceRequest;
+  if (version < ProduceRequest::kMinVersion || version > ProduceRequest::kMaxVersion) return false;
+  if (version >= 3) protocol::wire::read_nullable_string(r, false, true);  // transactional_id: unused here
+  out.acks = r.i16();
+  out.timeout_ms = r.i32();
+  // read_array_len bounds count * min size by what is left in the frame.
+  const int64_t topics = protocol::wire::read_array_len(r, false, false, 1);
+  for (int64_t t = 0; t < topics && r.ok(); ++t) {
+    auto& td = out.topic_data.emplace_back();
+    td.name = protocol::wire::read_string(r, false);
+    const int64_t parts = protocol::wire::read_array_len(r, false, false, 1);
+    for (int64_t i = 0; i < parts && r.ok(); ++i) {
+      auto& pd = td.partition_data.emplace_back();
+      pd.index = r.i32();
+      const int32_t len = r.i32();
+      if (len < -1) return false;
+      if (len >= 0) {
+        ByteSpan s = r.take(static_cast<size_t>(len));
+        if (!r.ok()) return false;
+        // The frame is a mutable Bytes of the dispatcher (see above).
+        pd.records = std::span<uint8_t>(const_cast<uint8_t*>(s.data()), s.size());
+      }
+    }
+  }
+  return r.ok() && r.remaining() == 0;
+}
+
 }  // namespace
 
 void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::ProduceRequest req;
-  if (!decode_or_close(ctx, body, req, "Produce")) return;
+  ProduceView req;
+  if (!parse_produce(body, ctx.version(), req)) {
+    ctx.close("undecodable Produce v" + std::to_string(ctx.version()) + " request");
+    return;
+  }
   const int16_t v = ctx.version();
   const bool served = v >= kFirstServedVersion;
   bool any_error = false;
@@ -97,7 +151,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         fail(ErrorCode::kCorruptMessage, "no record batch");
         continue;
       }
-      std::span<uint8_t> batches(pd.records->data(), pd.records->size());
+      std::span<uint8_t> batches = *pd.records;
       // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
       const int32_t max_bytes =
           partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : b.settings.message_max_bytes;
