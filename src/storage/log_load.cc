@@ -1,5 +1,6 @@
 // Log::open: stray-file cleanup, segment loading and crash recovery.
 #include <dirent.h>
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstdio>
 
 #include "storage/batch_scanner.h"
+#include "storage/checkpoint.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
 
@@ -47,6 +49,18 @@ int64_t scan_next_offset(const std::string& path, int64_t base) {
   }
   std::fclose(f);
   return next;
+}
+
+// write_file_atomic without the fsyncs: tmp file, then rename.
+Status write_unsynced(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("create " + tmp);
+  Status s = pwrite_all(fd, reinterpret_cast<const uint8_t*>(content.data()), content.size(), 0);
+  ::close(fd);
+  if (!s) return s;
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename " + tmp);
+  return Status::ok();
 }
 
 }  // namespace
@@ -231,7 +245,13 @@ Status Log::load(const OpenOptions& o) {
     if (!s) return s;
     dir_dirty_ = false;
   }
-  s = epochs_.persist();
+  if (o.defer_recovery_sync) {
+    // Same file, written without its two syncs (the opener's syncfs covers
+    // it); the cache stays dirty, so the next flush writes it the usual way.
+    s = write_unsynced(dir_ + "/" + kLeaderEpochCheckpoint, format_epoch_checkpoint(epochs_.entries()));
+  } else {
+    s = epochs_.persist();
+  }
   if (!s) spdlog::warn("{}: {}", dir_, s.message());
   // Any snapshot at or below the recovered end is consistent with the data
   // below it (recovery only ever cuts a suffix), as in Kafka's log loader.
