@@ -38,17 +38,21 @@ std::string host_description() {
 
 // `git describe` of the tree the binary was built in (<repo>/build*/spool),
 // or "unknown" when that is not a git checkout.
+// (or of the current directory when the binary was copied elsewhere).
 std::string spool_version(const std::string& exe) {
   std::filesystem::path repo = std::filesystem::path(exe).parent_path().parent_path();
-  std::string cmd = "git -C '" + repo.string() + "' describe --always --dirty 2>/dev/null";
-  std::string out;
-  if (FILE* f = popen(cmd.c_str(), "r")) {
-    char buf[128];
-    while (std::fgets(buf, sizeof buf, f)) out += buf;
-    pclose(f);
+  for (const std::string& dir : {repo.string(), std::string(".")}) {
+    std::string cmd = "git -C '" + dir + "' describe --always --dirty 2>/dev/null";
+    std::string out;
+    if (FILE* f = popen(cmd.c_str(), "r")) {
+      char buf[128];
+      while (std::fgets(buf, sizeof buf, f)) out += buf;
+      pclose(f);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    if (!out.empty()) return out;
   }
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.empty() ? "unknown" : out;
+  return "unknown";
 }
 
 bool valid_host_port(const std::string& s) {
@@ -106,7 +110,7 @@ Sizes resolve_sizes(const BenchOptions& o) {
   if (o.repetitions) z.repetitions = *o.repetitions;
   if (o.messages) {
     z.messages = *o.messages;
-    z.consume_messages = std::max<int64_t>(*o.messages / 2, 10);
+    z.consume_messages = std::max<int64_t>(*o.messages / 3, 10);
   }
   if (o.duration_s) z.duration_s = *o.duration_s;
   if (o.restart_mb) z.restart_mb = *o.restart_mb;

@@ -28,8 +28,8 @@ struct BenchOptions {
   std::vector<std::string> broker_overrides;  // "key=value" for the private broker
   std::string output_dir = "bench/results";
   std::optional<int> repetitions;             // default 3 (quick: 1)
-  std::optional<int64_t> messages;            // 100 B messages per produce run (1 KB runs: a quarter)
-  std::optional<double> duration_s;           // cap on one produce run's sending time
+  std::optional<int64_t> messages;            // 100 B messages per produce run (1 KB: a quarter, consume: a third)
+  std::optional<double> duration_s;           // cap on one produce run's sending time (default 5 s)
   std::optional<int64_t> restart_mb;          // log size for restart/kill9 (default 1024; quick: 8)
   std::optional<int> latency_messages;        // per latency run (default 2000)
   std::optional<int> latency_rate;            // msg/s of the fixed-rate latency run (default 1000)
@@ -42,9 +42,9 @@ struct BenchOptions {
 // Option values after defaults and --quick are applied.
 struct Sizes {
   int repetitions = 3;
-  int64_t messages = 1000000;
-  double duration_s = 4;
-  int64_t consume_messages = 500000;  // 1 KB messages read per consume run
+  int64_t messages = 3000000;
+  double duration_s = 5;
+  int64_t consume_messages = 1000000;  // 1 KB messages read per consume run
   int64_t restart_mb = 1024;
   int latency_messages = 2000;
   int latency_rate = 1000;

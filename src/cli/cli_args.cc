@@ -106,8 +106,8 @@ void configure_bench(CLI::App& app, CliArgs& args) {
   bench->add_option("--output-dir", b.output_dir, "Where the report (.md, .csv, .svg) is written")
       ->capture_default_str();
   bench->add_option("--repetitions", b.repetitions, "Runs of each workload; the report quotes medians (default 3)");
-  bench->add_option("--messages", b.messages, "100 B messages per produce run; 1 KB runs send a quarter (default 1e6)");
-  bench->add_option("--duration", b.duration_s, "Max seconds of sending per produce run (default 4)");
+  bench->add_option("--messages", b.messages, "100 B messages per produce run; 1 KB runs send a quarter, consume reads a third (default 3e6)");
+  bench->add_option("--duration", b.duration_s, "Max seconds of sending per produce run (default 5)");
   bench->add_option("--restart-mb", b.restart_mb, "Log size written before kill -9 in the restart workload (default 1024)");
   bench->add_option("--latency-messages", b.latency_messages, "Messages per latency run (default 2000)");
   bench->add_option("--latency-rate", b.latency_rate, "msg/s of the fixed-rate latency run (default 1000)");

@@ -78,7 +78,7 @@ TEST(BenchSizes, QuickIsSmallAndExplicitValuesWin) {
   Sizes mixed = resolve_sizes(o);
   EXPECT_EQ(mixed.repetitions, 2);
   EXPECT_EQ(mixed.messages, 5000);
-  EXPECT_EQ(mixed.consume_messages, 2500);
+  EXPECT_EQ(mixed.consume_messages, 1666);
 }
 
 TEST(Percentile, NearestRank) {
