@@ -101,7 +101,7 @@ Sizes resolve_sizes(const BenchOptions& o) {
     z.duration_s = 1;
     z.consume_messages = 10000;
     z.restart_mb = 8;
-    z.latency_messages = 200;
+    z.latency_messages = 100;
     z.latency_rate = 1000;
     z.loopback_seconds = 0.3;
     z.disk_bytes = 16LL << 20;
@@ -132,7 +132,9 @@ BenchOutcome run_bench(const BenchOptions& o) {
 
   Session s(o, z, &r);
   if (!exe) s.add_note("spool executable not found (" + exe.status().message() + "): no private broker");
-  s.setup(exe ? *exe : std::string());
+  // The broker is exec'd through /proc/self/exe, which stays valid even if
+  // the binary is rebuilt (replaced) while the bench runs.
+  s.setup(exe ? std::string("/proc/self/exe") : std::string());
   s.run_all();
   s.teardown();
 

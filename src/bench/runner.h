@@ -36,6 +36,7 @@ struct BenchOptions {
   bool quick = false;                         // tiny sizes, few combinations: seconds, for the smoke test
   bool all_combos = false;                    // every produce combination (16) instead of the standard 8
   bool skip_peer = false;
+  bool profile = false;                       // perf-profile the broker on an extra run of each missed target
   std::vector<std::string> workloads;         // families to run (empty: all)
 };
 

@@ -5,6 +5,8 @@
 
 #include "bench/machine_limits.h"
 #include "bench/peer_cluster.h"
+#include "bench/perf_profile.h"
+#include "bench/targets.h"
 
 namespace spool::bench {
 namespace {
@@ -190,12 +192,14 @@ void Session::plan_consume(std::vector<Step>* steps) {
   if (spool_) {
     // One log for every Spool run: written once, read back cached, then
     // read after its pages were dropped (cold), which caches it again.
-    auto topic = std::make_shared<std::string>(next_topic("consume"));
+    consume_topic_ = next_topic("consume");
+    auto topic = std::make_shared<std::string>(consume_topic_);
     auto filled = std::make_shared<bool>(false);
     steps->push_back({"consume/1KB spool prefill " + human_number(static_cast<double>(n)) + " x 1 KB",
                       [this, topic, filled, fill, n]() -> Result<std::string> {
                         if (auto st = fill(*spool_, *topic, n); !st) return st;
                         *filled = true;
+                        consume_filled_ = true;
                         return std::string("written");
                       }});
     for (int rep = 1; rep <= z_.repetitions; ++rep) {
@@ -314,6 +318,7 @@ void Session::run_all() {
   if (!own_broker) add_note("rss and restart need the bench's own broker: skipped");
   if (o_.skip_peer) add_note("--skip-peer: no peer runs, no Spool/peer ratios");
 
+  if (o_.profile && !broker_) add_note("--profile needs the bench's own broker: no profiles");
   progress_ = std::make_unique<Progress>(static_cast<int>(steps.size()));
   for (auto& step : steps) {
     progress_->begin(step.label);
@@ -324,6 +329,63 @@ void Session::run_all() {
       std::string msg = res.status().message();
       progress_->done(step.label, "FAILED: " + msg);
       add_note(step.label + " failed: " + msg);
+    }
+  }
+  if (o_.profile && broker_ && spool_) profile_missed_targets();
+}
+
+void Session::profile_missed_targets() {
+  struct Probe {
+    std::string check_prefix;  // TargetCheck::name prefix (targets.cc)
+    std::string workload;
+    std::function<Status()> run;
+  };
+  auto produce = [this](ProduceSpec spec) {
+    return [this, spec]() -> Status {
+      std::string topic = next_topic("profile");
+      int64_t n = spec.size >= 1024 ? std::max<int64_t>(z_.messages / 4, 100) : z_.messages;
+      auto res = run_produce(*spool_, topic, spec, n, z_.duration_s, nullptr);
+      spool_->drop_topic(topic);
+      return res ? Status::ok() : res.status();
+    };
+  };
+  std::vector<Probe> probes = {
+      {"produce 100 B", "produce/100B/acks=1/p1/x1", produce({100, false, 1, 1})},
+      {"produce 1 KB acks=all", "produce/1KB/acks=all/p1/x1", produce({1024, true, 1, 1})},
+      {"consume 1 KB", "consume/1KB/cached",
+       [this]() -> Status {
+         if (!consume_filled_) return Status::error("no consume log");
+         auto res = run_consume(*spool_, consume_topic_, z_.consume_messages, 300, nullptr);
+         return res ? Status::ok() : res.status();
+       }},
+      {"end-to-end latency", "latency/100B/acks=1/in-flight=1",
+       [this]() -> Status {
+         std::string topic = next_topic("profile");
+         auto res = run_latency(*spool_, topic, z_.latency_messages, 0, nullptr);
+         spool_->drop_topic(topic);
+         return res ? Status::ok() : res.status();
+       }},
+  };
+  std::vector<TargetCheck> checks = check_targets(*r_);
+  for (const auto& probe : probes) {
+    bool missed = false;
+    for (const auto& c : checks)
+      if (c.name.rfind(probe.check_prefix, 0) == 0 && c.measured_ok && !c.met) missed = true;
+    if (!missed) continue;
+    progress_->note("profiling the broker (perf) during " + probe.workload + " ...");
+    auto rec = PerfRecording::start(broker_->pid(), work_dir_ + "/perf.data");
+    if (!rec) {
+      add_note("profile of " + probe.workload + ": " + rec.status().message());
+      return;  // perf itself is unusable: no point trying the others
+    }
+    Status ran = probe.run();
+    auto summary = rec->stop_and_summarize(15);
+    if (!ran) {
+      add_note("profile of " + probe.workload + ": the extra run failed: " + ran.message());
+    } else if (!summary) {
+      add_note("profile of " + probe.workload + ": " + summary.status().message());
+    } else {
+      r_->profiles.push_back(Profile{probe.workload, *summary});
     }
   }
 }

@@ -52,6 +52,9 @@ class Session {
   void plan_consume(std::vector<Step>* steps);
   void plan_latency(std::vector<Step>* steps);
   void plan_broker(std::vector<Step>* steps);
+  // --profile: one more run of each workload behind a missed target, with
+  // perf attached to the broker; the summaries go to Report::profiles.
+  void profile_missed_targets();
 
   const BenchOptions& o_;
   Sizes z_;
@@ -61,6 +64,8 @@ class Session {
   std::unique_ptr<BrokerProcess> broker_;
   std::optional<Target> spool_;
   int topic_seq_ = 0;
+  std::string consume_topic_;    // Spool's consume log (written by the prefill step)
+  bool consume_filled_ = false;
   std::unique_ptr<Progress> progress_;
 };
 

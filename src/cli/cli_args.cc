@@ -116,6 +116,7 @@ void configure_bench(CLI::App& app, CliArgs& args) {
   bench->add_flag("--quick", b.quick, "Tiny sizes, one repetition, 3 produce combinations (seconds)");
   bench->add_flag("--all-combos", b.all_combos, "All 16 produce combinations instead of the standard 8");
   bench->add_flag("--skip-peer", b.skip_peer, "Do not run the librdkafka mock cluster");
+  bench->add_flag("--profile", b.profile, "perf-profile the broker on one extra run of each missed target");
   bench->callback([&args] { args.command = "bench"; });
 }
 
