@@ -109,6 +109,8 @@ int run_broker(const config::BrokerConfig& cfg) {
   txns.start();
   Dispatcher dispatcher(ctx);
   net::ServerOptions so = server_options(settings);
+  if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
+    so.request_pool = std::make_shared<net::RequestMemoryPool>(bytes);
   net::Server server(so, dispatcher);
   if (Status s = server.start(); !s) {
     txns.shutdown();

@@ -55,7 +55,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"num.replica.alter.log.dirs.threads", I, null, no_check(), N},
     {"background.threads", I, "10", at_least(1), N},
     {"queued.max.requests", I, "500", at_least(1), N},
-    {"queued.max.request.bytes", L, "-1", no_check(), N},
+    {"queued.max.request.bytes", L, "-1", no_check(), Y},
     {"request.timeout.ms", I, "30000", no_check(), N},
     {"socket.connection.setup.timeout.ms", L, "10000", no_check(), N},
     {"socket.connection.setup.timeout.max.ms", L, "30000", no_check(), N},

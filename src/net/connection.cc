@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <utility>
 
 #include <asio/read.hpp>
 
@@ -82,7 +83,11 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   std::error_code ec;
   socket_->close(ec);
   socket_.reset();
+  int64_t pooled = frame_pooled_;
+  for (const Slot& s : slots_) pooled += s.pooled;
+  frame_pooled_ = 0;
   slots_.clear();
+  release_pooled(pooled);
   reactor_.conns.erase(info_.id);
   open_count_.fetch_sub(1, std::memory_order_relaxed);
   try {
@@ -116,6 +121,7 @@ void Connection::process_input() {
         close("invalid frame size", spdlog::level::warn);
         return;
       }
+      if (!reserve_frame(size)) return;
       const size_t need = 4 + static_cast<size_t>(size);
       if (avail >= need) {
         Bytes frame(p + 4, p + need);
@@ -200,6 +206,8 @@ void Connection::on_read_error(const std::error_code& ec, bool mid_frame) {
 void Connection::dispatch(Bytes frame) {
   const uint64_t seq = next_seq_++;
   slots_.emplace_back();
+  slots_.back().pooled = frame_pooled_;
+  frame_pooled_ = 0;
   Responder responder(std::make_shared<detail::ResponseSlot>(shared_from_this(), seq));
   try {
     handler_.handle(info_, std::move(frame), std::move(responder));
@@ -229,6 +237,9 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
   if (seq < head_seq_ || seq - head_seq_ >= slots_.size()) return;
   Slot& slot = slots_[seq - head_seq_];
   if (slot.state != SlotState::kPending) return;
+  // Handled: the request's bytes leave the pool now, as Kafka releases a
+  // request's buffer before its response is sent.
+  release_pooled(std::exchange(slot.pooled, 0));
   slot.state = state;
   slot.data = std::move(data);
   slot.reason = std::move(reason);
@@ -304,6 +315,35 @@ void Connection::after_progress() {
     paused_ = false;
     process_input();
   }
+}
+
+// ---------------------------------------------------------------- request pool
+
+bool Connection::reserve_frame(int32_t size) {
+  const auto& pool = options_.request_pool;
+  if (!pool || frame_pooled_ > 0) return true;
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto gate = gate_;
+  bool got = pool->reserve_or_wait(size, [weak, gate] {
+    // Runs on whichever thread released memory: hop to our reactor.
+    if (auto self = weak.lock()) {
+      gate->post([self] {
+        if (self->closed() || !self->pool_parked_) return;
+        self->pool_parked_ = false;
+        self->process_input();
+      });
+    }
+  });
+  if (!got) {
+    pool_parked_ = true;
+    return false;
+  }
+  frame_pooled_ = size;
+  return true;
+}
+
+void Connection::release_pooled(int64_t bytes) {
+  if (bytes > 0 && options_.request_pool) options_.request_pool->release(bytes);
 }
 
 // ---------------------------------------------------------------- idle timeout

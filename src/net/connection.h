@@ -64,6 +64,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     SlotState state = SlotState::kPending;
     Response data;
     std::string reason;
+    int64_t pooled = 0;  // bytes reserved in options_.request_pool until answered
   };
 
   uint64_t inflight() const { return next_seq_ - done_seq_; }
@@ -78,6 +79,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void try_write();
   void on_writable(const std::error_code& ec);
   void after_progress();
+  // queued.max.request.bytes (net/backpressure.h): false = parked until
+  // the pool has room again (reading resumes by itself).
+  bool reserve_frame(int32_t size);
+  void release_pooled(int64_t bytes);
   void arm_idle_timer(std::chrono::steady_clock::time_point deadline);
   void on_idle_timer(const std::error_code& ec);
 
@@ -99,6 +104,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Bytes large_frame_;
   size_t large_have_ = 0;
   bool paused_ = false;   // not reading because inflight() hit the limit
+  bool pool_parked_ = false;  // not reading until the request pool has room
+  int64_t frame_pooled_ = 0;  // reserved for the frame being read, not yet dispatched
   bool peer_eof_ = false; // peer finished sending; close once answers are out
 
   // Answer side: slots_[i] answers request head_seq_ + i.

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "net/backpressure.h"
 #include "net/request_handler.h"
 #include "net/responder.h"
 #include "util/status.h"
@@ -38,6 +39,10 @@ struct ServerOptions {
   // Back-pressure: stop reading a connection while this many of its requests
   // await their response (values < 1 act as 1).
   int max_inflight_per_connection = 32;
+  // queued.max.request.bytes across all connections: a connection whose
+  // next frame finds the pool exhausted stops reading until requests are
+  // answered. Null = unbounded (Kafka's default -1).
+  std::shared_ptr<RequestMemoryPool> request_pool;
   // Zero-copy Fetch: file regions of answers go out with sendfile(2). Off:
   // they are read into memory and written (same bytes; for tests, and for
   // transports that must see the bytes). The environment variable

@@ -143,3 +143,46 @@ def test_pipelined_fetch_without_reading(broker_factory, topic):
     assert pump.sent == n and pump.error is None
     pump.sock.close()
     assert b.alive()
+
+
+def test_request_pool_bounds_all_connections_without_deadlock(broker_factory, topic):
+    """queued.max.request.bytes far below what 4 pipelining connections
+    offer at once: connections take turns (parked ones resume when requests
+    are answered), every request is answered in order, and a single
+    request larger than the whole pool still passes (Kafka's pool is not
+    strict)."""
+    b = broker_factory({"num.partitions": "1", "message.max.bytes": str(2 * MB),
+                        "queued.max.request.bytes": str(300 * 1024)})
+    seed(b.bootstrap, topic)
+    conns, per_conn = 4, 150
+    pumps = []
+    for c in range(conns):
+        frames = [w.produce_v3(10_000 * (c + 1) + i, topic, 0,
+                               w.record_batch([(b"c%d-%d" % (c, i), bytes([i % 251]) * (100 * 1024), ())],
+                                              1_700_000_000_000 + i), acks=-1)
+                  for i in range(per_conn)]
+        pumps.append(Pump(b.port, frames))
+    offsets = []
+    for c, pump in enumerate(pumps):
+        pump.sock.settimeout(120)
+        for i in range(per_conn):
+            frame = w.read_frame(pump.sock)
+            assert frame is not None, f"connection {c} closed after {i} answers ({pump.error})"
+            corr, parts = w.parse_produce_v3(frame)
+            assert corr == 10_000 * (c + 1) + i
+            err, base_offset = parts[(topic, 0)]
+            assert err == 0, f"connection {c} request {i}: error {err}"
+            offsets.append(base_offset)
+        pump.thread.join(60)
+        assert pump.sent == per_conn and pump.error is None
+        pump.sock.close()
+    assert len(set(offsets)) == conns * per_conn
+    # One frame of ~1.5 MB, five times the pool.
+    big = w.record_batch([(b"big", b"B" * (1500 * 1024), ())], int(time.time() * 1000))
+    with w.connect(b.port, timeout=60) as s:
+        s.sendall(w.produce_v3(7, topic, 0, big, acks=-1))
+        frame = w.read_frame(s)
+    assert frame is not None
+    assert w.parse_produce_v3(frame)[1][(topic, 0)][0] == 0
+    assert "queued.max.request.bytes" not in b.log(), "the key is reported as not acted on"
+    assert b.alive()
