@@ -81,7 +81,9 @@ void IndexFile::truncate_entries(size_t n) {
   // back. A punched hole reads as zero and releases the pages instead; only
   // a partial first page is written. The size stays, so the mapping stays
   // valid for racing readers.
-  if (!punch_hole(from, end - from)) std::memset(base_ + from, 0, end - from);
+  // Small ranges (a truncation by a few entries) are cheaper to write.
+  constexpr size_t kPunchAtLeast = 64 * 1024;
+  if (end - from < kPunchAtLeast || !punch_hole(from, end - from)) std::memset(base_ + from, 0, end - from);
 }
 
 bool IndexFile::punch_hole(size_t offset, size_t len) {
