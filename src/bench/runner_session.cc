@@ -305,6 +305,8 @@ void Session::run_all() {
                            : "produce: standard subset of 8 combinations (--all-combos runs all 16)");
   add_note("acks=all on Spool writes to topics with flush.messages=1 (each append flushed); the mock peer keeps "
            "data in memory, so its acks=all is not durable");
+  add_note("consume: timed from the first message to the last (as kbench.c), so librdkafka's consumer start-up "
+           "(~0.5 s to the first message, the same against the mock) is left out; 1 KB values, 1 partition");
   add_note("consume/cold: before each run the bench fdatasyncs and posix_fadvise(DONTNEED)s every file of the "
            "broker's data dir (no root needed); the peer reads from memory, so it only has the cached variant");
   add_note("latency: producer (linger.ms=0) and consumer (fetch.wait.max.ms=100) in the bench process; the payload "

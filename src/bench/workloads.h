@@ -54,7 +54,8 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
                                double max_seconds, Progress* progress);
 
 // Reads `messages` messages of partition 0 of `topic` from the beginning
-// with a fresh consumer (assign, no group protocol).
+// with a fresh consumer (assign, no group protocol), timed from the first
+// message received to the last.
 Result<Throughput> run_consume(const Target& t, const std::string& topic, int64_t messages, double timeout_s,
                                Progress* progress);
 // fdatasync + posix_fadvise(DONTNEED) on every file under `dir`, so the next
