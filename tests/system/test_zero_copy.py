@@ -2,8 +2,9 @@
 byte-identical with sendfile on and off (SPOOL_SENDFILE=0, the copy path).
 
 One log (two partitions, small segments so reads cross segment files, raw
-batches of varied sizes plus committed and aborted transactions) is served
-first by a broker with sendfile, then — same log directory — by one without;
+batches of varied sizes plus committed and aborted transactions) is written,
+then served — after a restart, so nothing moves — first by a broker with
+sendfile, then from the same log directory by one without;
 the same ~300 Fetch requests (v4, v7, v11; read_uncommitted and
 read_committed; offsets at the start, inside and near the end; request and
 partition byte limits from 1 byte to 50 MB) must get the same bytes back.
@@ -13,7 +14,6 @@ import os
 import shutil
 import struct
 import tempfile
-import time
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -110,40 +110,43 @@ def test_fetch_answers_are_byte_identical_with_and_without_sendfile(topic):
     brokers = []
     saved = os.environ.pop("SPOOL_SENDFILE", None)
     try:
-        on = Broker(overrides=OVERRIDES, log_dir=log_dir, name="sendfile")
-        brokers.append(on)
-        on.start()
-        a = AdminClient({"bootstrap.servers": on.bootstrap})
+        # 1. Write the log, then stop: the two serving brokers below restart
+        # from the same, settled state (high watermark and LSO included).
+        writer = Broker(overrides=OVERRIDES, log_dir=log_dir, name="writer")
+        brokers.append(writer)
+        writer.start()
+        a = AdminClient({"bootstrap.servers": writer.bootstrap})
         fs = a.create_topics([NewTopic(topic, 2, 1, config={"segment.bytes": str(SEGMENT_BYTES)})],
                              operation_timeout=30)
         fs[topic].result(timeout=30)
         sizes = [(i * 7919) % 3000 + 10 for i in range(200)]
-        produce_raw(on.port, topic, 0, sizes)
-        produce_raw(on.port, topic, 1, sizes[::-1])
+        produce_raw(writer.port, topic, 0, sizes)
+        produce_raw(writer.port, topic, 1, sizes[::-1])
         # Transactions: one committed, one aborted, so read_committed answers
         # list aborted transactions.
-        p = txn_util.txn_producer(on.bootstrap, "zero-copy-txn")
+        p = txn_util.txn_producer(writer.bootstrap, "zero-copy-txn")
         p.init_transactions(30)
         txn_util.one_txn(p, topic, [(0, b"committed-%d" % i) for i in range(50)], commit=True)
         txn_util.one_txn(p, topic, [(0, b"aborted-%d" % i) for i in range(50)], commit=False)
         txn_util.one_txn(p, topic, [(1, b"late-%d" % i) for i in range(20)], commit=True)
         p.flush(10)
-        deadline = time.monotonic() + 30
-        ends = high_watermarks(on.port, topic)
-        while time.monotonic() < deadline:
-            time.sleep(0.5)
-            now = high_watermarks(on.port, topic)
-            if now == ends:
-                break
-            ends = now
+        del p
+        assert writer.stop() == 0
         segs = [n for n in os.listdir(os.path.join(log_dir, f"{topic}-0")) if n.endswith(".log")]
         assert len(segs) >= 5, f"expected several segments, got {segs}"
+
+        # 2. Serve it with sendfile, then 3. without; same requests.
+        on = Broker(overrides=OVERRIDES, log_dir=log_dir, name="sendfile")
+        brokers.append(on)
+        on.start()
+        ends = high_watermarks(on.port, topic)
+        assert min(ends) > 0, ends
         reqs = requests(topic, ends)
         with_sendfile = run_fetches(on.port, reqs)
         assert on.stop() == 0
 
         os.environ["SPOOL_SENDFILE"] = "0"
-        off = Broker(overrides=OVERRIDES, log_dir=log_dir, port=on.port, name="copy")
+        off = Broker(overrides=OVERRIDES, log_dir=log_dir, name="copy")
         brokers.append(off)
         off.start()
         assert high_watermarks(off.port, topic) == ends
