@@ -7,7 +7,7 @@
 
 namespace spool::broker {
 
-void Dispatcher::handle(const net::ConnectionInfo& conn, Bytes frame, net::Responder responder) {
+void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
   ByteReader r(frame.data(), frame.size());
   RequestContext ctx{{}, conn, std::move(responder)};
   if (!protocol::decode_request_header(r, ctx.header)) {

@@ -15,7 +15,7 @@ namespace spool::broker {
 class Dispatcher : public net::RequestHandler {
  public:
   explicit Dispatcher(BrokerContext& ctx) : ctx_(ctx) {}
-  void handle(const net::ConnectionInfo& conn, Bytes frame, net::Responder responder) override;
+  void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:
   BrokerContext& ctx_;

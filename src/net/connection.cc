@@ -124,13 +124,13 @@ void Connection::process_input() {
       if (!reserve_frame(size)) return;
       const size_t need = 4 + static_cast<size_t>(size);
       if (avail >= need) {
-        Bytes frame(p + 4, p + need);
+        FrameBytes frame(p + 4, p + need);
         rpos_ += need;
         dispatch(std::move(frame));
         continue;
       }
       if (need > rbuf_.size()) {
-        large_frame_ = Bytes(static_cast<size_t>(size));
+        large_frame_ = FrameBytes(static_cast<size_t>(size));
         large_have_ = avail - 4;
         std::memcpy(large_frame_.data(), p + 4, large_have_);
         rpos_ = rend_ = 0;
@@ -180,8 +180,8 @@ void Connection::on_read_large(const std::error_code& ec, size_t n) {
     return;
   }
   last_activity_ = std::chrono::steady_clock::now();
-  Bytes frame = std::move(large_frame_);
-  large_frame_ = Bytes();
+  FrameBytes frame = std::move(large_frame_);
+  large_frame_ = FrameBytes();
   large_have_ = 0;
   dispatch(std::move(frame));
   process_input();
@@ -203,7 +203,7 @@ void Connection::on_read_error(const std::error_code& ec, bool mid_frame) {
   close("read failed: " + ec.message(), spdlog::level::debug);
 }
 
-void Connection::dispatch(Bytes frame) {
+void Connection::dispatch(FrameBytes frame) {
   const uint64_t seq = next_seq_++;
   slots_.emplace_back();
   slots_.back().pooled = frame_pooled_;

@@ -74,7 +74,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_large();
   void on_read_large(const std::error_code& ec, size_t n);
   void on_read_error(const std::error_code& ec, bool mid_frame);
-  void dispatch(Bytes frame);
+  void dispatch(FrameBytes frame);
   void complete(uint64_t seq, SlotState state, Response data, std::string reason);
   void try_write();
   void on_writable(const std::error_code& ec);
@@ -101,7 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Bytes rbuf_;
   size_t rpos_ = 0;
   size_t rend_ = 0;
-  Bytes large_frame_;
+  FrameBytes large_frame_;
   size_t large_have_ = 0;
   bool paused_ = false;   // not reading because inflight() hit the limit
   bool pool_parked_ = false;  // not reading until the request pool has room

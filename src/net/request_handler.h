@@ -12,6 +12,7 @@
 
 #include "net/responder.h"
 #include "util/bytes.h"
+#include "util/frame_bytes.h"
 
 namespace spool::net {
 
@@ -25,7 +26,7 @@ class RequestHandler {
   virtual ~RequestHandler() = default;
   // frame = the request bytes without the 4-byte size prefix (already
   // bounded by ServerOptions::max_request_bytes, never empty).
-  virtual void handle(const ConnectionInfo& conn, Bytes frame, Responder responder) = 0;
+  virtual void handle(const ConnectionInfo& conn, FrameBytes frame, Responder responder) = 0;
   // Called once per connection after it closed, for any reason (peer EOF,
   // error, idle, limit, Responder::close, Server::stop).
   virtual void on_disconnect(const ConnectionInfo& conn) {}

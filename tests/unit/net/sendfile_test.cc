@@ -297,7 +297,7 @@ class RegionHandler : public RequestHandler {
  public:
   explicit RegionHandler(const TempFile& f) : file_(f) {}
   // Request "off len" -> answer "<" + file bytes + ">".
-  void handle(const ConnectionInfo&, Bytes frame, Responder responder) override {
+  void handle(const ConnectionInfo&, FrameBytes frame, Responder responder) override {
     std::string req(frame.begin(), frame.end());
     auto sp = req.find(' ');
     int64_t off = std::stoll(req.substr(0, sp));

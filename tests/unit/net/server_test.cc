@@ -40,12 +40,13 @@ class TestHandler : public RequestHandler {
   std::atomic<int> requests{0};
   std::atomic<int> disconnects{0};
 
-  void handle(const ConnectionInfo& conn, Bytes frame, Responder responder) override {
+  void handle(const ConnectionInfo& conn, FrameBytes frame, Responder responder) override {
     ++requests;
+    Bytes body(frame.begin(), frame.end());
     if (fn) {
-      fn(conn, std::move(frame), std::move(responder));
+      fn(conn, std::move(body), std::move(responder));
     } else {
-      responder.send(std::move(frame));
+      responder.send(std::move(body));
     }
   }
   void on_disconnect(const ConnectionInfo&) override { ++disconnects; }
