@@ -1,4 +1,5 @@
 #include "bench/machine_limits.h"
+#include "common/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,20 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string t = ::testing::TempDir() + "spool-limits-XXXXXX";
-    path_ = ::mkdtemp(t.data()) ? t : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("spool-limits") {}
 };
 
 bool is_empty_dir(const std::string& d) { return fs::is_empty(d); }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bench/targets.h"
+#include "common/temp_dir.h"
 #include "xml_check.h"
 
 namespace spool::bench {
@@ -22,20 +23,9 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string t = ::testing::TempDir() + "spool-report-XXXXXX";
-    path_ = ::mkdtemp(t.data()) ? t : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("spool-report") {}
 };
 
 Report sample() {

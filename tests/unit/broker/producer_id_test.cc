@@ -1,6 +1,7 @@
 // ProducerIdManager: ids are unique, also across reopen (restart or crash),
 // and a damaged block file stops the broker instead of repeating ids.
 #include "broker/producer_id_manager.h"
+#include "common/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,18 +15,9 @@
 namespace spool::broker {
 namespace {
 
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "spool-pid-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("spool-pid") {}
 };
 
 std::string read_file(const std::string& p) {

@@ -9,25 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.h"
 #include "record/batch_builder.h"
 #include "storage/log.h"
 
 namespace spool::storage::testing {
 
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "spool-storage-XXXXXX").string();
-    char* p = ::mkdtemp(tmpl.data());
-    EXPECT_NE(p, nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-  std::string sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("spool-storage") {}
 };
 
 // One uncompressed batch of `n` records; record i has timestamp ts + i and a
