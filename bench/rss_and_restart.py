@@ -21,7 +21,6 @@ import argparse
 import os
 import socket
 import statistics
-import subprocess
 import struct
 import sys
 import time
@@ -92,25 +91,10 @@ def kill9_and_time_restart(b, topic):
     """kill -9, restart on the same dir; seconds from just before exec until
     `serving` (the harness's own TCP polling would only see the listener)."""
     b.kill9()
-    b.starts += 1
-    b._stderr_path = os.path.join(b.work_dir, f"{b.name}.{b.starts}.log")
-    b._stderr_file = open(b._stderr_path, "wb")
-    t0 = time.monotonic()
-    b.proc = subprocess.Popen(b._args(), stdin=subprocess.DEVNULL,
-                              stdout=b._stderr_file, stderr=subprocess.STDOUT)
-    deadline = t0 + RESTART_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if b.proc.poll() is not None:
-            raise RuntimeError("broker exited during restart:\n" + b.log())
-        if serving(b.port, topic):
-            break
-        time.sleep(0.01)
-    else:
-        raise RuntimeError(f"broker not serving within {RESTART_TIMEOUT_S} s:\n" + b.log())
-    restart = time.monotonic() - t0
+    b.start(timeout=RESTART_TIMEOUT_S, retry_port=False, ready=lambda: serving(b.port, topic), poll_s=0.01)
     if VERBOSE:
         print(b.log(), flush=True)
-    return restart
+    return b.last_start_seconds
 
 
 def run_idle(overrides):

@@ -93,7 +93,9 @@ class Broker:
             args += ["--override", f"{k}={v}"]
         return args
 
-    def start(self, timeout=START_TIMEOUT_S, retry_port=True):
+    def start(self, timeout=START_TIMEOUT_S, retry_port=True, ready=None, poll_s=0.05):
+        """Starts the broker and waits until `ready()` (default: the port
+        accepts). last_start_seconds is measured from just before exec."""
         if self.proc is not None and self.proc.poll() is None:
             raise BrokerError("broker already running")
         if not os.path.exists(self.bin):
@@ -114,12 +116,12 @@ class Broker:
                 if retry_port and self.starts == 1 and "in use" in log.lower():
                     self.port = free_port()
                     self.starts = 0
-                    return self.start(timeout, retry_port=False)
+                    return self.start(timeout, retry_port=False, ready=ready, poll_s=poll_s)
                 raise BrokerError(f"broker exited with {rc} before listening:\n{log}")
-            if port_accepts(self.port):
+            if ready() if ready else port_accepts(self.port):
                 self.last_start_seconds = time.monotonic() - t0
                 return self
-            time.sleep(0.05)
+            time.sleep(poll_s)
         self.kill9()
         raise BrokerError(f"broker did not accept on port {self.port} within {timeout} s:\n"
                           f"{self.log()}")
