@@ -113,18 +113,38 @@ def _committed(bootstrap, group, topic):
         c.close()
 
 
-def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
-    src, dst = f"{topic}-in", f"{topic}-out"
+def _pipeline_input(bootstrap, src, dst, prefix):
+    """Creates the input and output topics, fills the input, and returns the
+    input's end offsets and the processors' spec."""
     create_topic(bootstrap, src, NPARTS)
     create_topic(bootstrap, dst, NPARTS)
     p = plain_producer(bootstrap)
     errs = produce(p, src, [(i % NPARTS, payload("in", i)) for i in range(N_INPUT)])
     assert p.flush(WAIT_S) == 0 and not errs, errs
     ends = {i: N_INPUT // NPARTS for i in range(NPARTS)}
-
-    spec = {"bootstrap": bootstrap, "group": f"eos-{uuid.uuid4().hex[:8]}", "src": src,
-            "dst": dst, "txn_id": f"eos-proc-{uuid.uuid4().hex[:8]}", "batch": BATCH,
+    spec = {"bootstrap": bootstrap, "group": f"{prefix}-{uuid.uuid4().hex[:8]}", "src": src,
+            "dst": dst, "txn_id": f"{prefix}-proc-{uuid.uuid4().hex[:8]}", "batch": BATCH,
             "pause_s": 0.05}
+    return ends, spec
+
+
+def _read_output_once(bootstrap, dst, what, lost):
+    """The read_committed output, asserting every input is in it exactly once."""
+    write_sentinels(bootstrap, dst, NPARTS)
+    out = read_until_sentinels(bootstrap, dst, NPARTS, "read_committed", timeout=WAIT_S)
+    counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
+    missing = sorted(set(range(N_INPUT)) - set(counts))
+    dups = sorted(n for n, c in counts.items() if c > 1)
+    assert not missing and not dups, \
+        f"{what}: {len(missing)} {lost} (e.g. {missing[:10]}), " \
+        f"{len(dups)} duplicated (e.g. {dups[:10]})"
+    assert len(out) == N_INPUT
+    return out
+
+
+def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
+    src, dst = f"{topic}-in", f"{topic}-out"
+    ends, spec = _pipeline_input(bootstrap, src, dst, "eos")
     rnd = random.Random()
     killed_mid_txn = 0
     procs = []
@@ -163,15 +183,7 @@ def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
             pr.kill9()
 
     assert killed_mid_txn > 0, "no processor was killed inside a transaction: test did no work"
-    write_sentinels(bootstrap, dst, NPARTS)
-    out = read_until_sentinels(bootstrap, dst, NPARTS, "read_committed", timeout=WAIT_S)
-    counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
-    missing = sorted(set(range(N_INPUT)) - set(counts))
-    dups = sorted(n for n, c in counts.items() if c > 1)
-    assert not missing and not dups, \
-        f"not exactly once: {len(missing)} inputs lost (e.g. {missing[:10]}), " \
-        f"{len(dups)} duplicated (e.g. {dups[:10]})"
-    assert len(out) == N_INPUT
+    out = _read_output_once(bootstrap, dst, "not exactly once", "inputs lost")
     for part in range(NPARTS):
         seq = [parse(v[len(b"out:"):])[1] for pp, _, v in out if pp == part]
         assert seq == sorted(seq), f"output partition {part} out of input order"
@@ -187,15 +199,7 @@ def test_exactly_once_across_broker_crashes(broker_factory):
     b = broker_factory(BROKER_OVERRIDES)
     bootstrap = f"127.0.0.1:{b.port}"
     src, dst = f"eosb-{uuid.uuid4().hex[:8]}-in", f"eosb-{uuid.uuid4().hex[:8]}-out"
-    create_topic(bootstrap, src, NPARTS)
-    create_topic(bootstrap, dst, NPARTS)
-    p = plain_producer(bootstrap)
-    errs = produce(p, src, [(i % NPARTS, payload("in", i)) for i in range(N_INPUT)])
-    assert p.flush(WAIT_S) == 0 and not errs, errs
-    ends = {i: N_INPUT // NPARTS for i in range(NPARTS)}
-    spec = {"bootstrap": bootstrap, "group": f"eosb-{uuid.uuid4().hex[:8]}", "src": src,
-            "dst": dst, "txn_id": f"eosb-proc-{uuid.uuid4().hex[:8]}", "batch": BATCH,
-            "pause_s": 0.05}
+    ends, spec = _pipeline_input(bootstrap, src, dst, "eosb")
     procs = []
 
     def live():
@@ -230,15 +234,7 @@ def test_exactly_once_across_broker_crashes(broker_factory):
 
     assert broker_kills == KILLS
     print(f"processors used: {len(procs)}; transactions committed: {committed_total()}")
-    write_sentinels(bootstrap, dst, NPARTS)
-    out = read_until_sentinels(bootstrap, dst, NPARTS, "read_committed", timeout=WAIT_S)
-    counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
-    missing = sorted(set(range(N_INPUT)) - set(counts))
-    dups = sorted(n for n, c in counts.items() if c > 1)
-    assert not missing and not dups, \
-        f"not exactly once across broker crashes: {len(missing)} lost (e.g. {missing[:10]}), " \
-        f"{len(dups)} duplicated (e.g. {dups[:10]})"
-    assert len(out) == N_INPUT
+    _read_output_once(bootstrap, dst, "not exactly once across broker crashes", "lost")
 
 
 # --------------------------------------------------------------------------
