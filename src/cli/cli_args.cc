@@ -5,25 +5,12 @@
 #include <cstdint>
 #include <map>
 
+#include "cli/client_options.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
 
-
 namespace spool::cli {
 namespace {
-
-template <class Args>
-void add_client_options(CLI::App* sub, Args& t) {
-  sub->add_option("--bootstrap-server,--bootstrap", t.bootstrap_server, "Broker address host:port")
-      ->capture_default_str();
-  static const std::map<std::string, OutputFormat> kFormats{{"table", OutputFormat::kTable},
-                                                            {"json", OutputFormat::kJson}};
-  sub->add_option("--output,-o", t.output, "Output format: table or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
-  sub->add_option("--timeout-ms", t.timeout_ms, "Network and request timeout in ms")
-      ->check(CLI::Range(1, 3600 * 1000))
-      ->capture_default_str();
-}
 
 // Runs the cross-option checks when a group subcommand's parsing ends, so a
 // bad combination is a usage error like any other.

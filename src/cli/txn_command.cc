@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/client_options.h"
 #include "client/blocking_client.h"
 #include "protocol/error_code.h"
 #include "protocol/messages.h"
@@ -19,18 +20,6 @@ using protocol::ErrorCode;
 namespace {
 
 constexpr int8_t kTransactionKeyType = 1;
-
-void add_options(CLI::App* sub, TxnArgs& t) {
-  sub->add_option("--bootstrap-server,--bootstrap", t.bootstrap_server, "Broker address host:port")
-      ->capture_default_str();
-  static const std::map<std::string, OutputFormat> kFormats{{"table", OutputFormat::kTable},
-                                                            {"json", OutputFormat::kJson}};
-  sub->add_option("--output,-o", t.output, "Output format: table or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case));
-  sub->add_option("--timeout-ms", t.timeout_ms, "Network and request timeout in ms")
-      ->check(CLI::Range(1, 3600 * 1000))
-      ->capture_default_str();
-}
 
 std::string error_text(int16_t code) { return std::string(protocol::error_name(static_cast<ErrorCode>(code))); }
 
@@ -163,14 +152,14 @@ void configure_txn(CLI::App& app, CliArgs& args) {
       ->delimiter(',');
   list->add_option("--producer-id", t.producer_ids, "Only these producer ids (repeatable or comma-separated)")
       ->delimiter(',');
-  add_options(list, t);
+  add_client_options(list, t);
   list->callback([&args] {
     args.command = "txn";
     args.txn.action = "list";
   });
   CLI::App* describe = txn->add_subcommand("describe", "State, producer and partitions of transactional ids");
   describe->add_option("transactional_id", t.transactional_ids, "Transactional id(s)")->required();
-  add_options(describe, t);
+  add_client_options(describe, t);
   describe->callback([&args] {
     args.command = "txn";
     args.txn.action = "describe";
