@@ -11,7 +11,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build debug asan fuzz run test test-unit test-asan test-fuzz bench clean
+.PHONY: all deps build debug asan fuzz run test test-peer test-unit test-asan test-fuzz bench clean
 
 all: build
 
@@ -42,6 +42,10 @@ test: build asan fuzz
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(FUZZ_BUILD) -L fuzz --output-on-failure --timeout 600
+
+# The compatibility tests against Apache Kafka 4.4 (scripts/kafka-peer) instead of Spool.
+test-peer: build
+	@scripts/test-peer
 
 BENCH_ARGS ?=
 bench: deps
