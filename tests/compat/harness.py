@@ -12,6 +12,15 @@ Contract:
     exit code; the fixtures assert it is 0 (clean shutdown contract).
   * Not thread-safe: drive one Broker from one test thread.
 
+Peer switch: with SPOOL_TEST_PEER=kafka (set by `make test-peer`), `Broker(...)`
+makes a `KafkaPeerBroker` instead: the same interface, but start/stop/kill9 go
+through scripts/kafka-peer (Apache Kafka 4.4.0, single-node KRaft) with the
+same overrides minus Spool's own keys (SPOOL_ONLY_KEYS). `log_dir` is then
+Kafka's log.dirs (DIR/data of the peer's DIR), `log()` the peer's kafka.log of
+that start, and stop() returns 0 when the peer script saw a clean shutdown.
+Tests that depend on Spool-only behaviour ask `which_peer()` and check Kafka's
+behaviour instead (tests/compat/README.md, "Differences from Kafka 4.4").
+
 Debugging aid: if the environment variable SPOOL_TEST_BOOTSTRAP is set
 (e.g. to the address printed by /work/shared/tools/mockbroker), no broker is
 started and tests talk to that address instead. Tests that need to restart or
@@ -33,6 +42,15 @@ DEFAULT_BIN = os.path.join(REPO_ROOT, "build", "spool")
 START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
 
+KAFKA_PEER = os.path.join(REPO_ROOT, "scripts", "kafka-peer")
+# A JVM start (and a restart after kill -9, which waits for the old broker
+# session to expire, ~9 s) takes far longer than Spool's.
+PEER_START_TIMEOUT_S = 90.0
+PEER_STOP_TIMEOUT_S = 60.0
+# Spool's own broker keys (src/config/broker_keys.cc): Kafka would refuse
+# none of them, but they mean nothing to it, so they are not passed on.
+SPOOL_ONLY_KEYS = ("durable.writes", "reactor.threads", "log.level")
+
 
 class BrokerError(RuntimeError):
     pass
@@ -40,6 +58,19 @@ class BrokerError(RuntimeError):
 
 def spool_bin():
     return os.environ.get("SPOOL_BIN") or DEFAULT_BIN
+
+
+def which_peer():
+    """None for Spool, or the peer named by SPOOL_TEST_PEER ("kafka")."""
+    peer = os.environ.get("SPOOL_TEST_PEER") or None
+    if peer not in (None, "kafka"):
+        raise BrokerError(f"SPOOL_TEST_PEER={peer!r}: only 'kafka' is known")
+    return peer
+
+
+def peer_overrides(overrides):
+    """The overrides as the Kafka peer gets them (Spool-only keys dropped)."""
+    return {k: v for k, v in overrides.items() if k not in SPOOL_ONLY_KEYS}
 
 
 def external_bootstrap():
@@ -64,6 +95,11 @@ def port_accepts(port, host="127.0.0.1", timeout=0.2):
 
 
 class Broker:
+    def __new__(cls, *args, **kwargs):
+        if cls is Broker and which_peer() == "kafka":
+            return super().__new__(KafkaPeerBroker)
+        return super().__new__(cls)
+
     def __init__(self, overrides=None, log_dir=None, port=None, name="broker"):
         self.bin = spool_bin()
         self.overrides = dict(overrides or {})
@@ -182,6 +218,136 @@ class Broker:
     def cleanup(self):
         self.kill9()
         shutil.rmtree(self.work_dir, ignore_errors=True)
+
+
+class KafkaPeerBroker(Broker):
+    """Apache Kafka 4.4.0 through scripts/kafka-peer, in place of spool broker
+    (SPOOL_TEST_PEER=kafka). The peer's DIR is `log_dir` if given (so two
+    Brokers on the same log_dir share data, as with Spool), else a folder in
+    work_dir; Kafka's log.dirs is DIR/data and becomes self.log_dir."""
+
+    def __init__(self, overrides=None, log_dir=None, port=None, name="broker"):
+        super().__init__(overrides=overrides, log_dir=log_dir, port=port, name=name)
+        self.bin = KAFKA_PEER
+        self.peer_dir = self.log_dir
+        self.log_dir = os.path.join(self.peer_dir, "data")
+        self._running = False
+        self._marks = []  # offset in kafka.log where each start's output begins
+
+    def _kafka_log(self):
+        return os.path.join(self.peer_dir, "kafka.log")
+
+    def _run(self, *args, timeout):
+        env = dict(os.environ,
+                   KAFKA_PEER_START_TIMEOUT=str(int(timeout)),
+                   KAFKA_PEER_STOP_TIMEOUT=str(int(PEER_STOP_TIMEOUT_S)))
+        try:
+            return subprocess.run([self.bin, *args], stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, env=env,
+                                  timeout=timeout + 30)
+        except subprocess.TimeoutExpired as e:
+            raise BrokerError(f"kafka-peer {args[0]} did not return within {timeout + 30} s") from e
+
+    def start(self, timeout=START_TIMEOUT_S, retry_port=True, ready=None, poll_s=0.05):
+        if self.alive():
+            raise BrokerError("broker already running")
+        timeout = max(timeout, PEER_START_TIMEOUT_S)
+        self.starts += 1
+        log_path = self._kafka_log()
+        self._marks.append(os.path.getsize(log_path) if os.path.exists(log_path) else 0)
+        t0 = time.monotonic()
+        args = ["start", self.peer_dir, str(self.port)]
+        args += [f"{k}={v}" for k, v in peer_overrides(self.overrides).items()]
+        r = self._run(*args, timeout=timeout)
+        self._script_out = r.stdout + r.stderr
+        if r.returncode != 0:
+            self._running = False
+            text = self.log() + "\n" + self._script_out
+            if retry_port and self.starts == 1 and "already in use" in text.lower() \
+                    and f":{self.port}" in text:
+                self.port = free_port()
+                self.starts = 0
+                self._marks = []
+                return self.start(timeout, retry_port=False, ready=ready, poll_s=poll_s)
+            raise BrokerError(f"kafka-peer start failed ({r.returncode}):\n{self._script_out}")
+        self._running = True
+        deadline = t0 + timeout
+        while ready is not None and not ready():
+            if time.monotonic() > deadline:
+                self.kill9()
+                raise BrokerError(f"kafka peer not ready within {timeout} s:\n{self.log()}")
+            time.sleep(poll_s)
+        self.last_start_seconds = time.monotonic() - t0
+        return self
+
+    def _pid(self):
+        try:
+            with open(os.path.join(self.peer_dir, "kafka.pid")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def alive(self):
+        if not self._running or os.path.exists(os.path.join(self.peer_dir, "kafka.exit")):
+            return False
+        pid = self._pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+            return True
+        except OSError:
+            return False
+
+    def stop(self, timeout=STOP_TIMEOUT_S):
+        """0 when the peer shut down cleanly (kafka-peer stop's verdict),
+        else kafka-peer's exit code; None if never started."""
+        if self.starts == 0:
+            return None
+        if not self._running:
+            return self._last_rc
+        r = self._run("stop", self.peer_dir, timeout=max(timeout, PEER_STOP_TIMEOUT_S))
+        self._running = False
+        self._last_rc = r.returncode
+        if r.returncode != 0:
+            self._script_out = r.stdout + r.stderr
+        return r.returncode
+
+    _last_rc = None
+    _script_out = ""
+
+    def kill9(self):
+        if self._running:
+            self._run("kill9", self.peer_dir, timeout=30)
+            self._running = False
+            self._last_rc = -signal.SIGKILL
+
+    def restart(self, timeout=PEER_START_TIMEOUT_S):
+        rc = self.stop()
+        if rc != 0:
+            raise BrokerError(f"kafka peer exited with {rc} on SIGTERM:\n{self._script_out}\n{self.log()}")
+        return self.start(timeout)
+
+    def rss_kib(self):
+        """VmRSS of the running JVM (for the benchmarks and the report)."""
+        pid = self._pid()
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return None
+
+    def log(self, start_no=None):
+        """kafka.log from start number `start_no` (default: latest) to the next."""
+        path = self._kafka_log()
+        if not self._marks or not os.path.exists(path):
+            return ""
+        i = (start_no or len(self._marks)) - 1
+        with open(path, "rb") as f:
+            f.seek(self._marks[i])
+            end = self._marks[i + 1] if i + 1 < len(self._marks) else None
+            data = f.read() if end is None else f.read(end - self._marks[i])
+        return data.decode("utf-8", "replace")
 
 
 class ExternalBroker:

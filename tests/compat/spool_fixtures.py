@@ -8,6 +8,8 @@ conftest.py files). See harness.py for the broker process contract.
              the broker themselves; every broker it made is stopped after the
              test and must have exited 0 if it was still running.
   topic      a fresh topic name per test.
+  peer       None against Spool, "kafka" under SPOOL_TEST_PEER=kafka (then every
+             Broker is the Apache Kafka 4.4 peer, see harness.KafkaPeerBroker).
 """
 
 import re
@@ -15,7 +17,7 @@ import uuid
 
 import pytest
 
-from harness import Broker, ExternalBroker, external_bootstrap
+from harness import Broker, ExternalBroker, external_bootstrap, which_peer
 
 LOG_TAIL_CHARS = 20000
 
@@ -72,6 +74,11 @@ def broker_factory(request):
     assert not problems, "\n".join(problems)
 
 
+@pytest.fixture(scope="session")
+def peer():
+    return which_peer()
+
+
 @pytest.fixture
 def topic(request):
     base = re.sub(r"[^A-Za-z0-9._-]", "_", request.node.name)[:80]
@@ -87,4 +94,5 @@ def pytest_runtest_makereport(item, call):
     for name in ("broker",):
         b = item.funcargs.get(name) if hasattr(item, "funcargs") else None
         if b is not None:
-            rep.sections.append(("spool broker log", _tail(b.all_logs())))
+            what = "kafka peer log" if which_peer() else "spool broker log"
+            rep.sections.append((what, _tail(b.all_logs())))

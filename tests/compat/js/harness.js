@@ -4,9 +4,13 @@
 // SIGTERM on stop with SIGKILL after 10 s, and the exit code is returned so
 // the test can assert a clean shutdown. SPOOL_TEST_BOOTSTRAP=host:port makes
 // startBroker() use that running broker instead (debugging aid only).
+// SPOOL_TEST_PEER=kafka (make test-peer) starts the Apache Kafka 4.4.0 peer
+// through scripts/kafka-peer instead, with the same overrides minus Spool's own
+// keys; stop() then resolves to 0 when the peer shut down cleanly. Both kinds
+// also offer kill9() and restart() (same data dir and port).
 'use strict';
 
-const { spawn } = require('node:child_process');
+const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
@@ -37,11 +41,89 @@ function portAccepts(port, host = '127.0.0.1') {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const KAFKA_PEER = path.join(REPO_ROOT, 'scripts', 'kafka-peer');
+const SPOOL_ONLY_KEYS = new Set(['durable.writes', 'reactor.threads', 'log.level']);
+
+// null against Spool, 'kafka' under SPOOL_TEST_PEER=kafka.
+function peer() {
+  const p = process.env.SPOOL_TEST_PEER || null;
+  if (p !== null && p !== 'kafka') throw new Error(`SPOOL_TEST_PEER=${p}: only 'kafka' is known`);
+  return p;
+}
+
+// Runs scripts/kafka-peer; resolves to { code, output } (never rejects on a
+// non-zero exit, only on a time-out).
+function runPeer(args, timeoutS) {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, KAFKA_PEER_START_TIMEOUT: String(timeoutS), KAFKA_PEER_STOP_TIMEOUT: '60' };
+    execFile(KAFKA_PEER, args, { env, timeout: (timeoutS + 30) * 1000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        if (err && err.killed) return reject(new Error(`kafka-peer ${args[0]} timed out:\n${stdout}${stderr}`));
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: `${stdout}${stderr}` });
+      });
+  });
+}
+
+async function startKafkaPeer(overrides) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-js-kafka-'));
+  let port = await freePort();
+  const kv = Object.entries(overrides).filter(([k]) => !SPOOL_ONLY_KEYS.has(k)).map(([k, v]) => `${k}=${v}`);
+  const logPath = path.join(dir, 'kafka.log');
+  let running = false;
+  let lastCode = null;
+  let scriptOut = '';
+  const start = async (mayRetryPort) => {
+    const r = await runPeer(['start', dir, String(port), ...kv], 90);
+    scriptOut = r.output;
+    if (r.code !== 0) {
+      if (mayRetryPort && /already in use/i.test(r.output) && r.output.includes(`:${port}`)) {
+        port = await freePort();
+        return start(false);
+      }
+      throw new Error(`kafka-peer start failed (${r.code}):\n${r.output}`);
+    }
+    running = true;
+    return undefined;
+  };
+  await start(true);
+  const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8') : '') + scriptOut;
+  const stopPeer = async () => {
+    if (!running) return lastCode;
+    const r = await runPeer(['stop', dir], 60);
+    running = false;
+    lastCode = r.code;
+    if (r.code !== 0) scriptOut = r.output;
+    return r.code;
+  };
+  return {
+    get bootstrap() { return `127.0.0.1:${port}`; },
+    get port() { return port; },
+    external: false,
+    peer: 'kafka',
+    alive: () => running && !fs.existsSync(path.join(dir, 'kafka.exit')),
+    log,
+    async kill9() {
+      if (running) { await runPeer(['kill9', dir], 30); running = false; lastCode = 'SIGKILL'; }
+    },
+    async restart() {
+      const rc = await stopPeer();
+      if (rc !== 0) throw new Error(`kafka peer exited with ${rc} on SIGTERM:\n${log()}`);
+      await start(false);
+    },
+    async stop() {
+      const rc = await stopPeer();
+      fs.rmSync(dir, { recursive: true, force: true });
+      return rc;
+    },
+  };
+}
+
 async function startBroker(overrides = {}) {
   const ext = process.env.SPOOL_TEST_BOOTSTRAP;
   if (ext) {
     return { bootstrap: ext, external: true, log: () => '(external broker)', stop: async () => 0 };
   }
+  if (peer() === 'kafka') return startKafkaPeer(overrides);
   const bin = process.env.SPOOL_BIN || path.join(REPO_ROOT, 'build', 'spool');
   if (!fs.existsSync(bin)) throw new Error(`spool binary not found at ${bin} (set SPOOL_BIN)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spool-js-'));
@@ -52,44 +134,65 @@ async function startBroker(overrides = {}) {
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);
 
   let output = '';
-  const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stdout.on('data', (d) => { output += d; });
-  proc.stderr.on('data', (d) => { output += d; });
+  let proc = null;
   let exitCode = null;
   let exitSignal = null;
-  const exited = new Promise((resolve) => proc.on('exit', (code, sig) => {
-    exitCode = code; exitSignal = sig; resolve();
-  }));
-
-  const deadline = Date.now() + 20000;
-  for (;;) {
-    if (exitCode !== null || exitSignal !== null) {
-      throw new Error(`broker exited (${exitCode ?? exitSignal}) before listening:\n${output}`);
+  let exited = null;
+  const launch = async () => {
+    exitCode = null; exitSignal = null;
+    output += output ? '\n----- restart -----\n' : '';
+    proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout.on('data', (d) => { output += d; });
+    proc.stderr.on('data', (d) => { output += d; });
+    exited = new Promise((resolve) => proc.on('exit', (code, sig) => {
+      exitCode = code; exitSignal = sig; resolve();
+    }));
+    const deadline = Date.now() + 20000;
+    for (;;) {
+      if (exitCode !== null || exitSignal !== null) {
+        throw new Error(`broker exited (${exitCode ?? exitSignal}) before listening:\n${output}`);
+      }
+      if (await portAccepts(port)) break;
+      if (Date.now() > deadline) {
+        proc.kill('SIGKILL');
+        throw new Error(`broker did not accept on port ${port} within 20 s:\n${output}`);
+      }
+      await sleep(50);
     }
-    if (await portAccepts(port)) break;
-    if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`broker did not accept on port ${port} within 20 s:\n${output}`);
+  };
+  const alive = () => exitCode === null && exitSignal === null;
+  // Resolves to the exit code (or the signal name if it had to be killed).
+  const terminate = async () => {
+    if (alive()) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      await exited;
+      clearTimeout(timer);
     }
-    await sleep(50);
-  }
+    return exitCode ?? exitSignal;
+  };
+  await launch();
 
   return {
     bootstrap: `127.0.0.1:${port}`,
     port,
     external: false,
-    alive: () => exitCode === null && exitSignal === null,
+    peer: null,
+    alive,
     log: () => output,
-    // Resolves to the exit code (or the signal name if it had to be killed).
+    async kill9() {
+      if (alive()) { proc.kill('SIGKILL'); await exited; }
+    },
+    // Clean stop (exit 0 required) and start again on the same dir and port.
+    async restart() {
+      const rc = await terminate();
+      if (rc !== 0) throw new Error(`broker exited with ${rc} on SIGTERM:\n${output}`);
+      await launch();
+    },
     async stop() {
-      if (exitCode === null && exitSignal === null) {
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-        await exited;
-        clearTimeout(timer);
-      }
+      const rc = await terminate();
       fs.rmSync(dir, { recursive: true, force: true });
-      return exitCode ?? exitSignal;
+      return rc;
     },
   };
 }
@@ -131,4 +234,4 @@ function apiKeys(bootstrap) {
   });
 }
 
-module.exports = { startBroker, freePort, apiKeys };
+module.exports = { startBroker, freePort, apiKeys, peer };
