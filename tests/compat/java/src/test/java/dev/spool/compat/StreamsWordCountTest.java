@@ -1,0 +1,218 @@
+// Kafka Streams 4.4 word count, processing.guarantee=exactly_once_v2, run as
+// a separate JVM (WordCountApp, classpath from target/runtime.classpath):
+// seeded random lines keep arriving while the app runs; the app is killed
+// with SIGKILL mid-run and started again on the same state dir; the output
+// topic read with read_committed, latest value per word, must hold exactly
+// the word counts of all input lines.
+package dev.spool.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StreamsWordCountTest {
+  static final int PARTITIONS = 3;
+  static final int FIRST_LINES = 300;
+  static final int STREAMED_CHUNKS = 90;
+  static final int CHUNK_LINES = 30;
+  static final int TOTAL_LINES = FIRST_LINES + STREAMED_CHUNKS * CHUNK_LINES;
+  static final String[] WORDS = {
+      "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
+      "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+      "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "spool", "kafka", "log", "broker"};
+
+  TestBroker broker;
+  Admin admin;
+
+  @BeforeAll
+  void startBroker() {
+    broker = TestBroker.start(Map.of(
+        "group.initial.rebalance.delay.ms", "0",
+        "offsets.topic.num.partitions", "4",
+        "transaction.state.log.num.partitions", "4",
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"));
+    admin = Clients.admin(broker.bootstrap());
+  }
+
+  @AfterAll
+  void stopBroker() {
+    if (admin != null) admin.close();
+    if (broker != null) broker.close();
+  }
+
+  /** One WordCountApp JVM; its output goes to a file shown on failure. */
+  final class App {
+    final Process proc;
+    final Path log;
+
+    App(int n, String appId, String in, String out, Path stateDir) throws IOException {
+      Path project = TestBroker.projectDir();
+      Path cpFile = project.resolve("target/runtime.classpath");
+      assertTrue(Files.exists(cpFile), cpFile + " missing (mvn generate-resources writes it)");
+      String cp = project.resolve("target/classes") + File.pathSeparator + Files.readString(cpFile).trim();
+      String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+      log = broker.workDir().resolve("wordcount." + n + ".log");
+      proc = new ProcessBuilder(java, "-Xmx256m", "-cp", cp, WordCountApp.class.getName(),
+          broker.bootstrap(), appId, in, out, stateDir.toString())
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    String output() {
+      return TestBroker.tail(TestBroker.read(log));
+    }
+
+    void assertAlive() {
+      if (!proc.isAlive()) fail("WordCountApp exited " + proc.exitValue() + ":\n" + output());
+    }
+  }
+
+  long committedLines(String group, String in) {
+    try {
+      Map<TopicPartition, OffsetAndMetadata> m =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+      long sum = 0;
+      for (var e : m.entrySet()) if (e.getKey().topic().equals(in) && e.getValue() != null) sum += e.getValue().offset();
+      return sum;
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static String line(Random rnd) {
+    StringBuilder sb = new StringBuilder();
+    int n = 1 + rnd.nextInt(8);
+    for (int i = 0; i < n; i++) {
+      if (i > 0) sb.append(rnd.nextInt(5) == 0 ? ", " : " ");
+      String w = WORDS[rnd.nextInt(WORDS.length)];
+      sb.append(rnd.nextInt(4) == 0 ? w.toUpperCase() : w);
+    }
+    return sb.toString();
+  }
+
+  @Test
+  void exactlyOnceWordCountSurvivesKill9() throws Exception {
+    Random rnd = new Random(Clients.seed("streams word count input"));
+    String in = Clients.topic("java-wc-in");
+    String out = Clients.topic("java-wc-out");
+    String appId = Clients.topic("java-wc-app");
+    Clients.createTopic(admin, in, PARTITIONS, null);
+    Clients.createTopic(admin, out, PARTITIONS, null);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < TOTAL_LINES; i++) lines.add(line(rnd));
+    Map<String, Long> expected = new TreeMap<>();
+    for (String l : lines) {
+      for (String w : l.toLowerCase().split("\\W+")) if (!w.isEmpty()) expected.merge(w, 1L, Long::sum);
+    }
+    Path stateDir = broker.workDir().resolve("streams-state");
+
+    KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Clients.producerProps(broker.bootstrap()));
+    AtomicInteger sent = new AtomicInteger();
+    AtomicReference<Throwable> producerError = new AtomicReference<>();
+    App first = null;
+    App second = null;
+    Thread streamer = null;
+    try {
+      for (int i = 0; i < FIRST_LINES; i++) send(producer, in, i, lines.get(i));
+      producer.flush();
+      sent.set(FIRST_LINES);
+
+      first = new App(1, appId, in, out, stateDir);
+      App a1 = first;
+      Clients.waitUntil(60_000, () -> {
+        a1.assertAlive();
+        return committedLines(appId, in) > 0;
+      }, () -> "the first app never committed:\n" + a1.output());
+
+      // More lines keep arriving; kill -9 the app while it works on them.
+      streamer = new Thread(() -> {
+        try {
+          for (int c = 0; c < STREAMED_CHUNKS; c++) {
+            int base = FIRST_LINES + c * CHUNK_LINES;
+            for (int i = base; i < base + CHUNK_LINES; i++) send(producer, in, i, lines.get(i));
+            producer.flush();
+            sent.set(base + CHUNK_LINES);
+            Thread.sleep(30);
+          }
+        } catch (Throwable t) {
+          producerError.set(t);
+        }
+      }, "input-streamer");
+      streamer.start();
+      long[] atKill = new long[2];
+      Clients.waitUntil(60_000, () -> {
+        a1.assertAlive();
+        return committedLines(appId, in) >= FIRST_LINES + 600;
+      }, () -> "the first app did not keep up:\n" + a1.output());
+      atKill[1] = sent.get();
+      first.proc.destroyForcibly(); // SIGKILL
+      assertTrue(first.proc.waitFor(10, TimeUnit.SECONDS));
+      atKill[0] = committedLines(appId, in);
+      System.out.println("[streams] killed -9 with " + atKill[0] + " lines committed of " + atKill[1]
+          + " sent (" + TOTAL_LINES + " in all)");
+      assertTrue(atKill[1] < TOTAL_LINES, "the input was complete before the kill: not mid-run");
+
+      second = new App(2, appId, in, out, stateDir);
+      App a2 = second;
+      Thread st = streamer;
+      Clients.waitUntil(120_000, () -> {
+        a2.assertAlive();
+        return !st.isAlive() && committedLines(appId, in) == TOTAL_LINES;
+      }, () -> "the restarted app did not finish: " + committedLines(appId, in) + " of " + TOTAL_LINES
+          + " committed, producer error " + producerError.get() + "\n" + a2.output());
+      assertEquals(null, producerError.get());
+      second.assertAlive();
+    } finally {
+      if (streamer != null) streamer.join(30_000);
+      producer.close();
+      for (App a : new App[] {first, second}) {
+        if (a != null && a.proc.isAlive()) {
+          a.proc.destroy(); // SIGTERM: the app closes its streams
+          if (!a.proc.waitFor(30, TimeUnit.SECONDS)) a.proc.destroyForcibly();
+        }
+      }
+    }
+
+    // Latest committed value per word in the output topic, once no transaction is open on it.
+    List<TopicPartition> outParts = Clients.partitions(out, PARTITIONS);
+    Map<TopicPartition, Long> hw = Clients.awaitNoOpenTransactions(broker.bootstrap(), outParts, 30_000);
+    Map<String, Long> latest = new TreeMap<>();
+    var got = Clients.readToEnd(broker.bootstrap(), outParts, "read_committed", 60_000);
+    for (TopicPartition tp : outParts) {
+      for (ConsumerRecord<byte[], byte[]> r : got.get(tp)) {
+        String word = new String(r.key(), StandardCharsets.UTF_8);
+        long count = java.nio.ByteBuffer.wrap(r.value()).getLong();
+        latest.put(word, count);
+      }
+    }
+    assertEquals(expected, latest, "word counts (read_committed, latest per word); output high watermarks " + hw);
+  }
+
+  static void send(KafkaProducer<byte[], byte[]> p, String topic, int i, String line) {
+    p.send(new ProducerRecord<>(topic, i % PARTITIONS, null, line.getBytes(StandardCharsets.UTF_8)));
+  }
+}
