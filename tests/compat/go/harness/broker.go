@@ -40,8 +40,8 @@ const (
 // no initial rebalance delay and few offsets/transaction-state partitions,
 // so group and transaction tests are fast. Kafka keys, valid for the peer.
 var DefaultOverrides = map[string]string{
-	"group.initial.rebalance.delay.ms":    "0",
-	"offsets.topic.num.partitions":        "3",
+	"group.initial.rebalance.delay.ms":     "0",
+	"offsets.topic.num.partitions":         "3",
 	"transaction.state.log.num.partitions": "3",
 }
 
