@@ -50,9 +50,14 @@ func TestFranzAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create topics: %v", err)
 	}
+	// num_partitions/replication_factor are in CreateTopics responses from v5.
+	wantParts, wantRF := int32(-1), int16(-1)
+	if negotiated(t, adm, kmsg.NewPtrCreateTopicsRequest()) >= 5 {
+		wantParts, wantRF = 3, 1
+	}
 	for _, name := range []string{t1, t2} {
-		if r := created[name]; r.Err != nil || r.NumPartitions != 3 || r.ReplicationFactor != 1 {
-			t.Fatalf("create %s: %+v", name, r)
+		if r := created[name]; r.Err != nil || r.NumPartitions != wantParts || r.ReplicationFactor != wantRF {
+			t.Fatalf("create %s: %+v, want %d partitions, replication factor %d", name, r, wantParts, wantRF)
 		}
 	}
 	again, err := adm.CreateTopics(ctx, 3, 1, nil, t1)
@@ -125,50 +130,11 @@ func TestFranzAdmin(t *testing.T) {
 	alter(kadm.AlterConfig{Op: kadm.DeleteConfig, Name: "retention.ms"})
 	expectConfig("retention.ms", "604800000", kmsg.ConfigSourceDefaultConfig)
 
-	// 10 records per partition; partition 0's maximum timestamp is at offset 4.
-	base := time.Now().Add(-10 * time.Minute).Truncate(time.Millisecond)
+	// 10 records per partition for the group and delete-records checks.
 	prod := newClient(t, b.Bootstrap(), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	recs := records(rng, t1, "adm", 30, 3, 0)
-	for i, r := range recs {
-		r.Timestamp = base.Add(time.Duration(i/3) * time.Second)
-		if i/3 == 4 && r.Partition == 0 {
-			r.Timestamp = base.Add(100 * time.Second)
-		}
-	}
-	produceSync(t, prod, recs)
-	checkListed := func(what string, l kadm.ListedOffsets, err error, want func(p int32) (int64, int64)) {
-		t.Helper()
-		if err != nil || l.Error() != nil {
-			t.Fatalf("%s: %v / %v", what, err, l.Error())
-		}
-		for p := int32(0); p < 3; p++ {
-			o, ok := l.Lookup(t1, p)
-			wo, wts := want(p)
-			if !ok || o.Offset != wo || (wts >= 0 && o.Timestamp != wts) {
-				t.Fatalf("%s %s[%d] = %+v, want offset %d timestamp %d", what, t1, p, o, wo, wts)
-			}
-		}
-	}
-	ms := func(d time.Duration) int64 { return base.Add(d).UnixMilli() }
-	l, err := adm.ListStartOffsets(ctx, t1)
-	checkListed("start", l, err, func(int32) (int64, int64) { return 0, -1 })
-	l, err = adm.ListEndOffsets(ctx, t1)
-	checkListed("end", l, err, func(int32) (int64, int64) { return 10, -1 })
-	l, err = adm.ListMaxTimestampOffsets(ctx, t1)
-	checkListed("max timestamp", l, err, func(p int32) (int64, int64) {
-		if p == 0 {
-			return 4, ms(100 * time.Second)
-		}
-		return 9, ms(9 * time.Second)
-	})
-	l, err = adm.ListOffsetsAfterMilli(ctx, ms(5*time.Second), t1)
-	checkListed("after time", l, err, func(p int32) (int64, int64) {
-		if p == 0 {
-			return 4, ms(100 * time.Second)
-		}
-		return 5, ms(5 * time.Second)
-	})
-
+	produceSync(t, prod, records(rng, t1, "adm", 30, 3, 0))
+	checkListed := listedChecker(t, t1)
+	var l kadm.ListedOffsets
 	// A group with one live member that committed everything.
 	group := harness.Topic(t, rng, "g")
 	cons := newClient(t, b.Bootstrap(), kgo.ClientID("adm-member"), kgo.ConsumerGroup(group), kgo.ConsumeTopics(t1),
@@ -270,4 +236,95 @@ func TestFranzAdmin(t *testing.T) {
 	}) {
 		t.Fatalf("deleted topic %s still listed", t2)
 	}
+}
+
+// negotiated is the version kgo uses for req against the broker: the lower of
+// the client's and the broker's maximum.
+func negotiated(t *testing.T, adm *kadm.Client, req kmsg.Request) int16 {
+	t.Helper()
+	vs, err := adm.ApiVersions(ctxFor(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("api versions: %v", err)
+	}
+	v := req.MaxVersion()
+	vs.Each(func(bv kadm.BrokerApiVersions) {
+		if max, ok := bv.KeyMaxVersion(req.Key()); ok && max < v {
+			v = max
+		} else if !ok {
+			v = -1
+		}
+	})
+	return v
+}
+
+// listedChecker checks every partition of topic (3) in a ListOffsets result
+// against want(p) = (offset, timestamp or -1 for "not checked").
+func listedChecker(t *testing.T, topic string) func(string, kadm.ListedOffsets, error, func(int32) (int64, int64)) {
+	return func(what string, l kadm.ListedOffsets, err error, want func(p int32) (int64, int64)) {
+		t.Helper()
+		if err != nil || l.Error() != nil {
+			t.Fatalf("%s: %v / %v", what, err, l.Error())
+		}
+		for p := int32(0); p < 3; p++ {
+			o, ok := l.Lookup(topic, p)
+			wo, wts := want(p)
+			if !ok || o.Offset != wo || (wts >= 0 && o.Timestamp != wts) {
+				t.Fatalf("%s %s[%d] = %+v, want offset %d timestamp %d", what, topic, p, o, wo, wts)
+			}
+		}
+	}
+}
+
+// timestampedTopic makes a 3-partition topic with 10 records per partition,
+// record i of a partition stamped base+i s, except partition 0's offset 4,
+// stamped base+100 s (its maximum).
+func timestampedTopic(t *testing.T) (*kadm.Client, string, func(time.Duration) int64) {
+	b := harness.Shared(t)
+	adm := newAdmin(t, b.Bootstrap())
+	rng := harness.Rand(t)
+	topic := harness.Topic(t, rng, "t")
+	createTopic(t, adm, topic, 3, nil)
+	base := time.Now().Add(-10 * time.Minute).Truncate(time.Millisecond)
+	prod := newClient(t, b.Bootstrap(), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	recs := records(rng, topic, "ts", 30, 3, 0)
+	for i, r := range recs {
+		r.Timestamp = base.Add(time.Duration(i/3) * time.Second)
+		if i/3 == 4 && r.Partition == 0 {
+			r.Timestamp = base.Add(100 * time.Second)
+		}
+	}
+	produceSync(t, prod, recs)
+	return adm, topic, func(d time.Duration) int64 { return base.Add(d).UnixMilli() }
+}
+
+func TestFranzAdminListOffsets(t *testing.T) {
+	adm, topic, ms := timestampedTopic(t)
+	ctx := ctxFor(t, 30*time.Second)
+	check := listedChecker(t, topic)
+	l, err := adm.ListStartOffsets(ctx, topic)
+	check("start", l, err, func(int32) (int64, int64) { return 0, -1 })
+	l, err = adm.ListEndOffsets(ctx, topic)
+	check("end", l, err, func(int32) (int64, int64) { return 10, -1 })
+	l, err = adm.ListOffsetsAfterMilli(ctx, ms(5*time.Second), topic)
+	check("after time", l, err, func(p int32) (int64, int64) {
+		if p == 0 {
+			return 4, ms(100 * time.Second)
+		}
+		return 5, ms(5 * time.Second)
+	})
+	l, err = adm.ListOffsetsAfterMilli(ctx, ms(101*time.Second), topic)
+	check("after the last timestamp", l, err, func(int32) (int64, int64) { return 10, -1 })
+}
+
+// ListOffsets with timestamp -3 (KIP-734, ListOffsets v7): the offset and
+// timestamp of the record with the largest timestamp.
+func TestFranzAdminListMaxTimestampOffsets(t *testing.T) {
+	adm, topic, ms := timestampedTopic(t)
+	l, err := adm.ListMaxTimestampOffsets(ctxFor(t, 30*time.Second), topic)
+	listedChecker(t, topic)("max timestamp", l, err, func(p int32) (int64, int64) {
+		if p == 0 {
+			return 4, ms(100 * time.Second)
+		}
+		return 9, ms(9 * time.Second)
+	})
 }
