@@ -54,8 +54,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ShowBrokerLogOnFailure.class)
 class AdminClientTest {
   TestBroker broker;
   Admin admin;

@@ -34,8 +34,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ShowBrokerLogOnFailure.class)
 class ClassicGroupTest {
   static final int PARTITIONS = 4;
   static final int PHASE_RECORDS = 400;
@@ -138,6 +140,7 @@ class ClassicGroupTest {
   }
 
   void pollUntil(String what, long timeoutMs, List<Member> members, java.util.function.BooleanSupplier done) {
+    Clients.note("group: waiting for " + what);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (!done.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -224,7 +227,9 @@ class ClassicGroupTest {
     }
     assertEquals(expectedCommitted(topic), before, "committed offsets before the restart");
 
+    Clients.note("group: restarting the broker");
     broker.restart(); // SIGTERM (exit 0 asserted), same dir and port
+    Clients.note("group: broker restarted");
     try (Admin admin = Clients.admin(broker.bootstrap())) {
       assertEquals(before, committed(admin, group), "committed offsets after the restart");
     }

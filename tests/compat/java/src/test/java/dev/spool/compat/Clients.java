@@ -144,6 +144,11 @@ final class Clients {
     return c;
   }
 
+  /** Prints a progress line with the wall-clock time (to line up with client and broker logs). */
+  static void note(String what) {
+    System.out.println("[" + java.time.LocalTime.now() + "] " + what);
+  }
+
   /** A seed from SPOOL_TEST_SEED or the clock, printed so a failure can be replayed. */
   static long seed(String what) {
     String env = System.getenv("SPOOL_TEST_SEED");

@@ -29,10 +29,12 @@ import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ShowBrokerLogOnFailure.class)
 class ProducerCodecTest {
   static final int PARTITIONS = 3;
   static final int RECORDS = 900;

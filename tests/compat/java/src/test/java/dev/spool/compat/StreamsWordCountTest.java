@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,8 +36,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ShowBrokerLogOnFailure.class)
 class StreamsWordCountTest {
   static final int PARTITIONS = 3;
   static final int FIRST_LINES = 300;
@@ -141,6 +146,7 @@ class StreamsWordCountTest {
       producer.flush();
       sent.set(FIRST_LINES);
 
+      Clients.note("streams: starting the app (" + FIRST_LINES + " lines waiting)");
       first = new App(1, appId, in, out, stateDir);
       App a1 = first;
       Clients.waitUntil(60_000, () -> {
@@ -148,6 +154,7 @@ class StreamsWordCountTest {
         return committedLines(appId, in) > 0;
       }, () -> "the first app never committed:\n" + a1.output());
 
+      Clients.note("streams: first commit seen");
       // More lines keep arriving; kill -9 the app while it works on them.
       streamer = new Thread(() -> {
         try {
@@ -172,18 +179,26 @@ class StreamsWordCountTest {
       first.proc.destroyForcibly(); // SIGKILL
       assertTrue(first.proc.waitFor(10, TimeUnit.SECONDS));
       atKill[0] = committedLines(appId, in);
-      System.out.println("[streams] killed -9 with " + atKill[0] + " lines committed of " + atKill[1]
+      Clients.note("streams: killed -9 with " + atKill[0] + " lines committed of " + atKill[1]
           + " sent (" + TOTAL_LINES + " in all)");
       assertTrue(atKill[1] < TOTAL_LINES, "the input was complete before the kill: not mid-run");
 
       second = new App(2, appId, in, out, stateDir);
       App a2 = second;
       Thread st = streamer;
-      Clients.waitUntil(120_000, () -> {
-        a2.assertAlive();
-        return !st.isAlive() && committedLines(appId, in) == TOTAL_LINES;
-      }, () -> "the restarted app did not finish: " + committedLines(appId, in) + " of " + TOTAL_LINES
-          + " committed, producer error " + producerError.get() + "\n" + a2.output());
+      // Input offsets committed is not the end (the counting sub-topology reads a
+      // repartition topic): wait until the committed output holds the exact counts.
+      try (OutputReader reader = new OutputReader(out)) {
+        Clients.waitUntil(120_000, () -> {
+          a2.assertAlive();
+          reader.poll(expected);
+          return !st.isAlive() && reader.latest.equals(expected);
+        }, () -> "the restarted app did not reach the exact counts: " + committedLines(appId, in) + " of "
+            + TOTAL_LINES + " input lines committed, producer error " + producerError.get() + "\ncounts "
+            + reader.latest + "\nwanted " + expected + "\n" + a2.output());
+      }
+      Clients.note("streams: exact counts reached");
+      assertEquals(TOTAL_LINES, committedLines(appId, in), "input lines committed");
       assertEquals(null, producerError.get());
       second.assertAlive();
     } finally {
@@ -200,16 +215,45 @@ class StreamsWordCountTest {
     // Latest committed value per word in the output topic, once no transaction is open on it.
     List<TopicPartition> outParts = Clients.partitions(out, PARTITIONS);
     Map<TopicPartition, Long> hw = Clients.awaitNoOpenTransactions(broker.bootstrap(), outParts, 30_000);
+    // After a clean close, the whole committed output once more: nothing counted twice.
     Map<String, Long> latest = new TreeMap<>();
     var got = Clients.readToEnd(broker.bootstrap(), outParts, "read_committed", 60_000);
     for (TopicPartition tp : outParts) {
       for (ConsumerRecord<byte[], byte[]> r : got.get(tp)) {
-        String word = new String(r.key(), StandardCharsets.UTF_8);
-        long count = java.nio.ByteBuffer.wrap(r.value()).getLong();
-        latest.put(word, count);
+        latest.put(new String(r.key(), StandardCharsets.UTF_8), ByteBuffer.wrap(r.value()).getLong());
       }
     }
     assertEquals(expected, latest, "word counts (read_committed, latest per word); output high watermarks " + hw);
+  }
+
+  /** read_committed reader of the output topic keeping the latest count per word. */
+  final class OutputReader implements AutoCloseable {
+    final KafkaConsumer<byte[], byte[]> consumer;
+    final Map<String, Long> latest = new TreeMap<>();
+
+    OutputReader(String topic) {
+      consumer = new KafkaConsumer<>(Clients.consumerProps(broker.bootstrap(), "read_committed"));
+      List<TopicPartition> tps = Clients.partitions(topic, PARTITIONS);
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+    }
+
+    void poll(Map<String, Long> expected) {
+      for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+        String word = new String(r.key(), StandardCharsets.UTF_8);
+        long count = ByteBuffer.wrap(r.value()).getLong();
+        if (count > expected.getOrDefault(word, 0L)) {
+          fail("committed count " + count + " for '" + word + "' at " + r.partition() + "@" + r.offset()
+              + " exceeds the " + expected.get(word) + " occurrences in the input: counted twice");
+        }
+        latest.put(word, count);
+      }
+    }
+
+    @Override
+    public void close() {
+      consumer.close();
+    }
   }
 
   static void send(KafkaProducer<byte[], byte[]> p, String topic, int i, String line) {

@@ -39,6 +39,14 @@ public final class TestBroker implements AutoCloseable {
   private int port;
   private Process proc; // spool mode only
   private int starts;
+  private boolean shouldRun; // started and not stopped or killed by the test
+
+  private static final java.util.Set<TestBroker> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** Brokers created and not yet closed. */
+  static java.util.Set<TestBroker> open() {
+    return java.util.Set.copyOf(OPEN);
+  }
 
   private TestBroker(Map<String, String> overrides) {
     this.overrides = new LinkedHashMap<>(overrides);
@@ -50,6 +58,7 @@ public final class TestBroker implements AutoCloseable {
     }
     this.dataDir = workDir.resolve(peer ? "kafka" : "data");
     this.port = freePort();
+    OPEN.add(this);
   }
 
   /** Starts a broker with Kafka-named overrides (key=value). */
@@ -99,6 +108,7 @@ public final class TestBroker implements AutoCloseable {
     starts++;
     if (peer) startPeer();
     else startSpool(starts == 1);
+    shouldRun = true;
   }
 
   private void startSpool(boolean mayRetryPort) {
@@ -166,6 +176,7 @@ public final class TestBroker implements AutoCloseable {
 
   /** SIGTERM and wait; returns the exit code (after a SIGKILL escalation: 137). */
   public synchronized int stop() {
+    shouldRun = false;
     if (peer) {
       if (!peerAlive()) return 0;
       return runScript(List.of(peerScript(), "stop", dataDir.toString()),
@@ -190,6 +201,7 @@ public final class TestBroker implements AutoCloseable {
   }
 
   public synchronized void kill9() {
+    shouldRun = false;
     if (peer) {
       runScript(List.of(peerScript(), "kill9", dataDir.toString()), STOP_TIMEOUT_MS * 3,
           workDir.resolve("peer-kill9." + starts + ".log"));
@@ -234,13 +246,19 @@ public final class TestBroker implements AutoCloseable {
     return tail(sb.toString());
   }
 
-  /** Stops the broker if it runs, asserting exit 0, and removes its directory. */
+  /**
+   * Stops the broker if it runs, asserting exit 0, and removes its directory;
+   * fails if the broker died on its own during the tests.
+   */
   @Override
   public void close() {
+    boolean died = shouldRun && !alive();
     boolean wasAlive = alive();
     int rc = wasAlive ? stop() : 0;
-    String log = wasAlive && rc != 0 ? logs() : "";
+    String log = died || rc != 0 ? logs() : "";
+    OPEN.remove(this);
     deleteTree(workDir);
+    if (died) throw new AssertionError(name() + " died during the tests:\n" + log);
     assertEquals(0, rc, name() + " exited " + rc + " on SIGTERM:\n" + log);
   }
 
