@@ -50,6 +50,9 @@ PEER_STOP_TIMEOUT_S = 60.0
 # Spool's own broker keys (src/config/broker_keys.cc): Kafka would refuse
 # none of them, but they mean nothing to it, so they are not passed on.
 SPOOL_ONLY_KEYS = ("durable.writes", "reactor.threads", "log.level")
+# Spool's own topic keys (src/config/topic_config.cc): Kafka refuses them
+# (INVALID_CONFIG "Unknown topic config name").
+SPOOL_ONLY_TOPIC_KEYS = ("durable.writes",)
 
 
 class BrokerError(RuntimeError):
@@ -71,6 +74,14 @@ def which_peer():
 def peer_overrides(overrides):
     """The overrides as the Kafka peer gets them (Spool-only keys dropped)."""
     return {k: v for k, v in overrides.items() if k not in SPOOL_ONLY_KEYS}
+
+
+def topic_configs(configs):
+    """Topic configs for CreateTopics/AlterConfigs: as given against Spool,
+    without Spool's own topic keys against the Kafka peer."""
+    if which_peer() is None:
+        return dict(configs)
+    return {k: v for k, v in configs.items() if k not in SPOOL_ONLY_TOPIC_KEYS}
 
 
 def external_bootstrap():
@@ -348,6 +359,13 @@ class KafkaPeerBroker(Broker):
             end = self._marks[i + 1] if i + 1 < len(self._marks) else None
             data = f.read() if end is None else f.read(end - self._marks[i])
         return data.decode("utf-8", "replace")
+
+
+    def all_logs(self):
+        text = super().all_logs()
+        if self._script_out:
+            text += f"\n----- kafka-peer's last output -----\n{self._script_out}"
+        return text
 
 
 class ExternalBroker:

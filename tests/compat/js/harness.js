@@ -86,7 +86,8 @@ async function startKafkaPeer(overrides) {
     return undefined;
   };
   await start(true);
-  const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8') : '') + scriptOut;
+  // The last 30 KB of kafka.log (Kafka logs a lot), then the script's output.
+  const log = () => (fs.existsSync(logPath) ? fs.readFileSync(logPath, 'utf8').slice(-30000) : '') + scriptOut;
   const stopPeer = async () => {
     if (!running) return lastCode;
     const r = await runPeer(['stop', dir], 60);

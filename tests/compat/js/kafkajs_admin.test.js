@@ -1,7 +1,10 @@
 // kafkajs 2.x admin client against a real spool broker: createPartitions,
 // describeConfigs (topic and broker resources, sources, synonyms) and
 // deleteTopicRecords, each checked through kafkajs's own metadata and
-// offset queries.
+// offset queries. The broker's node id comes from describeCluster (Spool is
+// node 0, the Kafka peer node 1), and a change is awaited until the broker
+// shows it (Kafka's broker applies what its controller committed a moment
+// after answering; Spool before it answers).
 'use strict';
 
 const test = require('node:test');
@@ -44,11 +47,28 @@ async function partitionCount(topic) {
   return md.topics[0].partitions.length;
 }
 
+// Polls `get` until it returns `want` (deep-equal), for at most 30 s.
+async function eventually(get, want, what) {
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    const got = await get();
+    if (JSON.stringify(got) === JSON.stringify(want)) return;
+    if (Date.now() > deadline) assert.fail(`${what}: ${JSON.stringify(got)} after 30 s, want ${JSON.stringify(want)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function nodeId() {
+  const { brokers } = await admin.describeCluster();
+  assert.equal(brokers.length, 1);
+  return brokers[0].nodeId;
+}
+
 test('createPartitions grows a topic; shrinking is refused', async () => {
   const topic = newTopic('kafkajs-grow');
   await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
   await admin.createPartitions({ topicPartitions: [{ topic, count: 4 }] });
-  assert.equal(await partitionCount(topic), 4);
+  await eventually(() => partitionCount(topic), 4, 'partitions after createPartitions');
   await assert.rejects(admin.createPartitions({ topicPartitions: [{ topic, count: 2 }] }),
     (e) => e.type === 'INVALID_PARTITIONS');
   assert.equal(await partitionCount(topic), 4);
@@ -58,12 +78,14 @@ test('describeConfigs: topic override, default and broker keys with synonyms', a
   const topic = newTopic('kafkajs-configs');
   await admin.createTopics({
     topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '777000' }] }],
+    waitForLeaders: true,
   });
+  const nid = String(await nodeId());
   const res = await admin.describeConfigs({
     includeSynonyms: true,
     resources: [
       { type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms', 'segment.bytes'] },
-      { type: ConfigResourceTypes.BROKER, name: '0', configNames: ['num.partitions'] },
+      { type: ConfigResourceTypes.BROKER, name: nid, configNames: ['num.partitions'] },
     ],
   });
   const [t, b] = res.resources;
@@ -104,6 +126,7 @@ test('alterConfigs replaces the overrides and takes effect at once', async () =>
   const topic = newTopic('kafkajs-alter');
   await admin.createTopics({
     topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '60000' }] }],
+    waitForLeaders: true,
   });
   const alter = (configEntries, validateOnly = false) => admin.alterConfigs({
     validateOnly,
@@ -117,6 +140,7 @@ test('alterConfigs replaces the overrides and takes effect at once', async () =>
     return Object.fromEntries(res.resources[0].configEntries.map((e) => [e.configName, e]));
   };
   await alter([{ name: 'retention.ms', value: '999000' }]);
+  await eventually(async () => (await describe())['retention.ms'].configValue, '999000', 'retention.ms after alter');
   let byName = await describe();
   assert.equal(byName['retention.ms'].configValue, '999000');
   assert.equal(byName['retention.ms'].configSource, ConfigSource.TOPIC_CONFIG);
