@@ -259,6 +259,7 @@ def test_transactions_commit_abort(bootstrap, topic):
                 await p.begin_transaction()
                 for i in range(10):
                     await p.send(topic, value=f"{tag}-{i}".encode(), key=b"k", partition=0)
+                await p.flush()
                 await (p.commit_transaction() if commit else p.abort_transaction())
         finally:
             await p.stop()
@@ -340,6 +341,7 @@ def test_send_offsets_to_transaction(bootstrap, topic):
                 await p.begin_transaction()
                 for r in recs:
                     await p.send(dst, value=r.value.replace(b"in-", b"out-"), partition=0)
+                await p.flush()  # an abort drops unsent records: these must reach the log first
                 await p.send_offsets_to_transaction({tp: recs[-1].offset + 1}, group)
                 await (p.commit_transaction() if commit else p.abort_transaction())
                 if not commit:

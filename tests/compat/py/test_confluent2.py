@@ -202,6 +202,7 @@ def test_send_offsets_to_transaction(bootstrap, topic):
             p.begin_transaction()
             for m in msgs:
                 p.produce(dst, value=m.value().replace(b"in-", b"out-"), partition=0)
+            assert p.flush(30) == 0  # an abort purges unsent records: these must reach the log first
             p.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
             (p.commit_transaction if commit else p.abort_transaction)(30)
             if not commit:  # rewind to the committed position, as an application must

@@ -215,6 +215,7 @@ def test_send_offsets_to_transaction(bootstrap, topic):
             p.begin_transaction()
             for r in recs:
                 p.send(dst, value=r.value.replace(b"in-", b"out-"), partition=0)
+            p.flush()  # an abort drops unsent records: these must reach the log first
             p.send_offsets_to_transaction({tp: OffsetAndMetadata(recs[-1].offset + 1, "", -1)},
                                           c.group_metadata())
             (p.commit_transaction if commit else p.abort_transaction)()
