@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -41,7 +42,7 @@ func TestFranzProduceEveryCodec(t *testing.T) {
 				r.Headers = []kgo.RecordHeader{{Key: "i", Value: []byte(fmt.Sprint(i))}, {Key: "codec", Value: []byte(c.name)}}
 			}
 			want := produceSync(t, prod, recs)
-			pid, epoch, err := prod.ProducerID(ctxFor(t, 10e9))
+			pid, epoch, err := prod.ProducerID(ctxFor(t, 10*time.Second))
 			if err != nil || pid < 0 {
 				t.Fatalf("idempotent producer id: %d epoch %d err %v", pid, epoch, err)
 			}
