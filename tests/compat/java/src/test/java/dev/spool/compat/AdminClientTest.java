@@ -109,6 +109,8 @@ class AdminClientTest {
     get(admin.createTopics(List.of(
         new NewTopic(t1, 3, (short) 1).configs(Map.of("retention.ms", "3600000", "cleanup.policy", "delete")),
         new NewTopic(t2, 1, (short) 1))).all());
+    Clients.awaitTopicReady(admin, t1, 3);
+    Clients.awaitTopicReady(admin, t2, 1);
     ExecutionException again = assertThrows(ExecutionException.class,
         () -> get(admin.createTopics(List.of(new NewTopic(t1, 3, (short) 1))).all()));
     assertInstanceOf(TopicExistsException.class, again.getCause());

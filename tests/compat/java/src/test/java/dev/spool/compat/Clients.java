@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -80,6 +81,33 @@ final class Clients {
     NewTopic t = new NewTopic(name, java.util.Optional.of(partitions), java.util.Optional.empty());
     if (configs != null) t.configs(configs);
     admin.createTopics(List.of(t)).all().get(30, TimeUnit.SECONDS);
+    awaitTopicReady(admin, name, partitions);
+  }
+
+  /**
+   * Waits until every partition has a leader that answers ListOffsets. Kafka's
+   * broker applies a new topic a moment after CreateTopics returns; a produce
+   * in between gets NOT_LEADER_OR_FOLLOWER (and an idempotent producer then
+   * retries its later batches with OUT_OF_ORDER_SEQUENCE_NUMBER until timeout).
+   */
+  static void awaitTopicReady(Admin admin, String name, int partitions) {
+    Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+    for (TopicPartition tp : partitions(name, partitions)) specs.put(tp, OffsetSpec.latest());
+    String[] last = {""};
+    waitUntil(30_000, () -> {
+      try {
+        var d = admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
+        if (d.partitions().size() != partitions || d.partitions().stream().anyMatch(p -> p.leader() == null)) {
+          last[0] = "partitions " + d.partitions();
+          return false;
+        }
+        admin.listOffsets(specs).all().get(10, TimeUnit.SECONDS);
+        return true;
+      } catch (Exception e) {
+        last[0] = e.toString();
+        return false;
+      }
+    }, () -> "topic " + name + " not ready: " + last[0]);
   }
 
   static List<TopicPartition> partitions(String topic, int n) {

@@ -257,7 +257,8 @@ public final class TestBroker implements AutoCloseable {
     int rc = wasAlive ? stop() : 0;
     String log = died || rc != 0 ? logs() : "";
     OPEN.remove(this);
-    deleteTree(workDir);
+    if (System.getenv("SPOOL_TEST_KEEP_DIRS") != null) System.out.println("[kept] " + name() + " dir " + workDir);
+    else deleteTree(workDir);
     if (died) throw new AssertionError(name() + " died during the tests:\n" + log);
     assertEquals(0, rc, name() + " exited " + rc + " on SIGTERM:\n" + log);
   }
