@@ -20,11 +20,21 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"
 }
 
-# Debian's /usr/bin/python3 first (3.11 on Debian 12, the CPython the hashes in
-# requirements.txt cover), else whichever python3 is first on PATH.
+# /usr/bin/python3 (Debian's) or the python3 first on PATH, whichever is a
+# CPython 3.11 (the interpreter the wheel hashes in requirements.txt cover;
+# Debian 12's python3), Debian's first; else the first that exists (pip then
+# says which wheel it cannot find).
 pick_python() {
-  if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; return; fi
-  command -v python3 || true
+  local cands=() c first=""
+  [ -x /usr/bin/python3 ] && cands+=(/usr/bin/python3)
+  c=$(command -v python3 || true); [ -n "$c" ] && cands+=("$c")
+  for c in "${cands[@]}"; do
+    [ -z "$first" ] && first=$c
+    if "$c" -c 'import sys; sys.exit(not (sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)))' 2>/dev/null; then
+      echo "$c"; return
+    fi
+  done
+  echo "$first"
 }
 PY=$(pick_python)
 if [ -z "$PY" ]; then
