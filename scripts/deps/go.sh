@@ -3,8 +3,8 @@
 # installs Debian's golang if `go` is missing, checks it is new enough for
 # go.mod, downloads the pinned modules (go.sum) into Go's module cache and
 # compiles the test packages once so ctest downloads and rebuilds nothing.
-# Idempotent: a stamp in Go's build cache (go.sum + go version) skips the
-# work when nothing changed.
+# Idempotent: a stamp in Go's build cache (go.sum + go version) and an
+# offline check of the module cache skip the work when nothing changed.
 set -euo pipefail
 cd "$(dirname "$0")/../../tests/compat/go"
 
@@ -30,7 +30,10 @@ fi
 
 stamp="$(go env GOCACHE)/spool-compat-go.stamp"
 key="$(sha256sum go.sum | cut -d' ' -f1) $have"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+# Done when the stamp matches and every module the tests need is in the
+# module cache (checked offline).
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ] &&
+   GOPROXY=off go list -deps -test ./... >/dev/null 2>&1; then
   exit 0
 fi
 echo "deps/go: downloading Go modules and compiling tests/compat/go" >&2
