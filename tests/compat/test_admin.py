@@ -3,7 +3,12 @@ CreatePartitions and DescribeConfigs via confluent-kafka-python's AdminClient
 (librdkafka 2.0.x) and kafka-python's KafkaAdminClient. Neither client has
 DeleteRecords or DescribeCluster at these versions, so those are driven with
 hand-built frames (tests/system/kafka_wire.py helpers), and their effect is
-checked through the real clients (watermarks, consuming)."""
+checked through the real clients (watermarks, consuming).
+
+Against the Kafka 4.4 peer (SPOOL_TEST_PEER=kafka) the broker's node id comes
+from metadata (Spool is node 0, the peer node 1), error messages are checked
+in each broker's own words, and the intended differences listed in
+tests/compat/README.md are checked per broker (PEER)."""
 
 import os
 import struct
@@ -20,11 +25,13 @@ from kafka.admin import NewTopic as KpNewTopic
 
 import ck_util
 import kafka.errors
+from harness import topic_configs, which_peer
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "system"))
 import kafka_wire as w  # noqa: E402
 
 TIMEOUT_S = 30
+PEER = which_peer()
 
 # Kafka error codes used below.
 NONE, OFFSET_OUT_OF_RANGE, UNKNOWN_TOPIC_OR_PARTITION = 0, 1, 3
@@ -39,6 +46,28 @@ def create_topic(bootstrap, topic, partitions=1, config=None):
     a = admin(bootstrap)  # must outlive the future: a destroyed handle fails it
     fs = a.create_topics([NewTopic(topic, partitions, 1, config=config or {})], operation_timeout=10)
     fs[topic].result(timeout=TIMEOUT_S)
+    wait_topic(bootstrap, topic, partitions)
+
+
+def wait_topic(bootstrap, topic, partitions):
+    """Until the broker's metadata has the topic with every partition led.
+    Kafka answers CreateTopics once its controller committed the topic; the
+    broker learns it from the metadata log a moment later (Spool at once)."""
+    a = admin(bootstrap)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        t = a.list_topics(topic, timeout=TIMEOUT_S).topics.get(topic)
+        if t is not None and t.error is None and len(t.partitions) == partitions \
+                and all(p.leader >= 0 for p in t.partitions.values()):
+            return
+        assert time.monotonic() < deadline, f"topic {topic} not in metadata {TIMEOUT_S} s after CreateTopics"
+        time.sleep(0.05)
+
+
+def node_id(bootstrap):
+    """The single broker's node id (Spool 0, the Kafka peer 1)."""
+    [nid] = admin(bootstrap).list_topics(timeout=TIMEOUT_S).brokers.keys()
+    return nid
 
 
 def partition_count(bootstrap, topic):
@@ -149,7 +178,7 @@ def test_create_partitions_confluent(bootstrap, topic):
     assert partition_count(bootstrap, topic) == 2, "validate_only must not change the topic"
 
     a.create_partitions([NewPartitions(topic, 5)])[topic].result(timeout=TIMEOUT_S)
-    assert partition_count(bootstrap, topic) == 5
+    wait_topic(bootstrap, topic, 5)
 
     # The new partitions take writes and serve them back.
     reports = produce_n(bootstrap, topic, 3, partition=4)
@@ -171,20 +200,23 @@ def test_create_partitions_kafka_python(bootstrap, topic):
     kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
     try:
         kp.create_topics([KpNewTopic(topic, 1, 1)])
-        resp = kp.create_partitions({topic: KpNewPartitions(3, [[0], [0]])})
+        wait_topic(bootstrap, topic, 1)
+        nid = node_id(bootstrap)
+        resp = kp.create_partitions({topic: KpNewPartitions(3, [[nid], [nid]])})
         assert [(t, e) for t, e, _ in resp.topic_errors] == [(topic, NONE)]
-        assert partition_count(bootstrap, topic) == 3
+        wait_topic(bootstrap, topic, 3)
 
         # kafka-python raises the per-topic error as an exception carrying the response.
         with pytest.raises(kafka.errors.InvalidReplicationAssignmentError) as ei:
             kp.create_partitions({topic: KpNewPartitions(4, [[99]])})
-        assert "exactly this broker" in str(ei.value)
+        assert ("no such broker is registered" if PEER else "exactly this broker") in str(ei.value)
         with pytest.raises(kafka.errors.InvalidReplicationAssignmentError) as ei:
-            kp.create_partitions({topic: KpNewPartitions(5, [[0]])})  # two new partitions, one assignment
-        assert "by 2 but 1 assignments" in str(ei.value)
+            kp.create_partitions({topic: KpNewPartitions(5, [[nid]])})  # two new partitions, one assignment
+        assert ("add 2 additional partition(s), but only 1 assignment(s)" if PEER
+                else "by 2 but 1 assignments") in str(ei.value)
         with pytest.raises(kafka.errors.InvalidPartitionsError) as ei:
             kp.create_partitions({topic: KpNewPartitions(2)})
-        assert "currently has 3 partitions" in str(ei.value)
+        assert "currently has 3 partition" in str(ei.value)
         with pytest.raises(kafka.errors.UnknownTopicOrPartitionError):
             kp.create_partitions({topic + "-missing": KpNewPartitions(2)})
         assert partition_count(bootstrap, topic) == 3
@@ -209,10 +241,15 @@ def test_describe_configs_confluent(bootstrap, topic):
     assert entries["segment.bytes"].is_default
     # Synonyms (librdkafka asks for them): the override first, then the broker default.
     names = list(entries["retention.ms"].synonyms.keys())
-    assert names[0] == "retention.ms" and names[-1] == "log.retention.hours", names
-    assert entries["retention.ms"].synonyms["log.retention.hours"].value == "168"
+    if PEER:
+        # Kafka 4.4 lists no broker default under a topic override of
+        # retention.ms (README: Differences from Kafka 4.4).
+        assert names == ["retention.ms"], names
+    else:
+        assert names[0] == "retention.ms" and names[-1] == "log.retention.hours", names
+        assert entries["retention.ms"].synonyms["log.retention.hours"].value == "168"
 
-    broker = ConfigResource("broker", "0")
+    broker = ConfigResource("broker", str(node_id(bootstrap)))
     bentries = a.describe_configs([broker])[broker].result(timeout=TIMEOUT_S)
     assert bentries["log.retention.hours"].value == "168"
     assert bentries["log.retention.hours"].is_read_only
@@ -236,6 +273,8 @@ def test_describe_configs_kafka_python(bootstrap, topic):
     kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
     try:
         kp.create_topics([KpNewTopic(topic, 1, 1, topic_configs={"max.message.bytes": "65536"})])
+        wait_topic(bootstrap, topic, 1)
+        nid = str(node_id(bootstrap))
         # A key list narrows the answer; synonyms on request.
         [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic,
                                                        {"max.message.bytes": None, "retention.bytes": None})],
@@ -254,9 +293,9 @@ def test_describe_configs_kafka_python(bootstrap, topic):
         assert err == NONE and len(entries) > 10 and "segment.ms" in entries
         assert all(not e[3] for e in entries.values()), "no synonyms unless asked"
 
-        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.BROKER, "0")])
+        [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.BROKER, nid)])
         [(err, rtype, rname, entries)] = _kp_entries(resp)
-        assert (err, rtype, rname) == (NONE, 4, "0")
+        assert (err, rtype, rname) == (NONE, 4, nid)
         assert entries["num.partitions"][:3] == ("1", True, 5)
 
         [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic + "-missing")])
@@ -298,15 +337,25 @@ def describe_configs_raw(port, resources, corr=41):
 
 def test_describe_configs_resource_errors(bootstrap, topic):
     create_topic(bootstrap, topic, 1)
-    got = describe_configs_raw(port_of(bootstrap), [(4, "7"), (4, "x1"), (4, ""), (99, "a"), (2, "bad name!"),
-                                                    (2, topic), (2, topic + "-missing")])
+    port = port_of(bootstrap)
+    got = describe_configs_raw(port, [(4, "7"), (4, "x1"), (4, ""), (2, "bad name!"),
+                                      (2, topic), (2, topic + "-missing")])
     assert [(e, t, n) for e, _, t, n, _ in got] == [
-        (INVALID_REQUEST, 4, "7"), (INVALID_REQUEST, 4, "x1"), (NONE, 4, ""), (INVALID_REQUEST, 99, "a"),
+        (INVALID_REQUEST, 4, "7"), (INVALID_REQUEST, 4, "x1"), (NONE, 4, ""),
         (17, 2, "bad name!"), (NONE, 2, topic), (UNKNOWN_TOPIC_OR_PARTITION, 2, topic + "-missing")]
-    assert "expected 0" in got[0][1]
-    assert got[2][4] == [], "no cluster-wide dynamic broker defaults in Spool"
-    assert "retention.ms" in got[5][4] and got[5][1] is None
-    assert all(msg for e, msg, *_ in got if e != NONE), "every error carries a message"
+    assert f"expected {node_id(bootstrap)}" in got[0][1]
+    if not PEER:
+        # Kafka lists the cluster-wide dynamic defaults its controller holds.
+        assert got[2][4] == [], "no cluster-wide dynamic broker defaults in Spool"
+    assert "retention.ms" in got[4][4] and not got[4][1]
+    # Spool explains every error; Kafka its INVALID_REQUESTs (its
+    # UNKNOWN_TOPIC_OR_PARTITION comes without a message).
+    assert all(msg for e, msg, *_ in got if e != NONE and (e == INVALID_REQUEST or not PEER)), \
+        "every error carries a message"
+    # An unknown resource type is refused (Kafka refuses the whole request
+    # then, so it is asked alone).
+    [(err, msg, rtype, name, _)] = describe_configs_raw(port, [(99, "a")])
+    assert (err, rtype, name) == (INVALID_REQUEST, 99, "a") and msg
 
 
 # --- DeleteRecords (raw frames) ------------------------------------------------------
@@ -320,6 +369,12 @@ def fetch_error(port, topic, offset, partition=0):
     return p["error"], p["log_start_offset"]
 
 
+def out_of_range(log_start):
+    """fetch_error's answer below the log start: Spool reports the log start
+    offset with the error, Kafka -1 (its answer for every failed partition)."""
+    return (OFFSET_OUT_OF_RANGE, -1 if PEER else log_start)
+
+
 @pytest.mark.parametrize("version", [0, 1])
 def test_delete_records(bootstrap, topic, version):
     create_topic(bootstrap, topic, 2)
@@ -328,7 +383,7 @@ def test_delete_records(bootstrap, topic, version):
 
     assert delete_records(port, topic, {0: 10}, version) == {0: (10, NONE)}
     assert watermarks(bootstrap, topic) == (10, 30)
-    assert fetch_error(port, topic, 5) == (OFFSET_OUT_OF_RANGE, 10)
+    assert fetch_error(port, topic, 5) == out_of_range(10)
     assert fetch_error(port, topic, 10) == (NONE, 10)
     # A consumer from the beginning starts at the new log start.
     got = ck_util.consume(bootstrap, topic, expected=20)
@@ -341,7 +396,7 @@ def test_delete_records(bootstrap, topic, version):
     # -1 means "up to the high watermark"; an empty partition stays at 0.
     assert delete_records(port, topic, {0: -1, 1: -1}, version) == {0: (30, NONE), 1: (0, NONE)}
     assert watermarks(bootstrap, topic) == (30, 30)
-    assert fetch_error(port, topic, 29) == (OFFSET_OUT_OF_RANGE, 30)
+    assert fetch_error(port, topic, 29) == out_of_range(30)
 
     # The log goes on from there.
     reports = produce_n(bootstrap, topic, 2)
@@ -356,8 +411,15 @@ def test_delete_records_survive_kill9(broker_factory, topic):
     assert delete_records(b.port, topic, {0: 13}) == {0: (13, NONE)}
     b.kill9()  # no clean shutdown: only the checkpoint written for DeleteRecords remembers it
     b.start()
+    if PEER:
+        # Kafka checkpoints log start offsets every
+        # log.flush.start.offset.checkpoint.interval.ms (60 s): a kill -9
+        # before that forgets the deletion (README: Differences from Kafka 4.4).
+        low, high = watermarks(b.bootstrap, topic)
+        assert high == 20 and low in (0, 13), (low, high)
+        return
     assert watermarks(b.bootstrap, topic) == (13, 20)
-    assert fetch_error(b.port, topic, 12) == (OFFSET_OUT_OF_RANGE, 13)
+    assert fetch_error(b.port, topic, 12) == out_of_range(13)
 
 
 # --- DescribeCluster (raw frames) -----------------------------------------------------
@@ -367,8 +429,9 @@ def test_describe_cluster(bootstrap):
     got = describe_cluster(port_of(bootstrap))
     assert got["error"] == NONE and got["error_message"] is None
     assert got["cluster_id"] == md.cluster_id and got["cluster_id"]
-    assert got["controller_id"] == md.controller_id == 0
-    assert got["brokers"] == [{"id": 0, "host": "127.0.0.1", "port": port_of(bootstrap), "rack": None}]
+    [nid] = md.brokers.keys()
+    assert got["controller_id"] == md.controller_id == nid
+    assert got["brokers"] == [{"id": nid, "host": "127.0.0.1", "port": port_of(bootstrap), "rack": None}]
     assert got["ops"] == -2147483648, "authorized operations only when asked"
     ops = describe_cluster(port_of(bootstrap), include_ops=True)["ops"]
     assert ops & (1 << 8) and ops & (1 << 10), f"DESCRIBE and DESCRIBE_CONFIGS allowed: {ops:#x}"
@@ -390,7 +453,7 @@ def test_cli_add_partitions_and_delete_records(bootstrap, topic):
     r = spool_cli("topic", "add-partitions", topic, "--partitions", "3", "--bootstrap-server", bootstrap)
     assert r.returncode == 0, r.stderr
     assert f"resized topic '{topic}' (3 partitions)" in r.stdout
-    assert partition_count(bootstrap, topic) == 3
+    wait_topic(bootstrap, topic, 3)
     r = spool_cli("topic", "add-partitions", topic, "--partitions", "2", "--bootstrap-server", bootstrap)
     assert r.returncode == 1 and "INVALID_PARTITIONS" in r.stderr, (r.stdout, r.stderr)
 
@@ -423,7 +486,15 @@ def topic_entries(bootstrap, topic):
 def alter_confluent(bootstrap, rtype, name, configs, validate_only=False):
     a = admin(bootstrap)
     res = ConfigResource(rtype, name, set_config=configs)
-    return a.alter_configs([res], validate_only=validate_only)[res].result(timeout=TIMEOUT_S)
+    out = a.alter_configs([res], validate_only=validate_only)[res].result(timeout=TIMEOUT_S)
+    if rtype == "topic" and not validate_only:
+        # Kafka's broker applies a change its controller committed a moment
+        # later; Spool before it answers. Either way, it shows once applied.
+        deadline = time.monotonic() + TIMEOUT_S
+        while any(topic_entries(bootstrap, name)[k].value != v for k, v in configs.items()):
+            assert time.monotonic() < deadline, f"{configs} not applied to {name} after {TIMEOUT_S} s"
+            time.sleep(0.05)
+    return out
 
 
 def test_alter_configs_confluent_replaces_overrides(bootstrap, topic):
@@ -449,9 +520,23 @@ def test_alter_configs_confluent_replaces_overrides(bootstrap, topic):
     with pytest.raises(KafkaException) as ei:
         alter_confluent(bootstrap, "topic", topic + "-missing", {"retention.ms": "5"})
     assert ei.value.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
-    # Broker keys are static in Spool: dynamic broker configs are refused.
+    # Broker keys are static in Spool: dynamic broker configs are refused
+    # (Kafka takes them: README, Differences from Kafka 4.4).
+    nid = str(node_id(bootstrap))
+    if PEER:
+        alter_confluent(bootstrap, "broker", nid, {"log.retention.ms": "604800000"})
+        res = ConfigResource("broker", nid)
+        a = admin(bootstrap)  # must outlive the future
+        deadline = time.monotonic() + TIMEOUT_S  # applied once the broker has the record
+        while (e := a.describe_configs([res])[res].result(timeout=TIMEOUT_S))["log.retention.ms"].value is None:
+            assert time.monotonic() < deadline, "dynamic broker config not applied"
+            time.sleep(0.05)
+        assert e["log.retention.ms"].value == "604800000"
+        assert e["log.retention.ms"].source == ConfigSource.DYNAMIC_BROKER_CONFIG.value
+        alter_confluent(bootstrap, "broker", nid, {})  # back to the static set
+        return
     with pytest.raises(KafkaException) as ei:
-        alter_confluent(bootstrap, "broker", "0", {"log.retention.ms": "5"})
+        alter_confluent(bootstrap, "broker", nid, {"log.retention.ms": "5"})
     assert ei.value.args[0].code() == KafkaError.INVALID_REQUEST
 
 
@@ -459,6 +544,7 @@ def test_alter_configs_kafka_python(bootstrap, topic):
     kp = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=TIMEOUT_S * 1000)
     try:
         kp.create_topics([KpNewTopic(topic, 1, 1)])
+        wait_topic(bootstrap, topic, 1)
         resp = kp.alter_configs([KpConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": "4321"})])
         assert [(r[0], r[2], r[3]) for r in resp.resources] == [(NONE, 2, topic)]
         [resp] = kp.describe_configs([KpConfigResource(ConfigResourceType.TOPIC, topic, {"retention.ms": None})])
@@ -473,12 +559,15 @@ def test_alter_configs_kafka_python(bootstrap, topic):
 def test_alter_configs_survive_restart(broker_factory, topic):
     b = broker_factory()
     create_topic(b.bootstrap, topic, 1)
-    alter_confluent(b.bootstrap, "topic", topic, {"retention.ms": "7654321", "durable.writes": "false"})
+    alter_confluent(b.bootstrap, "topic", topic,
+                    topic_configs({"retention.ms": "7654321", "durable.writes": "false"}))
     b.restart()
+    wait_topic(b.bootstrap, topic, 1)
     e = topic_entries(b.bootstrap, topic)
     assert e["retention.ms"].value == "7654321"
     assert e["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
-    assert e["durable.writes"].value == "false"
+    if not PEER:
+        assert e["durable.writes"].value == "false"
 
 
 def test_alter_configs_take_effect_live(bootstrap, topic):
@@ -491,8 +580,10 @@ def test_alter_configs_take_effect_live(bootstrap, topic):
     assert err is not None and err.code() == KafkaError.MSG_SIZE_TOO_LARGE, err
     assert ck_util.produce_all(p, topic, [{"value": b"small"}])[0][0] is None
 
-    # durable.writes=false: an acks=1 write is visible at the acknowledgement.
-    alter_confluent(bootstrap, "topic", topic, {"durable.writes": "false"})
+    # durable.writes=false: an acks=1 write is visible at the acknowledgement
+    # (on Kafka always; it has no such key).
+    if not PEER:
+        alter_confluent(bootstrap, "topic", topic, {"durable.writes": "false"})
     c = ck_util.consumer(bootstrap)
     try:
         for i in range(10):
@@ -539,15 +630,24 @@ def test_incremental_alter_configs(bootstrap, topic):
     assert incremental_alter_raw(port, topic, [("cleanup.policy", SUBTRACT, "delete")]) == (NONE, None)
     assert topic_entries(bootstrap, topic)["cleanup.policy"].value == "compact"
     err, msg = incremental_alter_raw(port, topic, [("cleanup.policy", SUBTRACT, "compact")])
-    assert err == INVALID_CONFIG and "cleanup.policy" in msg, "the last policy cannot be subtracted"
+    if PEER:  # Kafka leaves an empty policy list (README: Differences from Kafka 4.4)
+        assert (err, msg) == (NONE, None)
+        assert topic_entries(bootstrap, topic)["cleanup.policy"].value == ""
+        assert incremental_alter_raw(port, topic, [("cleanup.policy", SET, "compact")]) == (NONE, None)
+    else:
+        assert err == INVALID_CONFIG and "cleanup.policy" in msg, "the last policy cannot be subtracted"
     assert topic_entries(bootstrap, topic)["cleanup.policy"].value == "compact"
 
     err, msg = incremental_alter_raw(port, topic, [("retention.ms", APPEND, "5")])
     assert err == INVALID_CONFIG and "retention.ms" in msg
     err, _ = incremental_alter_raw(port, topic, [("segment.bytes", SUBTRACT, "1")])
     assert err == INVALID_CONFIG, "SUBTRACT only on list keys"
-    err, _ = incremental_alter_raw(port, topic, [("retention.ms", 9, "5")])
-    assert err == INVALID_REQUEST
+    if not PEER:
+        # An unknown operation: Kafka 4.4's controller fails the event with a
+        # NullPointerException (UNKNOWN_SERVER_ERROR) and resigns, so the
+        # peer is not asked (README: Differences from Kafka 4.4).
+        err, _ = incremental_alter_raw(port, topic, [("retention.ms", 9, "5")])
+        assert err == INVALID_REQUEST
     err, _ = incremental_alter_raw(port, topic, [("retention.ms", SET, "1"), ("retention.ms", DELETE, None)])
     assert err == INVALID_REQUEST
     assert incremental_alter_raw(port, topic, [("retention.ms", SET, "9")], validate_only=True) == (NONE, None)
@@ -591,6 +691,12 @@ def test_describe_log_dirs(broker, bootstrap, topic, version):
     create_topic(bootstrap, topic, 2)
     produce_n(bootstrap, topic, 10)
     port = port_of(bootstrap)
+    if PEER and version == 0:
+        # Kafka 4.0 dropped DescribeLogDirs v0 (KIP-896) and closes the
+        # connection; Spool still serves it (README: Differences from Kafka 4.4).
+        with pytest.raises(AssertionError, match="broker closed the connection"):
+            describe_log_dirs_raw(port, version=version)
+        return
     got = describe_log_dirs_raw(port, version=version)
     assert len(got) == 1
     [(d, (err, parts))] = got.items()
@@ -643,7 +749,10 @@ def test_topic_lifecycle_kafka_python(bootstrap, topic):
             kp.create_topics([KpNewTopic(topic + "-rf", 1, 3)])
         resp = kp.delete_topics([topic])
         assert [(t, e) for t, e, *_ in resp.topic_error_codes] == [(topic, NONE)]
-        assert topic not in kp.list_topics()
+        deadline = time.monotonic() + TIMEOUT_S  # Kafka's broker learns it a moment later
+        while topic in kp.list_topics():
+            assert time.monotonic() < deadline, f"{topic} still listed {TIMEOUT_S} s after DeleteTopics"
+            time.sleep(0.05)
         with pytest.raises(kafka.errors.UnknownTopicOrPartitionError):
             kp.delete_topics([topic])
     finally:
