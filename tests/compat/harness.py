@@ -250,6 +250,7 @@ class KafkaPeerBroker(Broker):
 
     def _run(self, *args, timeout):
         env = dict(os.environ,
+                   KAFKA_PEER_WATCH_PID=str(os.getpid()),  # no JVM outlives this process
                    KAFKA_PEER_START_TIMEOUT=str(int(timeout)),
                    KAFKA_PEER_STOP_TIMEOUT=str(int(PEER_STOP_TIMEOUT_S)))
         try:
@@ -272,6 +273,9 @@ class KafkaPeerBroker(Broker):
         r = self._run(*args, timeout=timeout)
         self._script_out = r.stdout + r.stderr
         if r.returncode != 0:
+            # Whatever the script left (it kills the JVM itself on a time-out,
+            # but not if it failed in between) must not outlive the test.
+            self._run("kill9", self.peer_dir, timeout=30)
             self._running = False
             text = self.log() + "\n" + self._script_out
             if retry_port and self.starts == 1 and "already in use" in text.lower() \

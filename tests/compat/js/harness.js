@@ -55,7 +55,12 @@ function peer() {
 // non-zero exit, only on a time-out).
 function runPeer(args, timeoutS) {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, KAFKA_PEER_START_TIMEOUT: String(timeoutS), KAFKA_PEER_STOP_TIMEOUT: '60' };
+    const env = {
+      ...process.env,
+      KAFKA_PEER_WATCH_PID: String(process.pid), // no JVM outlives this process
+      KAFKA_PEER_START_TIMEOUT: String(timeoutS),
+      KAFKA_PEER_STOP_TIMEOUT: '60',
+    };
     execFile(KAFKA_PEER, args, { env, timeout: (timeoutS + 30) * 1000, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         if (err && err.killed) return reject(new Error(`kafka-peer ${args[0]} timed out:\n${stdout}${stderr}`));
@@ -76,6 +81,7 @@ async function startKafkaPeer(overrides) {
     const r = await runPeer(['start', dir, String(port), ...kv], 90);
     scriptOut = r.output;
     if (r.code !== 0) {
+      await runPeer(['kill9', dir], 30); // nothing the failed start left may outlive the test
       if (mayRetryPort && /already in use/i.test(r.output) && r.output.includes(`:${port}`)) {
         port = await freePort();
         return start(false);
