@@ -30,6 +30,8 @@ type member struct {
 	errs     []error
 	stop     chan struct{}
 	done     chan struct{}
+	once     sync.Once
+	stopped  bool
 }
 
 func startMember(t *testing.T, name, bootstrap, group, topic string, ledger *harness.Ledger) *member {
@@ -64,6 +66,7 @@ func startMember(t *testing.T, name, bootstrap, group, topic string, ledger *har
 		t.Fatalf("kgo.NewClient: %v", err)
 	}
 	m.cl = cl
+	t.Cleanup(func() { m.shutdown() }) // also when the test fails half-way
 	go func() {
 		defer close(m.done)
 		for {
@@ -113,15 +116,26 @@ func (m *member) partitions() []int32 {
 	return ps
 }
 
-// close stops polling and leaves the group (Close sends LeaveGroup).
+// shutdown stops polling (waiting up to 10 s) and closes the client, which
+// leaves the group; once. It reports whether the poll loop ended in time.
+func (m *member) shutdown() bool {
+	m.once.Do(func() {
+		close(m.stop)
+		select {
+		case <-m.done:
+			m.stopped = true
+		case <-time.After(10 * time.Second):
+		}
+		m.cl.Close()
+	})
+	return m.stopped
+}
+
+// close shuts the member down and fails t on any error it met.
 func (m *member) close(t *testing.T) {
-	close(m.stop)
-	select {
-	case <-m.done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: poll loop did not stop", m.name)
+	if !m.shutdown() {
+		t.Errorf("%s: poll loop did not stop", m.name)
 	}
-	m.cl.Close()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, err := range m.errs {

@@ -17,12 +17,15 @@ import (
 )
 
 type reader struct {
-	name   string
-	r      *kafka.Reader
-	cancel context.CancelFunc
-	done   chan struct{}
-	mu     sync.Mutex
-	errs   []error
+	name     string
+	r        *kafka.Reader
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
+	stopped  bool
+	closeErr error
+	mu       sync.Mutex
+	errs     []error
 }
 
 func startReader(t *testing.T, name, bootstrap, group, topic string, ledger *harness.Ledger) *reader {
@@ -39,6 +42,8 @@ func startReader(t *testing.T, name, bootstrap, group, topic string, ledger *har
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	rd := &reader{name: name, r: r, cancel: cancel, done: make(chan struct{})}
+	// A test that fails half-way still stops its readers (their loggers use t).
+	t.Cleanup(func() { rd.stop() })
 	go func() {
 		defer close(rd.done)
 		for {
@@ -69,16 +74,25 @@ func (rd *reader) addErr(err error) {
 	rd.mu.Unlock()
 }
 
-// close stops fetching and closes the reader, which leaves the group.
+// stop ends the fetch loop and closes the reader (which leaves the group),
+// once; it reports whether the loop ended within 10 s, and the close error.
+func (rd *reader) stop() (bool, error) {
+	rd.once.Do(func() {
+		rd.cancel()
+		select {
+		case <-rd.done:
+			rd.stopped = true
+		case <-time.After(10 * time.Second):
+		}
+		rd.closeErr = rd.r.Close()
+	})
+	return rd.stopped, rd.closeErr
+}
+
+// close stops the reader and fails t on any error it met.
 func (rd *reader) close(t *testing.T) {
-	rd.cancel()
-	select {
-	case <-rd.done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: fetch loop did not stop", rd.name)
-	}
-	if err := rd.r.Close(); err != nil {
-		t.Errorf("%s: close: %v", rd.name, err)
+	if stopped, err := rd.stop(); !stopped || err != nil {
+		t.Errorf("%s: stopped %v, close: %v", rd.name, stopped, err)
 	}
 	rd.mu.Lock()
 	defer rd.mu.Unlock()

@@ -23,6 +23,9 @@ type groupMember struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	once   sync.Once
+	closed error
+
 	mu     sync.Mutex
 	gen    int32
 	claims []int32
@@ -90,6 +93,7 @@ func startGroupMember(t *testing.T, name, bootstrap, group, topic string, ledger
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &groupMember{name: name, cg: cg, ledger: ledger, cancel: cancel, done: make(chan struct{})}
+	t.Cleanup(func() { m.shutdown() }) // also when the test fails half-way
 	go func() {
 		for err := range cg.Errors() {
 			m.mu.Lock()
@@ -111,15 +115,27 @@ func startGroupMember(t *testing.T, name, bootstrap, group, topic string, ledger
 	return m
 }
 
+// shutdown cancels Consume (waiting up to 20 s for it to return) and closes
+// the group client, which leaves the group; once.
+func (m *groupMember) shutdown() error {
+	m.once.Do(func() {
+		m.cancel()
+		select {
+		case <-m.done:
+		case <-time.After(20 * time.Second):
+			m.closed = errors.New("Consume did not return within 20 s")
+		}
+		if err := m.cg.Close(); err != nil && m.closed == nil {
+			m.closed = err
+		}
+	})
+	return m.closed
+}
+
+// close shuts the member down and fails t on any error it met.
 func (m *groupMember) close(t *testing.T) {
-	m.cancel()
-	select {
-	case <-m.done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s: Consume did not return", m.name)
-	}
-	if err := m.cg.Close(); err != nil {
-		t.Errorf("%s: close: %v", m.name, err)
+	if err := m.shutdown(); err != nil {
+		t.Errorf("%s: %v", m.name, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
