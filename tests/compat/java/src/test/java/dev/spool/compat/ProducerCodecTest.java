@@ -28,6 +28,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -142,6 +143,44 @@ class ProducerCodecTest {
     for (int part = 0; part < PARTITIONS; part++) {
       assertEquals(nextOffset[part], got.get(new TopicPartition(topic, part)).size(),
           "records read back from partition " + part);
+    }
+  }
+
+  @Test
+  void acknowledgedRecordsSurviveBrokerKill9() throws Exception {
+    String topic = Clients.topic("java-kill9");
+    Clients.createTopic(admin, topic, PARTITIONS, null);
+    var props = Clients.producerProps(broker.bootstrap());
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    final int perRound = 300;
+    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(props)) {
+      for (int round = 0; round < 2; round++) {
+        List<Future<RecordMetadata>> fs = new ArrayList<>();
+        for (int i = round * perRound; i < (round + 1) * perRound; i++) {
+          fs.add(p.send(new ProducerRecord<>(topic, i % PARTITIONS, null, ("k" + i).getBytes(StandardCharsets.UTF_8))));
+        }
+        p.flush();
+        for (int i = 0; i < fs.size(); i++) {
+          int n = round * perRound + i;
+          assertEquals(n / PARTITIONS, fs.get(i).get(30, TimeUnit.SECONDS).offset(), "send offset of record " + n);
+        }
+        if (round == 0) {
+          broker.kill9(); // every record above was acknowledged with acks=all
+          broker.start();
+        }
+      }
+    }
+    var got = Clients.readToEnd(broker.bootstrap(), Clients.partitions(topic, PARTITIONS), "read_uncommitted", 60_000);
+    for (int part = 0; part < PARTITIONS; part++) {
+      List<String> want = new ArrayList<>();
+      List<String> have = new ArrayList<>();
+      for (int i = part; i < 2 * perRound; i += PARTITIONS) want.add((i / PARTITIONS) + ":k" + i);
+      for (ConsumerRecord<byte[], byte[]> r : got.get(new TopicPartition(topic, part))) {
+        have.add(r.offset() + ":" + new String(r.value(), StandardCharsets.UTF_8));
+      }
+      assertEquals(want, have, "partition " + part + " after kill -9 and restart");
     }
   }
 }

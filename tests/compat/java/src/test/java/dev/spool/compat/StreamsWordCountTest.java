@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
@@ -46,6 +47,8 @@ class StreamsWordCountTest {
   static final int STREAMED_CHUNKS = 90;
   static final int CHUNK_LINES = 30;
   static final int TOTAL_LINES = FIRST_LINES + STREAMED_CHUNKS * CHUNK_LINES;
+  static final int KILL_AT_COMMITTED = FIRST_LINES + 600;
+  static final int MAX_LAG = 900;
   static final String[] WORDS = {
       "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett",
       "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
@@ -137,6 +140,7 @@ class StreamsWordCountTest {
 
     KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Clients.producerProps(broker.bootstrap()));
     AtomicInteger sent = new AtomicInteger();
+    AtomicBoolean killed = new AtomicBoolean();
     AtomicReference<Throwable> producerError = new AtomicReference<>();
     App first = null;
     App second = null;
@@ -160,6 +164,13 @@ class StreamsWordCountTest {
         try {
           for (int c = 0; c < STREAMED_CHUNKS; c++) {
             int base = FIRST_LINES + c * CHUNK_LINES;
+            // Until the kill, stay at most MAX_LAG lines ahead of the app, so that
+            // input is still arriving when it dies however slow the machine is.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!killed.get() && base - committedLines(appId, in) > MAX_LAG) {
+              if (System.nanoTime() > until) throw new AssertionError("the app stopped committing");
+              Thread.sleep(20);
+            }
             for (int i = base; i < base + CHUNK_LINES; i++) send(producer, in, i, lines.get(i));
             producer.flush();
             sent.set(base + CHUNK_LINES);
@@ -173,10 +184,11 @@ class StreamsWordCountTest {
       long[] atKill = new long[2];
       Clients.waitUntil(60_000, () -> {
         a1.assertAlive();
-        return committedLines(appId, in) >= FIRST_LINES + 600;
+        return committedLines(appId, in) >= KILL_AT_COMMITTED;
       }, () -> "the first app did not keep up:\n" + a1.output());
       atKill[1] = sent.get();
       first.proc.destroyForcibly(); // SIGKILL
+      killed.set(true);
       assertTrue(first.proc.waitFor(10, TimeUnit.SECONDS));
       atKill[0] = committedLines(appId, in);
       Clients.note("streams: killed -9 with " + atKill[0] + " lines committed of " + atKill[1]
