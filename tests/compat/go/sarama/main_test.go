@@ -70,7 +70,14 @@ func wantOf(t testing.TB, msgs []*sarama.ProducerMessage) []harness.Want {
 // arrived (then 300 ms more, so extras would show) and checks headers.
 func readBack(t testing.TB, bootstrap, topic string, partitions int32, n int) []harness.Got {
 	t.Helper()
-	cons, err := sarama.NewConsumer([]string{bootstrap}, config("reader"))
+	return readBackIsolated(t, bootstrap, topic, partitions, n, sarama.ReadUncommitted)
+}
+
+func readBackIsolated(t testing.TB, bootstrap, topic string, partitions int32, n int, iso sarama.IsolationLevel) []harness.Got {
+	t.Helper()
+	cfg := config("reader")
+	cfg.Consumer.IsolationLevel = iso
+	cons, err := sarama.NewConsumer([]string{bootstrap}, cfg)
 	if err != nil {
 		t.Fatalf("consumer: %v", err)
 	}
