@@ -22,6 +22,23 @@ def consumer(bootstrap, group=None, **conf):
     return KafkaConsumer(**base)
 
 
+def subscribe(c, topic, partitions):
+    """Subscribes c to topic with the topic's metadata loaded first.
+    kafka-python 3.0.12 loses its assignment otherwise: a leader that first
+    assigns without the topic's metadata rejoins when the metadata arrives,
+    and if poll()'s timeout ends between that JoinGroup and its SyncGroup
+    answer, need_rejoin() is already False (the assignment snapshot was
+    taken) and the finished join is never applied, leaving the member without
+    partitions until the next rebalance."""
+    assert c.partitions_for_topic(topic) == set(range(partitions))
+    c.subscribe([topic])
+    return c
+
+
+def member(bootstrap, group, topic, client_id, partitions=4):
+    return subscribe(consumer(bootstrap, group, client_id=client_id), topic, partitions)
+
+
 def admin(bootstrap):
     return KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=30000)
 

@@ -77,13 +77,11 @@ def test_group_rebalance_exactly_once(bootstrap, topic, rnd):
     consumed = []
     try:
         kp3.produce_all(prod, topic, sent[:200])
-        a = kp3.consumer(bootstrap, group, client_id="member-a")
-        a.subscribe([topic])
+        a = kp3.member(bootstrap, group, topic, "member-a")
         _consume([("a", a)], consumed, 200, 30, "a alone")
         assert {tp.partition for tp in a.assignment()} == set(range(parts))
 
-        b = kp3.consumer(bootstrap, group, client_id="member-b")
-        b.subscribe([topic])
+        b = kp3.member(bootstrap, group, topic, "member-b")
         both = [("a", a), ("b", b)]
         sets = _settle(both, parts, 60, "b joining")
         kp3.produce_all(prod, topic, sent[200:600])
@@ -124,7 +122,7 @@ def test_committed_offsets_survive_restart(broker, bootstrap, topic, rnd):
     try:
         assert (c.committed(tp0), c.committed(tp1)) == (17, 41)
         assert c.committed(tp0, metadata=True).metadata == "m0"
-        c.subscribe([topic])
+        kp3.subscribe(c, topic, 2)
         recs = kp3.poll_until(c, (60 - 17) + (60 - 41), 60, "resumed group")
         kp3.poll_nothing(c, 0.5, "after the resumed records")
         by_part = {q: sorted(r.offset for r in recs if r.partition == q) for q in (0, 1)}
@@ -205,8 +203,7 @@ def test_send_offsets_to_transaction(bootstrap, topic):
     group = f"g-{topic}"
     tp = TopicPartition(src, 0)
     p = _txn_producer(bootstrap, f"tx-{topic}")
-    c = kp3.consumer(bootstrap, group, isolation_level="read_committed")
-    c.subscribe([src])
+    c = kp3.subscribe(kp3.consumer(bootstrap, group, isolation_level="read_committed"), src, 1)
     try:
         for batch, commit in ((0, True), (1, False), (2, True)):
             recs = kp3.poll_until(c, 10, 30, f"input batch {batch}")

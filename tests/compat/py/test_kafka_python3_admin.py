@@ -120,8 +120,7 @@ def test_groups(admin, bootstrap, topic):
     p.flush()
     p.close()
     group = f"g-{topic}"
-    c = kp3.consumer(bootstrap, group, client_id="admin-probe")
-    c.subscribe([topic])
+    c = kp3.member(bootstrap, group, topic, "admin-probe", partitions=2)
     try:
         kp3.poll_until(c, 10, 30, "group consumer")
         c.commit({TopicPartition(topic, 0): OffsetAndMetadata(3, "", -1),
