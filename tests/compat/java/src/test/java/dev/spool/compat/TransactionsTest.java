@@ -3,10 +3,13 @@
 // committed records and stops at an open transaction (the last stable
 // offset), read_uncommitted sees everything; consume-transform-produce with
 // sendOffsetsToTransaction commits the group's offsets atomically with the
-// output (an aborted batch moves neither, pending offsets stay invisible).
+// output (an aborted batch moves neither, pending offsets stay invisible); a
+// second producer with the same transactional.id fences the first, whose open
+// transaction is aborted.
 package dev.spool.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -27,7 +30,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -262,5 +267,29 @@ class TransactionsTest {
     int uncommitted = 0;
     for (int part = 0; part < 2; part++) uncommitted += read(new TopicPartition(out, part), "read_uncommitted").size();
     assertEquals(2 * perPartition + abortedRecords, uncommitted, "read_uncommitted also sees the aborted batch");
+  }
+
+  @Test
+  void sameTransactionalIdFencesTheOldProducer() throws Exception {
+    String topic = Clients.topic("java-fence");
+    String txnId = Clients.topic("java-fence-id");
+    Clients.createTopic(admin, topic, 1, null);
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (KafkaProducer<byte[], byte[]> old = txnProducer(txnId)) {
+      old.beginTransaction();
+      old.send(new ProducerRecord<>(topic, 0, null, utf8("zombie"))).get(30, TimeUnit.SECONDS);
+      try (KafkaProducer<byte[], byte[]> fresh = txnProducer(txnId)) { // aborts the open transaction
+        fresh.beginTransaction();
+        fresh.send(new ProducerRecord<>(topic, 0, null, utf8("fresh")));
+        fresh.commitTransaction();
+      }
+      KafkaException e = assertThrows(KafkaException.class, old::commitTransaction);
+      assertTrue(e instanceof ProducerFencedException || e.getCause() instanceof ProducerFencedException,
+          "old producer's commit: " + e);
+    }
+    // zombie at 0, abort marker 1, fresh at 2, commit marker 3.
+    awaitLso(tp, 4);
+    assertEquals(List.of("2:fresh"), read(tp, "read_committed"));
+    assertEquals(List.of("0:zombie", "2:fresh"), read(tp, "read_uncommitted"));
   }
 }
