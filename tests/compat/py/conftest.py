@@ -90,13 +90,14 @@ def _client_versions():
             continue
         v = getattr(m, "__version__", None)
         if mod == "confluent_kafka":
-            v = f"{m.version()[0]} (librdkafka {m.libversion()[0]})"
+            v = f"{m.__version__} (librdkafka {m.libversion()[0]})"
         out.append(f"{mod} {v}")
     return ", ".join(out)
 
 
 def pytest_report_header(config):
-    return [f"broker: {'Apache Kafka peer (scripts/kafka-peer)' if PEER == 'kafka' else 'spool ' + harness.spool_bin()}",
+    broker = "Apache Kafka peer (scripts/kafka-peer)" if PEER == "kafka" else f"spool {harness.spool_bin()}"
+    return [f"broker: {broker}",
             f"clients: {_client_versions()}",
             f"seed: SPOOL_TEST_SEED={BASE_SEED}"]
 

@@ -47,9 +47,9 @@ def _consume_round(members, consumed, want_total, timeout_s, what):
                 c.commit(asynchronous=False)
 
 
-def _settle(members, partitions, consumed, timeout_s, what):
-    """Polls every member (committing anything it gets) until their
-    assignments are non-empty, disjoint and cover all partitions."""
+def _settle(members, partitions, timeout_s, what):
+    """Polls every member until their assignments are non-empty, disjoint
+    and cover all partitions (no record may arrive meanwhile)."""
     deadline = time.monotonic() + timeout_s
     while True:
         sets = {name: {tp.partition for tp in c.assignment()} for name, c in members}
@@ -84,7 +84,7 @@ def test_group_rebalance_exactly_once(bootstrap, topic, rnd):
     b = ck2.consumer(bootstrap, group, **{"client.id": "member-b"})
     b.subscribe([topic])
     both = [("a", a), ("b", b)]
-    sets = _settle(both, parts, consumed, 60, "b joining")
+    sets = _settle(both, parts, 60, "b joining")
     ck2.produce_all(prod, topic, batches[1])
     _consume_round(both, consumed, 600, 60, "a and b")
     for name in ("a", "b"):
