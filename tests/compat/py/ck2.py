@@ -16,12 +16,13 @@ def producer(bootstrap, **conf):
 
 
 def consumer(bootstrap, group=None, **conf):
+    """A consumer with manual commits; a None value in conf drops that key."""
     base = {"bootstrap.servers": bootstrap, "group.id": group or "ck2-reader",
             "enable.auto.commit": False, "auto.offset.reset": "earliest",
             "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
             "enable.partition.eof": False}
     base.update(conf)
-    return Consumer(base)
+    return Consumer({k: v for k, v in base.items() if v is not None})
 
 
 def admin(bootstrap):

@@ -224,3 +224,36 @@ def test_send_offsets_to_transaction(bootstrap, topic):
     assert [r["value"] for r in out] == [f"out-{i}".encode() for i in range(20)]
     # 0-9 + marker 10, aborted 11-20 + marker 21, 22-31 + marker 32.
     assert [r["offset"] for r in out] == list(range(10)) + list(range(22, 32))
+
+
+@pytest.mark.spool_gap(reason="KIP-848 consumer group protocol (ConsumerGroupHeartbeat, API 68): "
+                              "Spool serves the classic protocol only")
+def test_consumer_group_protocol(bootstrap, topic, rnd):
+    """group.protocol=consumer (KIP-848, the broker assigns): a alone, then a
+    and b with disjoint assignments covering the topic; exactly once."""
+    parts = 4
+    ck2.create_topic(bootstrap, topic, partitions=parts)
+    sent = make_records(rnd, 400, partitions=parts)
+    prod = ck2.producer(bootstrap, acks="all")
+    ck2.produce_all(prod, topic, sent[:100])
+    group = f"g-{topic}"
+    # The new protocol keeps session and heartbeat timing on the broker.
+    kip848 = {"group.protocol": "consumer", "session.timeout.ms": None, "heartbeat.interval.ms": None}
+    consumed = []
+    a = ck2.consumer(bootstrap, group, **kip848, **{"client.id": "member-a"})
+    b = ck2.consumer(bootstrap, group, **kip848, **{"client.id": "member-b"})
+    try:
+        a.subscribe([topic])
+        _consume_round([("a", a)], consumed, 100, 30, "a alone")
+        b.subscribe([topic])
+        both = [("a", a), ("b", b)]
+        _settle(both, parts, 60, "b joining")
+        ck2.produce_all(prod, topic, sent[100:])
+        _consume_round(both, consumed, 400, 60, "a and b")
+        committed = a.committed([TopicPartition(topic, p) for p in range(parts)], timeout=10)
+    finally:
+        a.close()
+        b.close()
+    ends = {p: sum(1 for r in sent if r["partition"] == p) for p in range(parts)}
+    assert_exactly_once([(p, o) for p, o, _ in consumed], ends, "KIP-848 group run")
+    assert {tp.partition: tp.offset for tp in committed} == ends
