@@ -16,12 +16,20 @@ committed offsets are the input's end offsets. A second test kills the
 broker (kill -9, restart on the same data) twice between a batch's produce and
 its commit, replacing a processor whenever the client gives up, with the same
 exactly-once check. Waits have deadlines; nothing asserts on durations.
+
+Against the Kafka 4.4 peer the broker-crash test allows one known Kafka
+failure (README: Differences from Kafka 4.4): a transaction its coordinator
+rolls back right after the restart, while an output partition has no leader
+yet, gets no ABORT marker on that partition ("likely deleted already and
+hence can be skipped"), and the producer's next COMMIT there commits those
+records too. Duplicates are accepted only on partitions Kafka logged so.
 """
 
 import collections
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -29,6 +37,7 @@ import threading
 import time
 import uuid
 
+from harness import which_peer
 from txn_util import (WAIT_S, create_topic, parse, payload, plain_producer, produce,
                       read_until_sentinels, wait_until, write_sentinels)
 
@@ -128,18 +137,33 @@ def _pipeline_input(bootstrap, src, dst, prefix):
     return ends, spec
 
 
-def _read_output_once(bootstrap, dst, what, lost):
-    """The read_committed output, asserting every input is in it exactly once."""
+def _read_output_once(bootstrap, dst, what, lost, dup_ok_parts=()):
+    """The read_committed output, asserting every input is in it exactly once
+    (inputs of the output partitions `dup_ok_parts` at least once)."""
     write_sentinels(bootstrap, dst, NPARTS)
     out = read_until_sentinels(bootstrap, dst, NPARTS, "read_committed", timeout=WAIT_S)
     counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
     missing = sorted(set(range(N_INPUT)) - set(counts))
-    dups = sorted(n for n, c in counts.items() if c > 1)
+    dups = sorted(n for n, c in counts.items() if c > 1 and n % NPARTS not in dup_ok_parts)
     assert not missing and not dups, \
         f"{what}: {len(missing)} {lost} (e.g. {missing[:10]}), " \
         f"{len(dups)} duplicated (e.g. {dups[:10]})"
-    assert len(out) == N_INPUT
+    if not dup_ok_parts:
+        assert len(out) == N_INPUT
     return out
+
+
+def _kafka_skipped_marker_parts(log, dst):
+    """Output partitions the Kafka peer's transaction coordinator sent no
+    marker to because it found no leader for them (see the module doc)."""
+    parts = set()
+    for m in re.finditer(r"Couldn't find leader endpoint for partitions Set\(([^)]*)\) while trying "
+                         r"to send transaction markers", log):
+        for tp in m.group(1).split(","):
+            topic, _, part = tp.strip().rpartition("-")
+            if topic == dst:
+                parts.add(int(part))
+    return parts
 
 
 def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
@@ -234,7 +258,10 @@ def test_exactly_once_across_broker_crashes(broker_factory):
 
     assert broker_kills == KILLS
     print(f"processors used: {len(procs)}; transactions committed: {committed_total()}")
-    _read_output_once(bootstrap, dst, "not exactly once across broker crashes", "lost")
+    skipped = _kafka_skipped_marker_parts(b.all_logs(), dst) if which_peer() else set()
+    if skipped:
+        print(f"Kafka sent no transaction marker to {dst} partitions {sorted(skipped)} after a restart")
+    _read_output_once(bootstrap, dst, "not exactly once across broker crashes", "lost", skipped)
 
 
 # --------------------------------------------------------------------------
