@@ -84,6 +84,7 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.transactional_id_expiration_ms = cfg.get_long("transactional.id.expiration.ms");
   s.transaction_state_log_num_partitions = static_cast<int32_t>(cfg.get_long("transaction.state.log.num.partitions"));
   s.transaction_state_log_segment_bytes = static_cast<int32_t>(cfg.get_long("transaction.state.log.segment.bytes"));
+  s.transaction_state_log_min_isr = static_cast<int32_t>(cfg.get_long("transaction.state.log.min.isr"));
   s.transaction_abort_timed_out_interval_ms =
       cfg.get_long("transaction.abort.timed.out.transaction.cleanup.interval.ms");
   s.transaction_remove_expired_interval_ms = cfg.get_long("transaction.remove.expired.transaction.cleanup.interval.ms");

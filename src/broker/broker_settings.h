@@ -58,6 +58,7 @@ struct BrokerSettings {
   int64_t transactional_id_expiration_ms = 604800000;           // transactional.id.expiration.ms
   int32_t transaction_state_log_num_partitions = 50;            // transaction.state.log.num.partitions
   int32_t transaction_state_log_segment_bytes = 104857600;      // transaction.state.log.segment.bytes
+  int32_t transaction_state_log_min_isr = 2;                    // transaction.state.log.min.isr (capped by replicas)
   int64_t transaction_abort_timed_out_interval_ms = 10000;      // transaction.abort.timed.out.transaction.cleanup.interval.ms
   int64_t transaction_remove_expired_interval_ms = 3600000;     // transaction.remove.expired.transaction.cleanup.interval.ms
   // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.

@@ -76,6 +76,12 @@ void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnPro
                      topic_ + "-" + std::to_string(partition) + " is not hosted here"));
     return;
   }
+  // Coordinator writes are acks=all (Kafka: offsets.commit.required.acks, and
+  // the transaction log), so they obey the topic's min.insync.replicas.
+  if (Status enough = part->check_enough_replicas(); !enough) {
+    done(std::move(enough));
+    return;
+  }
   const int64_t ts = wall_ms();
   std::vector<record::BuildRecord> build;
   build.reserve(records.size());

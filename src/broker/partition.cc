@@ -1,5 +1,6 @@
 #include "broker/partition.h"
 
+#include "protocol/error_code.h"
 #include "storage/flusher.h"
 
 namespace spool::broker {
@@ -12,6 +13,17 @@ Partition::Partition(std::string topic, int32_t index, std::shared_ptr<storage::
 
 int64_t Partition::high_watermark() const {
   return durable_.load() ? log_->flushed_offset() : log_->log_end_offset();
+}
+
+Status Partition::check_enough_replicas() const {
+  const int32_t isr = in_sync_replica_count();
+  const int32_t min_isr = min_insync_replicas();
+  if (isr >= min_isr) return Status::ok();
+  // Kafka's wording (Partition.appendRecordsToLeader).
+  return Status::error("The size of the current ISR " + std::to_string(isr) +
+                           " is insufficient to satisfy the min.isr requirement of " + std::to_string(min_isr) +
+                           " for partition " + key_,
+                       static_cast<int16_t>(protocol::ErrorCode::kNotEnoughReplicas));
 }
 
 Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {

@@ -53,6 +53,14 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // -1 until the replica manager sets it, then the broker's limit applies.
   int32_t max_message_bytes() const { return max_message_bytes_.load(); }
   void set_max_message_bytes(int32_t n) { max_message_bytes_.store(n); }
+  // The topic's min.insync.replicas (dynamic, else the broker's); 1 until set.
+  int32_t min_insync_replicas() const { return min_insync_replicas_.load(); }
+  void set_min_insync_replicas(int32_t n) { min_insync_replicas_.store(n); }
+  // The in-sync replica set's size: on one node only the leader itself.
+  int32_t in_sync_replica_count() const { return 1; }
+  // Kafka's check before an acks=all append: NOT_ENOUGH_REPLICAS (nothing is
+  // appended) while fewer replicas are in sync than min.insync.replicas asks.
+  Status check_enough_replicas() const;
 
   // Appends validated batches (offsets are assigned in place). In durable mode
   // every append also asks the flusher for a prompt group-committed fsync so
@@ -84,6 +92,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   std::atomic<bool> durable_;
   std::atomic<int32_t> leader_epoch_{0};
   std::atomic<int32_t> max_message_bytes_{-1};
+  std::atomic<int32_t> min_insync_replicas_{1};
 };
 
 }  // namespace spool::broker

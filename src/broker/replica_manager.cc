@@ -60,6 +60,7 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
     parts.back()->set_max_message_bytes(max_message_bytes_for(info.configs));
+    parts.back()->set_min_insync_replicas(min_insync_replicas_for(info.configs));
   }
   partitions_[info.name] = std::move(parts);
   return Status::ok();
@@ -143,15 +144,24 @@ Result<TopicInfo> ReplicaManager::create_partitions(const std::string& name, int
   return updated.value();
 }
 
-int32_t ReplicaManager::max_message_bytes_for(const std::map<std::string, std::string>& overrides) const {
+int32_t ReplicaManager::int_config_for(const std::map<std::string, std::string>& overrides, const char* key,
+                                       int32_t fallback) const {
   auto eff = effective_topic_config(settings_, overrides);
-  auto it = eff.find("max.message.bytes");
-  if (it == eff.end()) return settings_.message_max_bytes;
+  auto it = eff.find(key);
+  if (it == eff.end()) return fallback;
   int64_t v = 0;
   auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
   // Validation already refused anything else; fall back rather than trust it blindly.
-  if (ec != std::errc() || end != it->second.data() + it->second.size() || v < 0) return settings_.message_max_bytes;
+  if (ec != std::errc() || end != it->second.data() + it->second.size() || v < 0) return fallback;
   return static_cast<int32_t>(std::min<int64_t>(v, std::numeric_limits<int32_t>::max()));
+}
+
+int32_t ReplicaManager::max_message_bytes_for(const std::map<std::string, std::string>& overrides) const {
+  return int_config_for(overrides, "max.message.bytes", settings_.message_max_bytes);
+}
+
+int32_t ReplicaManager::min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const {
+  return std::max(1, int_config_for(overrides, "min.insync.replicas", 1));
 }
 
 Result<TopicInfo> ReplicaManager::alter_topic_config(const std::string& name,
@@ -191,10 +201,12 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
   if (!updated) return kafka_error(ErrorCode::kUnknownServerError, updated.status().message());
   storage::LogConfig lc = log_config_for(settings_, overrides);
   int32_t max_bytes = max_message_bytes_for(overrides);
+  int32_t min_isr = min_insync_replicas_for(overrides);
   for (const auto& part : it->second) {
     part->log().update_config(lc);
     part->set_durable_writes(lc.durable_writes);
     part->set_max_message_bytes(max_bytes);
+    part->set_min_insync_replicas(min_isr);
   }
   spdlog::info("topic {} configs altered ({} overrides)", name, overrides.size());
   return updated.value();

@@ -68,7 +68,11 @@ class ReplicaManager {
   // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.
   Status open_partitions_locked(const TopicInfo& info);
   // The topic's max.message.bytes from its overrides, else the broker default.
+  // A topic's effective int config (its override, else the broker's), or fallback.
+  int32_t int_config_for(const std::map<std::string, std::string>& overrides, const char* key,
+                         int32_t fallback) const;
   int32_t max_message_bytes_for(const std::map<std::string, std::string>& overrides) const;
+  int32_t min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const;
 
   const BrokerSettings& settings_;
   TopicRegistry& registry_;

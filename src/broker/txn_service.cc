@@ -1,5 +1,7 @@
 #include "broker/txn_service.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "broker/topic_name.h"
@@ -23,7 +25,10 @@ coordinator::TxnCoordinatorOptions txn_coordinator_options(const BrokerSettings&
 TxnService::TxnService(BrokerContext& ctx, coordinator::TxnCoordinatorOptions options)
     : log_(ctx.settings, ctx.replicas, kTransactionStateTopic, ctx.settings.transaction_state_log_num_partitions,
            {{"cleanup.policy", "compact"},
-            {"segment.bytes", std::to_string(ctx.settings.transaction_state_log_segment_bytes)}}),
+            {"segment.bytes", std::to_string(ctx.settings.transaction_state_log_segment_bytes)},
+            // Like its replication factor, capped by the replicas there are:
+            // one on a single node.
+            {"min.insync.replicas", std::to_string(std::min(ctx.settings.transaction_state_log_min_isr, 1))}}),
       markers_(ctx),
       ids_(ctx.producer_ids),
       coordinator_(std::make_unique<coordinator::TxnCoordinator>(log_, markers_, ids_, std::move(options))) {}

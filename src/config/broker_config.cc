@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "config/config_def.h"
+#include "config/refusal.h"
 #include "config/topic_config.h"
 
 namespace spool::config {
@@ -75,6 +76,7 @@ Result<BrokerConfig> BrokerConfig::from_properties(const PropertyList& props, st
   }
   Status s = cfg.resolve();
   if (!s) return s;
+  if (Status supported = check_supported(cfg); !supported) return supported;
   if (warnings != nullptr) {
     for (const std::string& k : cfg.unacted_keys()) {
       warnings->push_back("config key '" + k + "' is accepted but not acted on by Spool yet");
@@ -201,7 +203,7 @@ std::vector<std::string> BrokerConfig::unacted_keys() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : values_) {
     const KeyDef* def = find_broker_key(k);
-    if (def == nullptr || def->acts == Acts::kNo) out.push_back(k);
+    if (def == nullptr || def->acts != Acts::kYes) out.push_back(k);
   }
   return out;
 }

@@ -5,8 +5,10 @@
 // load() reads a Java .properties file, applies "k=v" overrides in order (a
 // later value wins), and validates everything up front: a key that is
 // neither Kafka's nor Spool's is refused with a did-you-mean, a bad value is
-// refused naming key, value and the allowed range, and every key Spool does
-// not act on yet yields one warning (returned, not logged: the caller logs).
+// refused naming key, value and the allowed range, a setting that restricts
+// access or promises safety which Spool does not act on yet is refused
+// (refusal.h: Spool fails closed), and every other key Spool does not act on
+// yet yields one warning (returned, not logged: the caller logs).
 // The object is immutable after load and safe to read from any thread.
 //
 // Resolution rules (as Kafka): log.dirs wins over log.dir; log.retention.ms
@@ -78,7 +80,6 @@ class BrokerConfig {
   bool log_cleanup_compact() const;
   bool log_cleanup_delete() const;
   int32_t min_insync_replicas() const { return static_cast<int32_t>(get_long("min.insync.replicas")); }
-  std::string zookeeper_connect() const { return get("zookeeper.connect"); }  // "" = embedded single node
   bool durable_writes() const { return get_bool("durable.writes"); }
   int32_t reactor_threads() const { return reactor_threads_; }  // 0 resolved to the number of cores
   std::string log_level() const { return get("log.level"); }

@@ -93,6 +93,15 @@ Status bad(const KeyDef& def, std::string_view raw, const std::string& why) {
 
 }  // namespace
 
+bool is_off_value(const KeyDef& def, std::string_view normalized) {
+  const bool string_like = def.type == ConfigType::kString || def.type == ConfigType::kList ||
+                           def.type == ConfigType::kPassword || def.type == ConfigType::kClass;
+  if (string_like && normalized.empty()) return true;
+  if (def.default_value == nullptr) return false;
+  auto normalized_default = parse_value(def, def.default_value);
+  return normalized_default.is_ok() && *normalized_default == normalized;
+}
+
 std::string_view trim(std::string_view s) {
   const char* ws = " \t\r\n\f\v";
   size_t b = s.find_first_not_of(ws);

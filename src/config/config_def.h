@@ -50,9 +50,17 @@ constexpr Check one_of_nocase(const char* c) { return {CheckKind::kOneOfNoCase, 
 constexpr Check list_of(const char* c) { return {CheckKind::kListOf, 0, 0, 0, 0, c}; }
 constexpr Check non_empty() { return {CheckKind::kNonEmpty, 0, 0, 0, 0, nullptr}; }
 
-// Whether Spool reads the key today. Ignored keys are accepted (so a Kafka
-// server.properties starts) and reported once as not acted on.
-enum class Acts : uint8_t { kNo, kYes };
+// Whether Spool reads the key today.
+//   kYes:     acted on.
+//   kNo:      harmless to ignore (tuning, metrics): accepted, so a Kafka
+//             server.properties starts, and reported in one warning line.
+//   kRefused: restricts access or promises safety (TLS, SASL, ACLs, quotas,
+//             cluster membership...). Set to anything but its off value (see
+//             is_off_value) it stops the start, or fails a topic config with
+//             INVALID_CONFIG, naming the key and `refusal`: Spool fails closed
+//             rather than run less secured or less safe than configured. When
+//             a later change implements such a key it becomes kYes.
+enum class Acts : uint8_t { kNo, kYes, kRefused };
 
 struct KeyDef {
   const char* name;
@@ -60,7 +68,13 @@ struct KeyDef {
   const char* default_value;  // nullptr = null (unset, no default)
   Check check;
   Acts acts;
+  const char* refusal = nullptr;  // kRefused only: why, e.g. "TLS is not supported yet"
 };
+
+// Whether a normalized value of `def` leaves the feature off: it equals the
+// key's default, or it is empty for a string-like key (string, list,
+// password, class), which configures nothing.
+bool is_off_value(const KeyDef& def, std::string_view normalized);
 
 // Parses and validates `raw` for `def`. On success returns the normalized
 // text (trimmed; booleans lower-cased; lists with items trimmed and joined by

@@ -7,7 +7,10 @@ namespace {
 
 constexpr ConfigType B = ConfigType::kBoolean, I = ConfigType::kInt, L = ConfigType::kLong,
                      D = ConfigType::kDouble, Str = ConfigType::kString, Lst = ConfigType::kList;
-constexpr Acts Y = Acts::kYes, N = Acts::kNo;
+constexpr Acts Y = Acts::kYes, N = Acts::kNo, R = Acts::kRefused;
+// Why a kRefused topic key fails with INVALID_CONFIG (config_def.h).
+constexpr const char* kThrottle = "replication throttles are not enforced yet";
+constexpr const char* kTiered = "tiered storage is not supported yet";
 #define LONG_MAX_S "9223372036854775807"
 
 constexpr TopicKeyDef kTopicKeys[] = {
@@ -20,9 +23,9 @@ constexpr TopicKeyDef kTopicKeys[] = {
     {{"file.delete.delay.ms", L, "60000", at_least(0), N}, "log.segment.delete.delay.ms"},
     {{"flush.messages", L, LONG_MAX_S, at_least(1), Y}, "log.flush.interval.messages"},
     {{"flush.ms", L, LONG_MAX_S, at_least(0), Y}, "log.flush.interval.ms"},
-    {{"follower.replication.throttled.replicas", Lst, "", no_check(), N}, nullptr},
+    {{"follower.replication.throttled.replicas", Lst, "", no_check(), R, kThrottle}, nullptr},
     {{"index.interval.bytes", I, "4096", at_least(0), Y}, "log.index.interval.bytes"},
-    {{"leader.replication.throttled.replicas", Lst, "", no_check(), N}, nullptr},
+    {{"leader.replication.throttled.replicas", Lst, "", no_check(), R, kThrottle}, nullptr},
     {{"local.retention.bytes", L, "-2", at_least(-2), N}, "log.local.retention.bytes"},
     {{"local.retention.ms", L, "-2", at_least(-2), N}, "log.local.retention.ms"},
     {{"max.compaction.lag.ms", L, LONG_MAX_S, at_least(1), N}, "log.cleaner.max.compaction.lag.ms"},
@@ -37,7 +40,7 @@ constexpr TopicKeyDef kTopicKeys[] = {
     {{"min.compaction.lag.ms", L, "0", at_least(0), N}, "log.cleaner.min.compaction.lag.ms"},
     {{"min.insync.replicas", I, "1", at_least(1), Y}, "min.insync.replicas"},
     {{"preallocate", B, "false", no_check(), N}, "log.preallocate"},
-    {{"remote.storage.enable", B, "false", no_check(), N}, nullptr},
+    {{"remote.storage.enable", B, "false", no_check(), R, kTiered}, nullptr},
     {{"retention.bytes", L, "-1", no_check(), Y}, "log.retention.bytes"},
     {{"retention.ms", L, "604800000", at_least(-1), Y}, "log.retention.ms"},
     {{"segment.bytes", I, "1073741824", at_least(14), Y}, "log.segment.bytes"},
@@ -82,6 +85,10 @@ Status validate_topic_config(std::string_view key, std::string_view value) {
   // leave a topic without a policy.
   if (key == "cleanup.policy" && parsed->empty()) {
     return invalid("cleanup.policy must name at least one of compact, delete");
+  }
+  if (def->def.acts == Acts::kRefused && !is_off_value(def->def, *parsed)) {
+    return invalid("topic config '" + std::string(key) + "' is not supported by Spool yet: " + def->def.refusal +
+                   " (remove it or leave it at its default)");
   }
   return Status::ok();
 }

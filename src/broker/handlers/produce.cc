@@ -5,7 +5,9 @@
 // acks=all answers once every appended partition is durable (group-committed
 // fsync when durable.writes is on) through a DelayedProduce in the produce
 // purgatory, or REQUEST_TIMED_OUT after timeout.ms; acks=1 never waits for
-// the disk.
+// the disk. acks=all is refused with NOT_ENOUGH_REPLICAS, before anything is
+// appended, while the topic's min.insync.replicas exceeds the in-sync replicas
+// (on one node: whenever it is above 1), as Kafka does; acks=0/1 are not.
 // Idempotent producers: see storage/producer_state.h (checked in the append).
 // Produce v0-2 carry the old message formats that Spool does not store; they
 // are advertised (librdkafka keeps its codecs on only when v0 is in range) and
@@ -147,6 +149,12 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         continue;
       }
       pr.log_start_offset = partition->log_start_offset();
+      if (req.acks == -1) {
+        if (Status enough = partition->check_enough_replicas(); !enough) {
+          fail(ErrorCode::kNotEnoughReplicas, enough.message());
+          continue;
+        }
+      }
       if (!pd.records || pd.records->empty()) {
         fail(ErrorCode::kCorruptMessage, "no record batch");
         continue;

@@ -1,0 +1,178 @@
+// Fail closed (refusal.h): every setting that restricts access or promises
+// safety and that Spool does not act on yet stops the start; harmless ones
+// only warn; topic keys of the same kind fail with INVALID_CONFIG.
+#include "config/refusal.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+#include "config/broker_config.h"
+#include "config/config_def.h"
+#include "config/topic_config.h"
+#include "refused_examples.h"
+
+namespace spool::config {
+namespace {
+
+Result<BrokerConfig> with(const std::vector<std::string>& overrides, std::vector<std::string>* warnings = nullptr) {
+  return BrokerConfig::load(std::nullopt, overrides, warnings);
+}
+
+bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
+
+TEST(Refusal, EveryRefusedKeyStopsTheStartNamingKeyAndReason) {
+  size_t n = 0;
+  for (const KeyDef& d : broker_key_defs()) {
+    if (d.acts != Acts::kRefused) continue;
+    ++n;
+    ASSERT_NE(d.refusal, nullptr) << d.name;
+    auto value = testing::refused_example(d);
+    ASSERT_TRUE(value.has_value()) << "no refused example value for " << d.name;
+    SCOPED_TRACE(std::string(d.name) + "=" + *value);
+    auto r = with({std::string(d.name) + "=" + *value});
+    ASSERT_FALSE(r.is_ok());
+    const std::string& msg = r.status().message();
+    EXPECT_TRUE(contains(msg, "refusing to start")) << msg;
+    EXPECT_TRUE(contains(msg, std::string(d.name) + ": " + d.refusal)) << msg;
+    if (d.type == ConfigType::kPassword) {
+      EXPECT_FALSE(contains(msg, "=" + *value)) << "secret echoed: " << msg;
+    }
+  }
+  EXPECT_GT(n, 100u);
+}
+
+TEST(Refusal, RefusedKeysAtTheirOffValueStartWithTheWarning) {
+  for (const KeyDef& d : broker_key_defs()) {
+    if (d.acts != Acts::kRefused) continue;
+    // A class name cannot be empty (Kafka's type), so an unset one is its only off value.
+    const bool string_like = d.type == ConfigType::kString || d.type == ConfigType::kList ||
+                             d.type == ConfigType::kPassword;
+    if (d.default_value == nullptr && !string_like) continue;  // only unset is off
+    std::string off = d.default_value != nullptr ? d.default_value : "";
+    std::vector<std::string> warnings;
+    auto r = with({std::string(d.name) + "=" + off}, &warnings);
+    ASSERT_TRUE(r.is_ok()) << d.name << "=" << off << ": " << r.status().message();
+    ASSERT_EQ(warnings.size(), 1u) << d.name;
+    EXPECT_TRUE(contains(warnings[0], d.name)) << warnings[0];
+  }
+}
+
+TEST(Refusal, TheIssuesListIsRefused) {
+  auto refused = [](std::string_view name) {
+    const KeyDef* d = find_broker_key(name);
+    return d != nullptr && d->acts == Acts::kRefused;
+  };
+  size_t ssl = 0, sasl = 0;
+  for (const KeyDef& d : broker_key_defs()) {
+    std::string_view name = d.name;
+    if (name.starts_with("ssl.")) {
+      ++ssl;
+      EXPECT_TRUE(refused(name)) << name;
+    }
+    if (name.starts_with("sasl.")) {
+      ++sasl;
+      EXPECT_TRUE(refused(name)) << name;
+    }
+    if (name.starts_with("quota.") || name.starts_with("replication.quota.") || name.starts_with("controller.quota.")) {
+      EXPECT_TRUE(refused(name)) << name;
+    }
+  }
+  EXPECT_GT(ssl, 20u);
+  EXPECT_GT(sasl, 25u);
+  for (const char* k : {"authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "zookeeper.connect",
+                        "client.quota.callback.class", "security.inter.broker.protocol", "zookeeper.set.acl",
+                        "max.connections.per.ip", "remote.log.storage.system.enable", "delegation.token.secret.key"})
+    EXPECT_TRUE(refused(k)) << k;
+  // Harmless tuning keeps the warning.
+  for (const char* k : {"num.io.threads", "num.network.threads", "auto.include.jmx.reporter", "metrics.num.samples"})
+    EXPECT_EQ(find_broker_key(k)->acts, Acts::kNo) << k;
+}
+
+TEST(Refusal, SecuredKafkaServerPropertiesIsRefusedWithEveryKey) {
+  auto props = parse_properties(
+      "listeners=PLAINTEXT://127.0.0.1:9093,SASL_PLAINTEXT://127.0.0.1:9094\n"
+      "sasl.enabled.mechanisms=PLAIN\n"
+      "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+      "required username=\"admin\" password=\"hunter2\";\n"
+      "authorizer.class.name=kafka.security.authorizer.AclAuthorizer\n"
+      "allow.everyone.if.no.acl.found=true\n"
+      "super.users=User:admin\n");
+  ASSERT_TRUE(props.is_ok());
+  auto r = BrokerConfig::from_properties(*props, nullptr);
+  ASSERT_FALSE(r.is_ok());
+  const std::string& msg = r.status().message();
+  for (const char* k : {"listeners: only one listener", "listeners: listener SASL_PLAINTEXT://127.0.0.1:9094",
+                        "sasl.enabled.mechanisms:", "listener.name.sasl_plaintext.plain.sasl.jaas.config:",
+                        "authorizer.class.name:", "allow.everyone.if.no.acl.found:", "super.users:"})
+    EXPECT_TRUE(contains(msg, k)) << k << " missing in: " << msg;
+  EXPECT_FALSE(contains(msg, "hunter2")) << msg;
+}
+
+TEST(Refusal, Listeners) {
+  EXPECT_TRUE(with({"listeners=PLAINTEXT://127.0.0.1:9092"}).is_ok());
+  EXPECT_TRUE(with({"listeners=INTERNAL://127.0.0.1:9092", "listener.security.protocol.map=INTERNAL:PLAINTEXT"}).is_ok());
+  for (const char* l : {"listeners=SSL://127.0.0.1:9093", "listeners=SASL_SSL://127.0.0.1:9093",
+                        "listeners=SASL_PLAINTEXT://127.0.0.1:9093"}) {
+    auto r = with({l});
+    ASSERT_FALSE(r.is_ok()) << l;
+    EXPECT_TRUE(contains(r.status().message(), "only PLAINTEXT is served yet")) << r.status().message();
+  }
+  // An innocent-looking name mapped to SSL is still SSL.
+  auto r = with({"listeners=INTERNAL://127.0.0.1:9092", "listener.security.protocol.map=INTERNAL:SSL"});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(contains(r.status().message(), "security protocol SSL")) << r.status().message();
+  r = with({"listeners=PLAINTEXT://127.0.0.1:9092,INTERNAL://127.0.0.1:9093",
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT"});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(contains(r.status().message(), "listeners: only one listener is served yet, but 2 are configured"))
+      << r.status().message();
+}
+
+TEST(Refusal, PerListenerOverridesAreRefusedWhenSet) {
+  auto r = with({"listener.name.plaintext.ssl.keystore.location=/etc/kafka/ks.p12"});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(contains(r.status().message(), "listener.name.plaintext.ssl.keystore.location: per-listener overrides"))
+      << r.status().message();
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(with({"listener.name.plaintext.ssl.keystore.location="}, &warnings).is_ok());
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+TEST(Refusal, KraftQuorumOfSeveralVoters) {
+  EXPECT_TRUE(with({"controller.quorum.voters=1@localhost:9093"}).is_ok());
+  auto r = with({"controller.quorum.voters=1@a:9093,2@b:9093,3@c:9093"});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(contains(r.status().message(), "controller.quorum.voters: a KRaft quorum")) << r.status().message();
+  r = with({"controller.quorum.bootstrap.servers=a:9093,b:9093"});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(contains(r.status().message(), "controller.quorum.bootstrap.servers:")) << r.status().message();
+}
+
+TEST(Refusal, HarmlessKeysOnlyWarn) {
+  std::vector<std::string> warnings;
+  auto r = with({"num.io.threads=4", "num.network.threads=6", "auto.include.jmx.reporter=false"}, &warnings);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(warnings.size(), 3u);
+}
+
+TEST(Refusal, TopicKeys) {
+  for (const TopicKeyDef& t : topic_key_defs()) {
+    if (t.def.acts != Acts::kRefused) continue;
+    ASSERT_NE(t.def.refusal, nullptr) << t.def.name;
+    auto value = testing::refused_example(t.def);
+    ASSERT_TRUE(value.has_value()) << t.def.name;
+    Status s = validate_topic_config(t.def.name, *value);
+    ASSERT_FALSE(s.is_ok()) << t.def.name << "=" << *value;
+    EXPECT_EQ(s.kafka_code(), kInvalidConfigCode);
+    EXPECT_TRUE(contains(s.message(), std::string("'") + t.def.name + "' is not supported by Spool yet")) << s.message();
+    std::string off = t.def.default_value != nullptr ? t.def.default_value : "";
+    EXPECT_TRUE(validate_topic_config(t.def.name, off).is_ok()) << t.def.name << "=" << off;
+  }
+  EXPECT_FALSE(validate_topic_config("remote.storage.enable", "true").is_ok());
+  EXPECT_FALSE(validate_topic_config("leader.replication.throttled.replicas", "0:1").is_ok());
+  EXPECT_TRUE(validate_topic_config("min.insync.replicas", "2").is_ok());  // enforced, not refused
+}
+
+}  // namespace
+}  // namespace spool::config
