@@ -123,7 +123,9 @@ def read_partition(bootstrap, topic, partition, n, isolation="read_uncommitted",
 
 
 def high_watermark(bootstrap, topic, partition):
-    c = consumer(bootstrap)
+    """The high watermark (read_uncommitted: a read_committed consumer's
+    "high" offset is the last stable offset)."""
+    c = consumer(bootstrap, **{"isolation.level": "read_uncommitted"})
     try:
         return c.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)[1]
     finally:

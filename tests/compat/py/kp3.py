@@ -23,15 +23,17 @@ def consumer(bootstrap, group=None, **conf):
 
 
 def subscribe(c, topic, partitions):
-    """Subscribes c to topic with the topic's metadata loaded first.
-    kafka-python 3.0.12 loses its assignment otherwise: a leader that first
-    assigns without the topic's metadata rejoins when the metadata arrives,
+    """Subscribes c to topic, then fetches metadata before the first poll()
+    joins the group. kafka-python 3.0.12's coordinator takes the metadata
+    snapshot it assigns from only on a metadata update after subscribe();
+    joining before one arrives makes the leader rejoin when it does: right
+    after the first records (a commit then fails with RebalanceInProgress),
     and if poll()'s timeout ends between that JoinGroup and its SyncGroup
-    answer, need_rejoin() is already False (the assignment snapshot was
-    taken) and the finished join is never applied, leaving the member without
-    partitions until the next rebalance."""
-    assert c.partitions_for_topic(topic) == set(range(partitions))
+    answer, the finished join is never applied and the member sits without
+    partitions ("a alone: 0 of 200")."""
     c.subscribe([topic])
+    assert topic in c.topics()  # a metadata update: the coordinator's snapshot now has the topic
+    assert c.partitions_for_topic(topic) == set(range(partitions))
     return c
 
 

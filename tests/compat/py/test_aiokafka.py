@@ -184,7 +184,12 @@ def test_transactions_commit_abort(bootstrap, topic):
                 await (p.commit_transaction() if commit else p.abort_transaction())
         finally:
             await p.stop()
-        assert await end_offset(bootstrap, topic, 0) == 33  # 3 x (10 records + 1 marker)
+        # 3 x (10 records + 1 control marker); the last marker is written after
+        # EndTxn is answered (in Kafka too): wait for it.
+        deadline = time.monotonic() + 10
+        while await end_offset(bootstrap, topic, 0) < 33 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert await end_offset(bootstrap, topic, 0) == 33
         rc = await read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
         assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \
             [f"c2-{i}".encode() for i in range(10)]

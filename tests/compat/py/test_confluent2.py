@@ -11,7 +11,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 
 import ck2
-from py_common import BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records
+from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records,
+                       wait_until)
 
 BROKER_OVERRIDES = dict(BASE_OVERRIDES)
 
@@ -153,6 +154,8 @@ def test_transactions_commit_abort(bootstrap, topic):
     _txn_send(p, topic, [f"ab-{i}".encode() for i in range(10)], False)
     _txn_send(p, topic, [f"c2-{i}".encode() for i in range(10)], True)
     # Each transaction's records then its control marker: 0-9 + 10, 11-20 + 21, 22-31 + 32.
+    # The last marker is written after EndTxn is answered (in Kafka too): wait for it.
+    wait_until(lambda: ck2.high_watermark(bootstrap, topic, 0) >= 33, 10, "the last commit marker")
     assert ck2.high_watermark(bootstrap, topic, 0) == 33
     rc = ck2.read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
     assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \

@@ -11,7 +11,8 @@ from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 import kp3
-from py_common import BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records
+from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records,
+                       wait_until)
 
 BROKER_OVERRIDES = dict(BASE_OVERRIDES)
 
@@ -156,7 +157,10 @@ def test_transactions_commit_abort(bootstrap, topic):
         _txn_send(p, topic, [f"c2-{i}".encode() for i in range(10)], True)
     finally:
         p.close()
-    assert kp3.end_offset(bootstrap, topic, 0) == 33  # 3 x (10 records + 1 control marker)
+    # 3 x (10 records + 1 control marker); the last marker is written after
+    # EndTxn is answered (in Kafka too): wait for it.
+    wait_until(lambda: kp3.end_offset(bootstrap, topic, 0) >= 33, 10, "the last commit marker")
+    assert kp3.end_offset(bootstrap, topic, 0) == 33
     rc = kp3.read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
     assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \
         [f"c2-{i}".encode() for i in range(10)]
