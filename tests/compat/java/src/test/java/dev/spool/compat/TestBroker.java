@@ -64,7 +64,14 @@ public final class TestBroker implements AutoCloseable {
   /** Starts a broker with Kafka-named overrides (key=value). */
   public static TestBroker start(Map<String, String> overrides) {
     TestBroker b = new TestBroker(overrides);
-    b.start();
+    try {
+      b.start();
+    } catch (RuntimeException | Error e) { // the message carries the output's tail
+      b.kill9();
+      OPEN.remove(b);
+      deleteTree(b.workDir);
+      throw e;
+    }
     return b;
   }
 
