@@ -10,6 +10,7 @@
 #include "broker/topic_name.h"
 #include "config/topic_config.h"
 #include "protocol/error_code.h"
+#include "storage/checkpoint.h"
 
 namespace spool::broker {
 
@@ -30,7 +31,7 @@ Status ReplicaManager::load() {
   std::unique_lock lk(mu_);
   std::set<std::pair<std::string, int32_t>> known;
   for (const auto& info : registry_.list()) {
-    Status s = open_partitions_locked(info);
+    Status s = open_partitions_locked(info, Opening::kLoad);
     if (!s) return s;
     for (int32_t p = 0; p < info.partitions; ++p) known.emplace(info.name, p);
   }
@@ -43,7 +44,7 @@ Status ReplicaManager::load() {
   return Status::ok();
 }
 
-Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
+Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening opening) {
   storage::LogConfig lc = log_config_for(settings_, info.configs);
   std::vector<std::shared_ptr<Partition>> parts;
   if (auto it = partitions_.find(info.name); it != partitions_.end()) parts = it->second;
@@ -51,11 +52,34 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info) {
   for (auto p = static_cast<int32_t>(parts.size()); p < info.partitions; ++p) {
     auto log = logs_.get(info.name, p);
     if (log) {
+      auto owner = storage::read_partition_metadata(log->dir());
+      const bool ours = owner.is_ok() && owner->has_value() && **owner == info.id;
+      if (opening == Opening::kNew && !ours) {
+        // Left by a deleted topic of the same name: never serve its records.
+        spdlog::warn("removing leftover files of a deleted topic in {} before creating {}-{}", log->dir(), info.name,
+                     p);
+        log.reset();
+        if (Status r = logs_.remove(info.name, p); !r) return r;
+      } else if (!owner) {
+        return kafka_error(ErrorCode::kKafkaStorageError, owner.status().message());
+      } else if (owner->has_value() && !ours) {
+        return kafka_error(ErrorCode::kKafkaStorageError,
+                           log->dir() + " holds topic id " + storage::uuid_to_text(**owner) + ", but topic " +
+                               info.name + " has id " + storage::uuid_to_text(info.id) +
+                               "; the files were left as they are");
+      }
+    }
+    if (log) {
       log->update_config(lc);
     } else {
       auto created = logs_.create(info.name, p, lc);
       if (!created) return created.status();
       log = created.value();
+    }
+    // Written once per partition (missing too in dirs of Spool before KIP-516).
+    if (auto owner = storage::read_partition_metadata(log->dir()); !owner || !owner->has_value()) {
+      if (Status w = storage::write_partition_metadata(log->dir(), info.id); !w)
+        return kafka_error(ErrorCode::kKafkaStorageError, w.message());
     }
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
@@ -99,7 +123,7 @@ Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t 
   if (validate_only) return TopicInfo{name, {}, partitions, configs};
   auto added = registry_.add(name, partitions, configs);
   if (!added) return kafka_error(ErrorCode::kUnknownServerError, added.status().message());
-  Status s = open_partitions_locked(added.value());
+  Status s = open_partitions_locked(added.value(), Opening::kNew);
   if (!s) {
     spdlog::error("creating logs of topic {} failed: {}", name, s.message());
     return kafka_error(ErrorCode::kKafkaStorageError, s.message());
@@ -135,7 +159,7 @@ Result<TopicInfo> ReplicaManager::create_partitions(const std::string& name, int
   }
   auto updated = registry_.set_partitions(name, partitions);
   if (!updated) return kafka_error(ErrorCode::kUnknownServerError, updated.status().message());
-  Status s = open_partitions_locked(updated.value());
+  Status s = open_partitions_locked(updated.value(), Opening::kNew);
   if (!s) {
     spdlog::error("creating new logs of topic {} failed: {}", name, s.message());
     return kafka_error(ErrorCode::kKafkaStorageError, s.message());

@@ -5,6 +5,12 @@
 // the registry first, then the logs; deletion removes the registry entry
 // first, then the files, so a crash in between never resurrects a deleted
 // topic or loses a created one (missing logs are recreated at start).
+// Each partition dir holds Kafka's partition.metadata naming the topic id its
+// data belongs to (KIP-516). Files left behind by a deleted topic (a crash
+// between registry and file removal) are removed when a topic of that name is
+// created or grown again, so a new topic never serves an old one's records; at
+// start a partition dir whose id is not the registry's stops the load with
+// KAFKA_STORAGE_ERROR naming both ids (the files are kept for the operator).
 // Thread-safe: lookups take a shared lock; create/delete an exclusive one.
 #pragma once
 
@@ -66,7 +72,11 @@ class ReplicaManager {
 
  private:
   // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.
-  Status open_partitions_locked(const TopicInfo& info);
+  // kNew: partitions created now (a topic, or added ones): leftover files of
+  // an older topic of that name are removed first. kLoad: partitions the
+  // registry already had: their files must belong to this topic id.
+  enum class Opening { kLoad, kNew };
+  Status open_partitions_locked(const TopicInfo& info, Opening opening);
   // The topic's max.message.bytes from its overrides, else the broker default.
   // A topic's effective int config (its override, else the broker's), or fallback.
   int32_t int_config_for(const std::map<std::string, std::string>& overrides, const char* key,

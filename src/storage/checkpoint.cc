@@ -147,6 +147,46 @@ Status write_meta_properties(const std::string& path, const MetaProperties& meta
   return write_file_atomic(path, out);
 }
 
+std::string format_partition_metadata(const Uuid& topic_id) {
+  return "version: 0\ntopic_id: " + uuid_to_text(topic_id) + "\n";
+}
+
+Result<Uuid> parse_partition_metadata(std::string_view text) {
+  auto lines = split_lines(text);
+  auto field = [&](size_t i, std::string_view key) -> std::optional<std::string_view> {
+    if (i >= lines.size()) return std::nullopt;
+    std::string_view line = lines[i];
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.starts_with(key) || line.size() < key.size() + 2 || line.substr(key.size(), 2) != ": ")
+      return std::nullopt;
+    return line.substr(key.size() + 2);
+  };
+  auto version = field(0, "version");
+  if (!version) return bad("partition.metadata: no version line");
+  if (*version != "0") return bad("partition.metadata: unsupported version " + std::string(*version));
+  auto id_text = field(1, "topic_id");
+  if (!id_text) return bad("partition.metadata: no topic_id line");
+  auto id = uuid_from_text(*id_text);
+  if (!id) return bad("partition.metadata: bad topic_id '" + std::string(*id_text) + "'");
+  for (size_t i = 2; i < lines.size(); ++i)
+    if (!lines[i].empty()) return bad("partition.metadata: trailing data");
+  return *id;
+}
+
+Result<std::optional<Uuid>> read_partition_metadata(const std::string& partition_dir) {
+  const std::string path = partition_dir + "/" + kPartitionMetadata;
+  if (!path_exists(path)) return std::optional<Uuid>();
+  auto text = read_small_file(path, 1 << 12);
+  if (!text) return text.status();
+  auto id = parse_partition_metadata(*text);
+  if (!id) return Status::error(path + ": " + id.status().message(), kStorageError);
+  return std::optional<Uuid>(*id);
+}
+
+Status write_partition_metadata(const std::string& partition_dir, const Uuid& topic_id) {
+  return write_file_atomic(partition_dir + "/" + kPartitionMetadata, format_partition_metadata(topic_id));
+}
+
 bool valid_topic_name(std::string_view topic) {
   if (topic.empty() || topic.size() > 249 || topic == "." || topic == "..") return false;
   for (char c : topic)

@@ -4,6 +4,8 @@
 //    log-start-offset-checkpoint): "0\n<count>\n" + "<topic> <partition> <offset>\n"...
 //  * leader-epoch-checkpoint: "0\n<count>\n" + "<epoch> <start offset>\n"...
 //  * meta.properties: key=value lines (version, broker.id, cluster.id).
+//  * partition.metadata (KIP-516), in each partition dir:
+//    "version: 0\ntopic_id: <Uuid text>\n" naming the topic id the data belongs to.
 // Parsers validate everything (a garbage file is an error the caller turns
 // into "absent"); writers replace atomically (tmp + fsync + rename + dir
 // fsync). Pure functions; thread-safe.
@@ -18,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/file_util.h"
 #include "util/status.h"
 
 namespace spool::storage {
@@ -27,6 +30,7 @@ inline constexpr const char* kLogStartOffsetCheckpoint = "log-start-offset-check
 inline constexpr const char* kLeaderEpochCheckpoint = "leader-epoch-checkpoint";
 inline constexpr const char* kMetaProperties = "meta.properties";
 inline constexpr const char* kCleanShutdownMarker = ".kafka_cleanshutdown";
+inline constexpr const char* kPartitionMetadata = "partition.metadata";
 
 struct TopicPartition {
   std::string topic;
@@ -57,6 +61,13 @@ struct MetaProperties {
 };
 Result<std::optional<MetaProperties>> read_meta_properties(const std::string& path);
 Status write_meta_properties(const std::string& path, const MetaProperties& meta);
+
+std::string format_partition_metadata(const Uuid& topic_id);
+Result<Uuid> parse_partition_metadata(std::string_view text);
+// The topic id in `partition_dir`'s partition.metadata: nullopt when there is
+// no such file, an error (kStorageError) when it is malformed.
+Result<std::optional<Uuid>> read_partition_metadata(const std::string& partition_dir);
+Status write_partition_metadata(const std::string& partition_dir, const Uuid& topic_id);
 
 bool valid_topic_name(std::string_view topic);
 // "<topic>-<partition>" -> parts; nullopt when it does not parse.

@@ -130,25 +130,52 @@ int64_t now_ms() {
       .count();
 }
 
-std::string random_id() {
-  static const char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::random_device rd;
-  uint8_t b[16];
-  for (auto& x : b) x = static_cast<uint8_t>(rd());
+namespace {
+constexpr char kBase64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+}  // namespace
+
+std::string uuid_to_text(const Uuid& id) {
   std::string out;
   uint32_t acc = 0;
   int bits = 0;
-  for (uint8_t x : b) {
+  for (uint8_t x : id) {
     acc = (acc << 8) | x;
     bits += 8;
     while (bits >= 6) {
       bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 0x3f]);
+      out.push_back(kBase64Url[(acc >> bits) & 0x3f]);
     }
   }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 0x3f]);
-  return out;  // 22 chars, no padding
+  if (bits > 0) out.push_back(kBase64Url[(acc << (6 - bits)) & 0x3f]);
+  return out;
+}
+
+std::optional<Uuid> uuid_from_text(std::string_view text) {
+  if (text.size() != 22) return std::nullopt;
+  Uuid id{};
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t n = 0;
+  for (char c : text) {
+    const char* pos = std::char_traits<char>::find(kBase64Url, 64, c);
+    if (pos == nullptr) return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(pos - kBase64Url);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      id[n++] = static_cast<uint8_t>(acc >> bits);
+    }
+  }
+  // 22 chars carry 132 bits: the 4 left over must be zero (canonical form).
+  if (n != id.size() || (acc & ((1u << bits) - 1)) != 0) return std::nullopt;
+  return id;
+}
+
+std::string random_id() {
+  std::random_device rd;
+  Uuid b;
+  for (auto& x : b) x = static_cast<uint8_t>(rd());
+  return uuid_to_text(b);
 }
 
 }  // namespace spool::storage

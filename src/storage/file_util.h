@@ -5,6 +5,10 @@
 // and the errno text; nothing throws.
 #pragma once
 
+#include <array>
+#include <optional>
+#include <string_view>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +49,10 @@ Status make_dirs(const std::string& dir);
 Status remove_all(const std::string& path);
 Result<int64_t> file_size(int fd);
 int64_t now_ms();
-std::string random_id();  // 22-char url-safe base64 of 16 random bytes (Kafka Uuid text form)
+// Kafka's Uuid text form: 16 bytes as url-safe base64 without padding (22 chars).
+using Uuid = std::array<uint8_t, 16>;
+std::string uuid_to_text(const Uuid& id);
+std::optional<Uuid> uuid_from_text(std::string_view text);  // nullopt unless exactly a Uuid text
+std::string random_id();  // uuid_to_text of 16 random bytes
 
 }  // namespace spool::storage

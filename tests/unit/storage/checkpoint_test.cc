@@ -84,5 +84,43 @@ TEST(Checkpoint, MetaPropertiesAndDirNames) {
   EXPECT_FALSE(parse_partition_dir("bad topic-1"));
 }
 
+TEST(Checkpoint, UuidText) {
+  // Kafka's Uuid.toString of 0x0123...cdef (url-safe base64, no padding).
+  Uuid id{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
+  EXPECT_EQ(uuid_to_text(id), "ASNFZ4mrze_-3LqYdlQyEA");
+  EXPECT_EQ(uuid_from_text("ASNFZ4mrze_-3LqYdlQyEA"), id);
+  Uuid ones;
+  ones.fill(0xff);
+  EXPECT_EQ(uuid_to_text(ones), "_____________________w");
+  EXPECT_EQ(uuid_from_text("_____________________w"), ones);
+  for (const char* bad : {"", "ASNFZ4mrze_-3LqYdlQyE", "ASNFZ4mrze_-3LqYdlQyEAA", "ASNFZ4mrze_+3LqYdlQyEA",
+                          "ASNFZ4mrze_-3LqYdlQyEB" /* non-zero spare bits */})
+    EXPECT_FALSE(uuid_from_text(bad)) << bad;
+  EXPECT_EQ(random_id().size(), 22u);
+  EXPECT_TRUE(uuid_from_text(random_id()));
+}
+
+TEST(Checkpoint, PartitionMetadata) {
+  TempDir d;
+  Uuid id{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  auto none = read_partition_metadata(d.path());
+  ASSERT_TRUE(none.is_ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(write_partition_metadata(d.path(), id));
+  auto text = read_small_file(d.sub("partition.metadata"));
+  ASSERT_TRUE(text.is_ok());
+  EXPECT_EQ(*text, "version: 0\ntopic_id: " + uuid_to_text(id) + "\n");  // Kafka's PartitionMetadataFile
+  auto back = read_partition_metadata(d.path());
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_EQ(back->value(), id);
+  EXPECT_EQ(parse_partition_metadata("version: 0\r\ntopic_id: " + uuid_to_text(id) + "\r\n").value(), id);
+  for (const char* bad : {"", "garbage", "version: 1\ntopic_id: AQIDBAUGBwgJCgsMDQ4PEA\n", "version: 0\n",
+                          "version: 0\ntopic_id: nope\n", "version:0\ntopic_id: AQIDBAUGBwgJCgsMDQ4PEA\n",
+                          "version: 0\ntopic_id: AQIDBAUGBwgJCgsMDQ4PEA\nmore\n"})
+    EXPECT_FALSE(parse_partition_metadata(bad).is_ok()) << bad;
+  ASSERT_TRUE(write_file_atomic(d.sub("partition.metadata"), "version: 0\ntopic_id: x\n"));
+  EXPECT_FALSE(read_partition_metadata(d.path()).is_ok());
+}
+
 }  // namespace
 }  // namespace spool::storage
