@@ -573,7 +573,7 @@ def parse_describe_transactions(frame):
     out = []
     for _ in range(read_uvarint(r) - 1):
         d = {"error": r.take(">h"), "id": read_compact_string(r), "state": read_compact_string(r)}
-        d["timeout_ms"], d["start_ms"], d["producer_id"], d["producer_epoch"] = r.take(">iqqi")
+        d["timeout_ms"], d["start_ms"], d["producer_id"], d["producer_epoch"] = r.take(">iqqh")  # epoch: int16 (Kafka 4.4 schema)
         d["partitions"] = {}
         for _ in range(read_uvarint(r) - 1):
             t = read_compact_string(r)

@@ -35,7 +35,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -173,7 +172,6 @@ class AdminGroupsAndTxnTest {
    * cannot parse kills the admin client's thread.
    */
   @Test
-  @Tag("spool-gap")
   void describeTransactions() throws Exception {
     String topic = Clients.topic("java-admin-dtxn");
     String txnId = Clients.topic("java-admin-dtxn-id");
