@@ -8,7 +8,7 @@ read_uncommitted consumers."""
 import time
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
 
 import ck2
 from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records,
@@ -119,8 +119,21 @@ def test_committed_offsets_survive_restart(broker, bootstrap, topic, rnd):
 
     c = ck2.consumer(bootstrap, group)
     try:
-        got = {tp.partition: tp.offset for tp in
-               c.committed([TopicPartition(topic, 0), TopicPartition(topic, 1)], timeout=30)}
+        # Right after a restart the coordinator may still be loading (Kafka
+        # answers NOT_COORDINATOR until its offsets partition is served): a
+        # client retries such errors, so the test does, within a deadline.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                committed = c.committed([TopicPartition(topic, 0), TopicPartition(topic, 1)], timeout=30)
+                break
+            except KafkaException as e:
+                coordinator_moving = e.args[0].code() in (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_NOT_AVAILABLE,
+                                                          KafkaError.COORDINATOR_LOAD_IN_PROGRESS)
+                if not (coordinator_moving or e.args[0].retriable()) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        got = {tp.partition: tp.offset for tp in committed}
         assert got == {0: 17, 1: 41}
         c.subscribe([topic])
         msgs = ck2.poll_until(c, (60 - 17) + (60 - 41), 60, "resumed group")
