@@ -33,6 +33,11 @@ class ReplicaAdminTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   void open() {
+    open_unloaded();
+    ASSERT_TRUE(replicas_->load());
+  }
+  // Logs, registry and replica manager, before ReplicaManager::load().
+  void open_unloaded() {
     storage::LogManager::Options lo;
     lo.log_dirs = settings_.log_dirs;
     lo.defaults = log_config_for(settings_, {});
@@ -43,7 +48,6 @@ class ReplicaAdminTest : public ::testing::Test {
     ASSERT_TRUE(reg) << reg.status().message();
     registry_ = std::move(reg.value());
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
-    ASSERT_TRUE(replicas_->load());
   }
   void close() {
     replicas_.reset();
@@ -265,16 +269,7 @@ TEST_F(ReplicaAdminTest, PartitionDirOfAnotherTopicIdStopsTheLoad) {
   storage::Uuid other = created->id;
   other[0] ^= 0xff;
   ASSERT_TRUE(storage::write_partition_metadata(dir, other));
-  storage::LogManager::Options lo;
-  lo.log_dirs = settings_.log_dirs;
-  lo.defaults = log_config_for(settings_, {});
-  auto logs = storage::LogManager::open(lo);
-  ASSERT_TRUE(logs);
-  logs_ = std::move(logs.value());
-  auto reg = TopicRegistry::open(dir_);
-  ASSERT_TRUE(reg);
-  registry_ = std::move(reg.value());
-  replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
+  open_unloaded();
   Status s = replicas_->load();
   ASSERT_FALSE(s.is_ok());
   EXPECT_EQ(s.kafka_code(), code(ErrorCode::kKafkaStorageError));
