@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -42,41 +41,20 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ShowBrokerLogOnFailure.class)
-class AdminClientTest {
-  TestBroker broker;
-  Admin admin;
-
-  @BeforeAll
-  void startBroker() {
-    broker = TestBroker.start(Map.of("group.initial.rebalance.delay.ms", "0",
-        "offsets.topic.num.partitions", "4"));
-    admin = Clients.admin(broker.bootstrap());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (admin != null) admin.close();
-    if (broker != null) broker.close();
-  }
-
-  static <T> T get(KafkaFuture<T> f) throws Exception {
-    return f.get(30, TimeUnit.SECONDS);
+class AdminClientTest extends BrokerTestBase {
+  @Override
+  Map<String, String> brokerOverrides() {
+    return Map.of("group.initial.rebalance.delay.ms", "0",
+        "offsets.topic.num.partitions", "4");
   }
 
   Node onlyNode() throws Exception {
@@ -150,13 +128,8 @@ class AdminClientTest {
     assertNotEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, cfg.get("cleanup.policy").source());
 
     get(admin.deleteTopics(List.of(t2)).all());
-    Clients.waitUntil("deleted topic leaves listTopics", 30_000, () -> {
-      try {
-        return !get(admin.listTopics().names()).contains(t2);
-      } catch (Exception e) {
-        throw new RuntimeException(e);
-      }
-    });
+    Clients.waitUntil("deleted topic leaves listTopics", 30_000,
+        () -> Clients.unchecked(() -> !get(admin.listTopics().names()).contains(t2)));
     ExecutionException gone = assertThrows(ExecutionException.class,
         () -> get(admin.describeTopics(List.of(t2)).allTopicNames()));
     assertInstanceOf(UnknownTopicOrPartitionException.class, gone.getCause());

@@ -30,36 +30,15 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ShowBrokerLogOnFailure.class)
-class AdminGroupsAndTxnTest {
-  TestBroker broker;
-  Admin admin;
-
-  @BeforeAll
-  void startBroker() {
-    broker = TestBroker.start(Map.of("offsets.topic.num.partitions", "4",
-        "transaction.state.log.num.partitions", "4"));
-    admin = Clients.admin(broker.bootstrap());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (admin != null) admin.close();
-    if (broker != null) broker.close();
-  }
-
-  static <T> T get(KafkaFuture<T> f) throws Exception {
-    return f.get(30, TimeUnit.SECONDS);
+class AdminGroupsAndTxnTest extends BrokerTestBase {
+  @Override
+  Map<String, String> brokerOverrides() {
+    return Map.of("offsets.topic.num.partitions", "4",
+        "transaction.state.log.num.partitions", "4");
   }
 
   int nodeId() throws Exception {
@@ -157,14 +136,9 @@ class AdminGroupsAndTxnTest {
       assertEquals(java.util.OptionalLong.of(0), ps.currentTransactionStartOffset());
       p.commitTransaction();
     }
-    Clients.waitUntil("the committed transaction leaves the ONGOING listing", 10_000, () -> {
-      try {
-        return get(admin.listTransactions().all()).stream()
-            .noneMatch(l -> l.transactionalId().equals(txnId) && l.state() == TransactionState.ONGOING);
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
-    });
+    Clients.waitUntil("the committed transaction leaves the ONGOING listing", 10_000,
+        () -> Clients.unchecked(() -> get(admin.listTransactions().all()).stream()
+            .noneMatch(l -> l.transactionalId().equals(txnId) && l.state() == TransactionState.ONGOING)));
   }
 
   /**
@@ -187,14 +161,9 @@ class AdminGroupsAndTxnTest {
       assertEquals(0, d.producerEpoch());
       assertTrue(d.transactionStartTimeMs().isPresent(), "start time of an ongoing transaction");
       p.commitTransaction();
-      Clients.waitUntil("transaction shows COMPLETE_COMMIT", 10_000, () -> {
-        try {
-          return get(own.describeTransactions(List.of(txnId)).all()).get(txnId).state()
-              == TransactionState.COMPLETE_COMMIT;
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      });
+      Clients.waitUntil("transaction shows COMPLETE_COMMIT", 10_000,
+          () -> Clients.unchecked(() -> get(own.describeTransactions(List.of(txnId)).all()).get(txnId).state()
+              == TransactionState.COMPLETE_COMMIT));
     }
   }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -188,6 +189,15 @@ final class Clients {
   /** Polls `cond` every 50 ms until it holds; fails with `what` after `timeoutMs`. */
   static void waitUntil(String what, long timeoutMs, BooleanSupplier cond) {
     waitUntil(timeoutMs, cond, () -> what);
+  }
+
+  /** Calls `c`; a checked exception it throws fails the test (for lambdas of waitUntil and the like). */
+  static <T> T unchecked(Callable<T> c) {
+    try {
+      return c.call();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   static void waitUntil(long timeoutMs, BooleanSupplier cond, Supplier<String> what) {

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -26,33 +25,17 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ShowBrokerLogOnFailure.class)
-class ProducerCodecTest {
+class ProducerCodecTest extends BrokerTestBase {
   static final int PARTITIONS = 3;
   static final int RECORDS = 900;
 
-  TestBroker broker;
-  Admin admin;
-
-  @BeforeAll
-  void startBroker() {
-    broker = TestBroker.start(Map.of());
-    admin = Clients.admin(broker.bootstrap());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (admin != null) admin.close();
-    if (broker != null) broker.close();
+  @Override
+  Map<String, String> brokerOverrides() {
+    return Map.of();
   }
 
   record Sent(int partition, byte[] key, byte[] value, List<Header> headers, long timestamp) {}

@@ -26,22 +26,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ShowBrokerLogOnFailure.class)
-class StreamsWordCountTest {
+class StreamsWordCountTest extends BrokerTestBase {
   static final int PARTITIONS = 3;
   static final int FIRST_LINES = 300;
   static final int STREAMED_CHUNKS = 90;
@@ -54,23 +47,13 @@ class StreamsWordCountTest {
       "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
       "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "spool", "kafka", "log", "broker"};
 
-  TestBroker broker;
-  Admin admin;
-
-  @BeforeAll
-  void startBroker() {
-    broker = TestBroker.start(Map.of(
+  @Override
+  Map<String, String> brokerOverrides() {
+    return Map.of(
         "group.initial.rebalance.delay.ms", "0",
         "offsets.topic.num.partitions", "4",
         "transaction.state.log.num.partitions", "4",
-        "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"));
-    admin = Clients.admin(broker.bootstrap());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (admin != null) admin.close();
-    if (broker != null) broker.close();
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
   }
 
   /** One WordCountApp JVM; its output goes to a file shown on failure. */
@@ -100,15 +83,11 @@ class StreamsWordCountTest {
   }
 
   long committedLines(String group, String in) {
-    try {
-      Map<TopicPartition, OffsetAndMetadata> m =
-          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-      long sum = 0;
-      for (var e : m.entrySet()) if (e.getKey().topic().equals(in) && e.getValue() != null) sum += e.getValue().offset();
-      return sum;
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    Map<TopicPartition, OffsetAndMetadata> m =
+        Clients.unchecked(() -> get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()));
+    long sum = 0;
+    for (var e : m.entrySet()) if (e.getKey().topic().equals(in) && e.getValue() != null) sum += e.getValue().offset();
+    return sum;
   }
 
   static String line(Random rnd) {

@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,31 +32,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ShowBrokerLogOnFailure.class)
-class TransactionsTest {
-  TestBroker broker;
-  Admin admin;
-
-  @BeforeAll
-  void startBroker() {
-    broker = TestBroker.start(Map.of(
+class TransactionsTest extends BrokerTestBase {
+  @Override
+  Map<String, String> brokerOverrides() {
+    return Map.of(
         "group.initial.rebalance.delay.ms", "0",
         "offsets.topic.num.partitions", "4",
-        "transaction.state.log.num.partitions", "4"));
-    admin = Clients.admin(broker.bootstrap());
-  }
-
-  @AfterAll
-  void stopBroker() {
-    if (admin != null) admin.close();
-    if (broker != null) broker.close();
+        "transaction.state.log.num.partitions", "4");
   }
 
   KafkaProducer<byte[], byte[]> txnProducer(String txnId) {
@@ -115,13 +98,9 @@ class TransactionsTest {
   }
 
   @Test
-  void commitAbortAndIsolationLevels() {
+  void commitAbortAndIsolationLevels() throws Exception {
     String topic = Clients.topic("java-txn");
-    try {
-      Clients.createTopic(admin, topic, 2, null);
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    Clients.createTopic(admin, topic, 2, null);
     try (KafkaProducer<byte[], byte[]> p = txnProducer(Clients.topic("java-txn-id"))) {
       p.beginTransaction();
       sendBatch(p, topic, "c1");
@@ -189,11 +168,7 @@ class TransactionsTest {
   }
 
   Map<TopicPartition, Long> groupOffsetsUnchecked(String group) {
-    try {
-      return groupOffsets(group, true);
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
+    return Clients.unchecked(() -> groupOffsets(group, true));
   }
 
   @Test
