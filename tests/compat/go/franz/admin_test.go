@@ -20,7 +20,7 @@ import (
 
 func topicConfig(t *testing.T, adm *kadm.Client, topic, key string) kadm.Config {
 	t.Helper()
-	rcs, err := adm.DescribeTopicConfigs(ctxFor(t, 20*time.Second), topic)
+	rcs, err := adm.DescribeTopicConfigs(harness.Ctx(t, 20*time.Second), topic)
 	if err != nil {
 		t.Fatalf("describe configs %s: %v", topic, err)
 	}
@@ -43,7 +43,7 @@ func TestFranzAdmin(t *testing.T) {
 	adm := kadm.NewClient(kcl)
 	rng := harness.Rand(t)
 	t1, t2 := harness.Topic(t, rng, "a"), harness.Topic(t, rng, "b")
-	ctx := ctxFor(t, 100*time.Second)
+	ctx := harness.Ctx(t, 100*time.Second)
 
 	// Create two topics, one with a config.
 	created, err := adm.CreateTopics(ctx, 3, 1, map[string]*string{"retention.ms": strp("3600000")}, t1, t2)
@@ -242,7 +242,7 @@ func TestFranzAdmin(t *testing.T) {
 // the client's and the broker's maximum.
 func negotiated(t *testing.T, adm *kadm.Client, req kmsg.Request) int16 {
 	t.Helper()
-	vs, err := adm.ApiVersions(ctxFor(t, 10*time.Second))
+	vs, err := adm.ApiVersions(harness.Ctx(t, 10*time.Second))
 	if err != nil {
 		t.Fatalf("api versions: %v", err)
 	}
@@ -299,7 +299,7 @@ func timestampedTopic(t *testing.T) (*kadm.Client, string, func(time.Duration) i
 
 func TestFranzAdminListOffsets(t *testing.T) {
 	adm, topic, ms := timestampedTopic(t)
-	ctx := ctxFor(t, 30*time.Second)
+	ctx := harness.Ctx(t, 30*time.Second)
 	check := listedChecker(t, topic)
 	l, err := adm.ListStartOffsets(ctx, topic)
 	check("start", l, err, func(int32) (int64, int64) { return 0, -1 })
@@ -320,7 +320,7 @@ func TestFranzAdminListOffsets(t *testing.T) {
 // timestamp of the record with the largest timestamp.
 func TestFranzAdminListMaxTimestampOffsets(t *testing.T) {
 	adm, topic, ms := timestampedTopic(t)
-	l, err := adm.ListMaxTimestampOffsets(ctxFor(t, 30*time.Second), topic)
+	l, err := adm.ListMaxTimestampOffsets(harness.Ctx(t, 30*time.Second), topic)
 	listedChecker(t, topic)("max timestamp", l, err, func(p int32) (int64, int64) {
 		if p == 0 {
 			return 4, ms(100 * time.Second)

@@ -266,7 +266,7 @@ func consumeCommitN(t *testing.T, bootstrap, group, topic string, n int) []harne
 		})
 		got = append(got, fs.Records()...)
 	}
-	if err := cl.CommitRecords(ctxFor(t, 20*time.Second), got...); err != nil {
+	if err := cl.CommitRecords(harness.Ctx(t, 20*time.Second), got...); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
 	cl.Close()

@@ -19,12 +19,6 @@ import (
 
 func TestMain(m *testing.M) { harness.Main(m) }
 
-func ctxFor(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func newClient(t testing.TB, bootstrap string, opts ...kgo.Opt) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap)}, opts...)...)
@@ -41,7 +35,7 @@ func newAdmin(t testing.TB, bootstrap string) *kadm.Client {
 
 func createTopic(t testing.TB, adm *kadm.Client, topic string, partitions int32, configs map[string]*string) {
 	t.Helper()
-	resp, err := adm.CreateTopic(ctxFor(t, 30*time.Second), partitions, 1, configs, topic)
+	resp, err := adm.CreateTopic(harness.Ctx(t, 30*time.Second), partitions, 1, configs, topic)
 	if err != nil || resp.Err != nil {
 		t.Fatalf("create topic %s: %v / %v %s", topic, err, resp.Err, resp.ErrMessage)
 	}
@@ -51,7 +45,7 @@ func createTopic(t testing.TB, adm *kadm.Client, topic string, partitions int32,
 // ManualPartitioner) and returns them as wanted records with their offsets.
 func produceSync(t testing.TB, cl *kgo.Client, recs []*kgo.Record) []harness.Want {
 	t.Helper()
-	res := cl.ProduceSync(ctxFor(t, 60*time.Second), recs...)
+	res := cl.ProduceSync(harness.Ctx(t, 60*time.Second), recs...)
 	if err := res.FirstErr(); err != nil {
 		t.Fatalf("produce: %v", err)
 	}

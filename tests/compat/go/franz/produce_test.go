@@ -42,7 +42,7 @@ func TestFranzProduceEveryCodec(t *testing.T) {
 				r.Headers = []kgo.RecordHeader{{Key: "i", Value: []byte(fmt.Sprint(i))}, {Key: "codec", Value: []byte(c.name)}}
 			}
 			want := produceSync(t, prod, recs)
-			pid, epoch, err := prod.ProducerID(ctxFor(t, 10*time.Second))
+			pid, epoch, err := prod.ProducerID(harness.Ctx(t, 10*time.Second))
 			if err != nil || pid < 0 {
 				t.Fatalf("idempotent producer id: %d epoch %d err %v", pid, epoch, err)
 			}

@@ -1,11 +1,12 @@
 // Shared test helpers: one broker per test package (Main/Shared), seeded
-// payloads, unique topic names, bounded waits, and CheckExact, the exact
-// result check every Go compat test uses: every produced record consumed
-// once, byte for byte, in offset order per partition, nothing extra.
+// payloads, unique topic names, bounded waits and contexts, and CheckExact,
+// the exact result check every Go compat test uses: every produced record
+// consumed once, byte for byte, in offset order per partition, nothing extra.
 package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -97,6 +98,13 @@ func Payload(r *rand.Rand, tag string, i int) []byte {
 		word[j] = letters[r.Intn(len(letters))]
 	}
 	return []byte(fmt.Sprintf("%s-%06d-%s", tag, i, bytes.Repeat(word, 16+r.Intn(40))))
+}
+
+// Ctx is a context that ends after d or when the test ends, whichever is first.
+func Ctx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // WaitFor polls cond every 20 ms until it holds or d passes.

@@ -196,7 +196,7 @@ func TestKafkaGoGroupReadersExactlyOnce(t *testing.T) {
 	m2.close(t)
 	harness.CheckExact(t, wr.wanted(t, parts), ledger.All())
 
-	offs, err := cl.OffsetFetch(ctxFor(t, 15*time.Second), &kafka.OffsetFetchRequest{GroupID: group,
+	offs, err := cl.OffsetFetch(harness.Ctx(t, 15*time.Second), &kafka.OffsetFetchRequest{GroupID: group,
 		Topics: map[string][]int{topic: {0, 1, 2, 3}}})
 	if err != nil || offs.Error != nil {
 		t.Fatalf("offset fetch: %v / %v", err, offs)

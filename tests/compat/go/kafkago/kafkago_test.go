@@ -6,7 +6,6 @@
 package kafkago
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -22,16 +21,10 @@ import (
 
 func TestMain(m *testing.M) { harness.Main(m) }
 
-func ctxFor(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func createTopic(t testing.TB, bootstrap, topic string, partitions int) {
 	t.Helper()
 	cl := &kafka.Client{Addr: kafka.TCP(bootstrap), Timeout: 20 * time.Second}
-	resp, err := cl.CreateTopics(ctxFor(t, 30*time.Second), &kafka.CreateTopicsRequest{
+	resp, err := cl.CreateTopics(harness.Ctx(t, 30*time.Second), &kafka.CreateTopicsRequest{
 		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}}})
 	if err != nil || resp.Errors[topic] != nil {
 		t.Fatalf("create topic %s: %v / %v", topic, err, resp.Errors[topic])
@@ -93,7 +86,7 @@ func (wr *writer) write(t testing.TB, rng *rand.Rand, tag string, n, partitions,
 			Headers: []kafka.Header{{Key: "p", Value: []byte(strconv.Itoa(j % partitions))}},
 		}
 	}
-	if err := wr.w.WriteMessages(ctxFor(t, 60*time.Second), msgs...); err != nil {
+	if err := wr.w.WriteMessages(harness.Ctx(t, 60*time.Second), msgs...); err != nil {
 		t.Fatalf("WriteMessages: %v", err)
 	}
 	wr.mu.Lock()
@@ -145,7 +138,7 @@ func TestKafkaGoWriterEveryCodec(t *testing.T) {
 			for p := 0; p < 3; p++ {
 				r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{b.Bootstrap()}, Topic: topic, Partition: p,
 					MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
-				ctx := ctxFor(t, 30*time.Second)
+				ctx := harness.Ctx(t, 30*time.Second)
 				for n := 0; n < 100; n++ {
 					m, err := r.ReadMessage(ctx)
 					if err != nil {
