@@ -35,6 +35,13 @@ def broker(request):
     overrides = getattr(request.module, "BROKER_OVERRIDES", {})
     b = Broker(overrides=overrides, name=request.module.__name__)
     b.start()
+    yield from serve_started(b)
+
+
+def serve_started(b):
+    """The body of a module-scoped fixture for the started broker `b` (also
+    used by tests/compat/py/conftest.py): yields it, then asserts it stayed up
+    and exited 0 on SIGTERM, and removes its dir."""
     try:
         yield b
     finally:

@@ -30,14 +30,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/compat: harness.py (read-only)
 
 import harness  # noqa: E402
+from spool_fixtures import _tail, serve_started  # noqa: E402  (helpers only, not its fixtures)
 
 PEER = harness.which_peer()  # None (spool broker) or "kafka"
 BASE_SEED = int(os.environ.get("SPOOL_TEST_SEED") or random.SystemRandom().randrange(1 << 31))
-LOG_TAIL_CHARS = 20000
-
-
-def _tail(text):
-    return text if len(text) <= LOG_TAIL_CHARS else "...\n" + text[-LOG_TAIL_CHARS:]
 
 
 @pytest.fixture(scope="module")
@@ -49,15 +45,7 @@ def broker(request):
     except BaseException:
         b.cleanup()
         raise
-    try:
-        yield b
-    finally:
-        died = not b.alive()
-        rc = b.stop()
-        log = b.all_logs()
-        b.cleanup()
-        assert not died, f"broker died during the tests (exit {rc}):\n{_tail(log)}"
-        assert rc == 0, f"broker exited {rc} on SIGTERM:\n{_tail(log)}"
+    yield from serve_started(b)
 
 
 @pytest.fixture(scope="module")

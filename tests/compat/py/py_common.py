@@ -1,6 +1,7 @@
 """Client-independent helpers of tests/compat/py: the records the suites send
 (varied keys, values, headers and timestamps from a seeded Random), bounded
-waits, and the exactly-once check of a group run.
+waits, the settling of a group's assignments, and the exact checks of a group
+run and of the three-transaction log (commit, abort, commit).
 
 A record here is a dict: key (bytes or None), value (bytes or None), headers
 (list of (str, bytes or None), possibly empty, keys may repeat), timestamp
@@ -100,3 +101,44 @@ def assert_exactly_once(consumed, end_offsets, where):
     missing = sorted(want - set(seen))
     extra = sorted(set(seen) - want)
     assert not missing and not extra, f"{where}: missing {missing[:10]} ({len(missing)}), extra {extra[:10]}"
+
+
+def assignment_sets(members):
+    """{member name: the partition numbers assigned to it} of (name, consumer) pairs."""
+    return {name: {tp.partition for tp in c.assignment()} for name, c in members}
+
+
+def assignments_settled(sets, partitions):
+    """Whether the assignment sets are non-empty, disjoint and cover range(partitions)."""
+    union = set().union(*sets.values())
+    return union == set(range(partitions)) and sum(map(len, sets.values())) == len(union) \
+        and all(sets.values())
+
+
+def settle(members, partitions, timeout_s, what, poll):
+    """Polls every member until their assignments are non-empty, disjoint and
+    cover all partitions; returns the sets. poll(c) polls c once and returns
+    (partition, offset) of what it got: nothing may arrive meanwhile."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        sets = assignment_sets(members)
+        if assignments_settled(sets, partitions):
+            return sets
+        assert time.monotonic() < deadline, f"{what}: assignments {sets} after {timeout_s} s"
+        for _, c in members:
+            for partition, offset in poll(c):
+                raise AssertionError(f"{what}: unexpected record {partition}/{offset}")
+
+
+def assert_commit_abort_commit_log(read_partition, bootstrap, topic):
+    """Partition 0 of `topic` after three transactions of 10 records each,
+    c1-i committed, ab-i aborted, c2-i committed (each followed by its control
+    marker): read_committed sees c1 at 0-9 and c2 at 22-31, read_uncommitted
+    also the aborted records at 11-20. read_partition is the client's."""
+    rc = read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
+    assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \
+        [f"c2-{i}".encode() for i in range(10)]
+    assert [r["offset"] for r in rc] == list(range(10)) + list(range(22, 32))
+    ru = read_partition(bootstrap, topic, 0, 30, isolation="read_uncommitted")
+    assert [r["offset"] for r in ru] == list(range(10)) + list(range(11, 21)) + list(range(22, 32))
+    assert [r["value"] for r in ru][10:20] == [f"ab-{i}".encode() for i in range(10)]

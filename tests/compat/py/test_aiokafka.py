@@ -13,7 +13,8 @@ from aiokafka import ConsumerRebalanceListener, TopicPartition
 
 from aio import (STEP_S, consumer, create_topic, end_offset, get_n, get_nothing, producer, read_partition,
                  run, send_all, to_record)
-from py_common import BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records
+from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, assignment_sets,
+                       assignments_settled, make_records)
 
 BROKER_OVERRIDES = dict(BASE_OVERRIDES)
 
@@ -79,10 +80,8 @@ async def _consume(members, consumed, want_total, timeout_s, what):
 async def _settle(members, partitions, timeout_s, what):
     deadline = time.monotonic() + timeout_s
     while True:
-        sets = {name: {tp.partition for tp in c.assignment()} for name, c in members}
-        union = set().union(*sets.values())
-        if union == set(range(partitions)) and sum(map(len, sets.values())) == len(union) \
-                and all(sets.values()):
+        sets = assignment_sets(members)
+        if assignments_settled(sets, partitions):
             return sets
         assert time.monotonic() < deadline, f"{what}: assignments {sets} after {timeout_s} s"
         for _, c in members:

@@ -11,8 +11,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException, TopicPartition
 
 import ck2
-from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records,
-                       wait_until)
+from py_common import (BASE_OVERRIDES, CODECS, assert_commit_abort_commit_log, assert_exactly_once,
+                       assert_records_equal, make_records, settle, wait_until)
 
 BROKER_OVERRIDES = dict(BASE_OVERRIDES)
 
@@ -49,19 +49,9 @@ def _consume_round(members, consumed, want_total, timeout_s, what):
 
 
 def _settle(members, partitions, timeout_s, what):
-    """Polls every member until their assignments are non-empty, disjoint
-    and cover all partitions (no record may arrive meanwhile)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        sets = {name: {tp.partition for tp in c.assignment()} for name, c in members}
-        union = set().union(*sets.values())
-        if union == set(range(partitions)) and sum(map(len, sets.values())) == len(union) \
-                and all(sets.values()):
-            return sets
-        assert time.monotonic() < deadline, f"{what}: assignments {sets} after {timeout_s} s"
-        for _, c in members:
-            for m in c.consume(num_messages=25, timeout=0.2):
-                raise AssertionError(f"{what}: unexpected record {m.partition()}/{m.offset()}")
+    """py_common.settle, polling 25 messages for 0.2 s."""
+    return settle(members, partitions, timeout_s, what,
+                  lambda c: [(m.partition(), m.offset()) for m in c.consume(num_messages=25, timeout=0.2)])
 
 
 def test_group_rebalance_exactly_once(bootstrap, topic, rnd):
@@ -170,13 +160,7 @@ def test_transactions_commit_abort(bootstrap, topic):
     # The last marker is written after EndTxn is answered (in Kafka too): wait for it.
     wait_until(lambda: ck2.high_watermark(bootstrap, topic, 0) >= 33, 10, "the last commit marker")
     assert ck2.high_watermark(bootstrap, topic, 0) == 33
-    rc = ck2.read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
-    assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \
-        [f"c2-{i}".encode() for i in range(10)]
-    assert [r["offset"] for r in rc] == list(range(10)) + list(range(22, 32))
-    ru = ck2.read_partition(bootstrap, topic, 0, 30, isolation="read_uncommitted")
-    assert [r["offset"] for r in ru] == list(range(10)) + list(range(11, 21)) + list(range(22, 32))
-    assert [r["value"] for r in ru][10:20] == [f"ab-{i}".encode() for i in range(10)]
+    assert_commit_abort_commit_log(ck2.read_partition, bootstrap, topic)
 
 
 def test_read_committed_stops_at_open_transaction(bootstrap, topic):

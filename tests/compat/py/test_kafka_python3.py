@@ -11,8 +11,8 @@ from kafka import TopicPartition
 from kafka.structs import OffsetAndMetadata
 
 import kp3
-from py_common import (BASE_OVERRIDES, CODECS, assert_exactly_once, assert_records_equal, make_records,
-                       wait_until)
+from py_common import (BASE_OVERRIDES, CODECS, assert_commit_abort_commit_log, assert_exactly_once,
+                       assert_records_equal, make_records, settle, wait_until)
 
 BROKER_OVERRIDES = dict(BASE_OVERRIDES)
 
@@ -51,19 +51,9 @@ def _consume(members, consumed, want_total, timeout_s, what):
 
 
 def _settle(members, partitions, timeout_s, what):
-    """Polls every member until their assignments are non-empty, disjoint and
-    cover all partitions (nothing may arrive meanwhile)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        sets = {name: {tp.partition for tp in c.assignment()} for name, c in members}
-        union = set().union(*sets.values())
-        if union == set(range(partitions)) and sum(map(len, sets.values())) == len(union) \
-                and all(sets.values()):
-            return sets
-        assert time.monotonic() < deadline, f"{what}: assignments {sets} after {timeout_s} s"
-        for _, c in members:
-            for recs in c.poll(timeout_ms=200).values():
-                raise AssertionError(f"{what}: unexpected record {recs[0].partition}/{recs[0].offset}")
+    """py_common.settle, polling for 0.2 s."""
+    return settle(members, partitions, timeout_s, what,
+                  lambda c: [(recs[0].partition, recs[0].offset) for recs in c.poll(timeout_ms=200).values()])
 
 
 def test_group_rebalance_exactly_once(bootstrap, topic, rnd):
@@ -161,13 +151,7 @@ def test_transactions_commit_abort(bootstrap, topic):
     # EndTxn is answered (in Kafka too): wait for it.
     wait_until(lambda: kp3.end_offset(bootstrap, topic, 0) >= 33, 10, "the last commit marker")
     assert kp3.end_offset(bootstrap, topic, 0) == 33
-    rc = kp3.read_partition(bootstrap, topic, 0, 20, isolation="read_committed")
-    assert [r["value"] for r in rc] == [f"c1-{i}".encode() for i in range(10)] + \
-        [f"c2-{i}".encode() for i in range(10)]
-    assert [r["offset"] for r in rc] == list(range(10)) + list(range(22, 32))
-    ru = kp3.read_partition(bootstrap, topic, 0, 30, isolation="read_uncommitted")
-    assert [r["offset"] for r in ru] == list(range(10)) + list(range(11, 21)) + list(range(22, 32))
-    assert [r["value"] for r in ru][10:20] == [f"ab-{i}".encode() for i in range(10)]
+    assert_commit_abort_commit_log(kp3.read_partition, bootstrap, topic)
 
 
 def test_read_committed_stops_at_open_transaction(bootstrap, topic):
