@@ -36,14 +36,14 @@ bool DelayedProduce::try_complete() {
 
 void DelayedProduce::on_expiration() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) w->answer->error_code = static_cast<int16_t>(ErrorCode::kRequestTimedOut);
+    if (!w->failed.load() && !durable(*w)) w->answer->error_code = ErrorCode::kRequestTimedOut;
   }
 }
 
 void DelayedProduce::on_complete() {
   for (const auto& w : waits_) {
     if (w->failed.load()) {
-      w->answer->error_code = static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+      w->answer->error_code = ErrorCode::kKafkaStorageError;
       w->answer->error_message = "fsync failed";
     }
   }

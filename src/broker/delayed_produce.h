@@ -19,7 +19,7 @@
 
 #include "broker/partition.h"
 #include "broker/request_context.h"
-#include "protocol/messages.h"
+#include "protocol/produce_response.h"
 #include "timer/delayed_operation.h"
 
 namespace spool::broker {

@@ -26,7 +26,7 @@ bool CachedPartition::must_respond(const FetchPartitionResult& r, bool update) {
     if (update) local_log_start_offset = r.log_start_offset;
   }
   if (r.preferred_read_replica >= 0) must = true;
-  if (r.error_code != 0) {
+  if (r.error_code != protocol::ErrorCode::kNone) {
     // Forget the high watermark so the partition is sent again once the error clears.
     if (update) high_watermark = -1;
     must = true;
@@ -83,7 +83,7 @@ protocol::FetchResponse build_fetch_response(const std::vector<FetchPartitionWan
 protocol::FetchResponse FetchContext::make_response(std::vector<FetchPartitionResult> results) {
   if (error_) {
     protocol::FetchResponse resp;
-    resp.error_code = static_cast<int16_t>(*error_);
+    resp.error_code = *error_;
     resp.session_id = kInvalidFetchSessionId;
     return resp;
   }
@@ -91,7 +91,7 @@ protocol::FetchResponse FetchContext::make_response(std::vector<FetchPartitionRe
     // A caller bug, not client input: answer with an error rather than guess.
     spdlog::error("fetch session: {} results for {} partitions", results.size(), partitions_.size());
     protocol::FetchResponse resp;
-    resp.error_code = static_cast<int16_t>(protocol::ErrorCode::kUnknownServerError);
+    resp.error_code = protocol::ErrorCode::kUnknownServerError;
     return resp;
   }
   switch (kind_) {

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/fetch_response.h"
 
 namespace spool::broker {
 

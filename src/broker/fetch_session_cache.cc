@@ -112,7 +112,7 @@ protocol::FetchResponse FetchSessionCache::complete_incremental(FetchContext& ct
     spdlog::info("fetch session {}: epoch moved to {} while answering epoch {}; possible duplicate request", s.id(),
                  s.epoch_, ctx.request_epoch_);
     protocol::FetchResponse resp;
-    resp.error_code = static_cast<int16_t>(protocol::ErrorCode::kInvalidFetchSessionEpoch);
+    resp.error_code = protocol::ErrorCode::kInvalidFetchSessionEpoch;
     resp.session_id = s.id();
     return resp;
   }

@@ -32,7 +32,8 @@
 #include <vector>
 
 #include "broker/fetch_session.h"
-#include "protocol/messages.h"
+#include "protocol/fetch_request.h"
+#include "protocol/fetch_response.h"
 
 namespace spool::broker {
 

@@ -1,6 +1,8 @@
 // RequestContext: one decoded request header plus the way back to the
 // client. respond() encodes the response header (v0/v1 by the API's
-// flexibility; ApiVersions always v0) and the body at the request's version.
+// flexibility; ApiVersions always v0) and the body at the request's version;
+// records given as file regions (protocol::Records) go out as splices, sent
+// with sendfile by the connection.
 // Copyable; the Responder inside is thread-safe, so a handler may answer from
 // any thread (e.g. after a group-committed fsync). Exactly one answer per
 // request: respond(), no_response() or close().
@@ -8,26 +10,41 @@
 
 #include <string_view>
 
+#include "broker/listener.h"
+#include "net/buffer_pool.h"
 #include "net/request_handler.h"
+#include "net/response.h"
 #include "protocol/header.h"
 #include "util/bytes.h"
 
 namespace spool::broker {
 
+// The answer to `request` as the connection sends it: response header and
+// body, records held as file regions left as splices.
+template <typename Response>
+net::Response encode_response(const protocol::RequestHeader& request, const Response& resp, size_t size_hint) {
+  ByteWriter w(ByteWriter::collect_splices, net::acquire_buffer(size_hint));
+  protocol::encode_response_header(w, request.correlation_id,
+                                   protocol::response_header_flexible(request.api_key, request.api_version));
+  resp.encode(w, request.api_version);
+  net::Response out;
+  out.splices = w.take_splices();
+  out.bytes = w.take();
+  return out;
+}
+
 struct RequestContext {
   protocol::RequestHeader header;
   net::ConnectionInfo conn;
   mutable net::Responder responder;  // thread-safe; answering does not change the context
+  Listener listener = Listener::kClient;  // the listener the request arrived on
 
   int16_t version() const { return header.api_version; }
 
+  // `size_hint`: bytes to reserve (the buffer comes from net's pool).
   template <typename Response>
-  void respond(const Response& resp) const {
-    ByteWriter w(128);
-    protocol::encode_response_header(
-        w, header.correlation_id, protocol::response_header_flexible(header.api_key, header.api_version));
-    resp.encode(w, header.api_version);
-    responder.send(w.take());
+  void respond(const Response& resp, size_t size_hint = 128) const {
+    responder.send(encode_response(header, resp, size_hint));
   }
   void no_response() const { responder.no_response(); }
   void close(std::string_view reason) const { responder.close(reason); }

@@ -3,7 +3,8 @@
 #include <map>
 
 #include "broker/txn_markers.h"
-#include "protocol/messages.h"
+#include "protocol/write_txn_markers_request.h"
+#include "protocol/write_txn_markers_response.h"
 
 namespace spool::broker {
 
@@ -32,7 +33,7 @@ void BrokerTxnMarkerSender::send(coordinator::TxnMarker marker,
       for (const auto& t : mr.topics) {
         for (const auto& p : t.partitions) {
           result.emplace_back(coordinator::TxnPartition{t.name, p.partition_index},
-                              static_cast<ErrorCode>(p.error_code));
+                              p.error_code);
         }
       }
     }

@@ -28,7 +28,7 @@ struct Tally {
   size_t pending = 1;  // one for the issuing loop, released at its end
   std::function<void(protocol::WriteTxnMarkersResponse)> done;
 
-  void set(size_t m, size_t t, size_t p, int16_t code) {
+  void set(size_t m, size_t t, size_t p, ErrorCode code) {
     std::lock_guard lk(mu);
     resp.markers[m].topics[t].partitions[p].error_code = code;
   }
@@ -49,9 +49,9 @@ struct Tally {
   }
 };
 
-int16_t code_of(const Status& s, int16_t fallback) {
-  int16_t c = s.kafka_code();
-  return c > 0 ? c : fallback;
+ErrorCode code_of(const Status& s, ErrorCode fallback) {
+  const int16_t c = s.kafka_code();
+  return c > 0 ? static_cast<ErrorCode>(c) : fallback;
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest&
       for (int32_t p : t.partition_indexes) {
         auto& pr = tr.partitions.emplace_back();
         pr.partition_index = p;
-        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+        pr.error_code = ErrorCode::kNone;
       }
     }
   }
@@ -82,14 +82,14 @@ void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest&
         const int32_t index = t.partition_indexes[pi];
         auto partition = b.replicas.partition(t.name, index);
         if (!partition) {
-          tally->set(mi, ti, pi, static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition));
+          tally->set(mi, ti, pi, ErrorCode::kUnknownTopicOrPartition);
           continue;
         }
         auto r = partition->append_txn_marker(m.producer_id, m.producer_epoch, m.transaction_result,
                                               m.coordinator_epoch);
         if (!r) {
           spdlog::warn("WriteTxnMarkers {}-{} producer {}: {}", t.name, index, m.producer_id, r.status().message());
-          tally->set(mi, ti, pi, code_of(r.status(), static_cast<int16_t>(ErrorCode::kKafkaStorageError)));
+          tally->set(mi, ti, pi, code_of(r.status(), ErrorCode::kKafkaStorageError));
           continue;
         }
         tally->add();
@@ -99,7 +99,7 @@ void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest&
             r->last_offset, [tally, mi, ti, pi, offsets_topic, groups, index, pid = m.producer_id,
                              commit = m.transaction_result](Status s) {
               if (!s) {
-                tally->set(mi, ti, pi, code_of(s, static_cast<int16_t>(ErrorCode::kKafkaStorageError)));
+                tally->set(mi, ti, pi, code_of(s, ErrorCode::kKafkaStorageError));
               } else if (offsets_topic && groups) {
                 // Pending transactional offset commits of this producer on
                 // that partition become visible (or are dropped).

@@ -17,7 +17,8 @@
 #include <functional>
 
 #include "broker/broker_context.h"
-#include "protocol/messages.h"
+#include "protocol/write_txn_markers_request.h"
+#include "protocol/write_txn_markers_response.h"
 
 namespace spool::broker {
 

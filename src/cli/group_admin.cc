@@ -5,8 +5,25 @@
 #include <set>
 #include <thread>
 
+#include "protocol/delete_groups_request.h"
+#include "protocol/delete_groups_response.h"
+#include "protocol/describe_groups_request.h"
+#include "protocol/describe_groups_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
+#include "protocol/list_groups_request.h"
+#include "protocol/list_groups_response.h"
+#include "protocol/list_offsets_request.h"
+#include "protocol/list_offsets_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+#include "protocol/offset_commit_request.h"
+#include "protocol/offset_commit_response.h"
+#include "protocol/offset_delete_request.h"
+#include "protocol/offset_delete_response.h"
+#include "protocol/offset_fetch_request.h"
+#include "protocol/offset_fetch_response.h"
 
 namespace spool::cli {
 namespace {
@@ -93,7 +110,7 @@ Status GroupAdmin::refresh_metadata(const std::vector<std::string>& topics) {
   brokers_.clear();
   for (const auto& b : resp->brokers) brokers_[b.node_id] = BrokerAddress{b.node_id, b.host, b.port};
   for (const auto& t : resp->topics) {
-    topic_errors_[t.name] = t.error_code;
+    topic_errors_[t.name] = proto::to_int(t.error_code);
     auto& parts = leaders_[t.name];
     parts.clear();
     for (const auto& p : t.partitions) parts[p.partition_index] = p.leader_id;
@@ -112,13 +129,13 @@ Result<BrokerAddress> GroupAdmin::find_coordinator(const std::string& group) {
     req.key_type = 0;  // group
     auto resp = (*c)->call<proto::FindCoordinatorRequest, proto::FindCoordinatorResponse>(req);
     if (!resp) return resp.status();
-    if (resp->error_code == 0) {
+    if (proto::to_int(resp->error_code) == 0) {
       BrokerAddress addr{resp->node_id, resp->host, resp->port};
       coordinators_[group] = addr;
       return addr;
     }
-    if (!retriable_coordinator_error(resp->error_code) || std::chrono::steady_clock::now() >= deadline) {
-      return kafka_error("finding the coordinator of group '" + group + "'", resp->error_code);
+    if (!retriable_coordinator_error(proto::to_int(resp->error_code)) || std::chrono::steady_clock::now() >= deadline) {
+      return kafka_error("finding the coordinator of group '" + group + "'", proto::to_int(resp->error_code));
     }
     std::this_thread::sleep_for(kRetryBackoff);
   }
@@ -154,7 +171,7 @@ Result<std::vector<GroupListing>> GroupAdmin::list_groups(const std::vector<std:
     if (*v >= 4) req.states_filter = states;
     auto resp = c.call<proto::ListGroupsRequest, proto::ListGroupsResponse>(req, *v);
     if (!resp) return resp.status();
-    if (resp->error_code != 0) return kafka_error("ListGroups", resp->error_code);
+    if (proto::to_int(resp->error_code) != 0) return kafka_error("ListGroups", proto::to_int(resp->error_code));
     std::vector<GroupListing> found;
     for (const auto& g : resp->groups) found.push_back({g.group_id, *v >= 4 ? g.group_state : "", g.protocol_type});
     if (*v < 4 && !found.empty()) {
@@ -165,7 +182,7 @@ Result<std::vector<GroupListing>> GroupAdmin::list_groups(const std::vector<std:
       if (d) {
         for (const auto& dg : d->groups) {
           for (auto& g : found) {
-            if (g.group_id == dg.group_id && dg.error_code == 0) g.state = dg.group_state;
+            if (g.group_id == dg.group_id && proto::to_int(dg.error_code) == 0) g.state = dg.group_state;
           }
         }
       }
@@ -201,10 +218,10 @@ Result<GroupDescription> GroupAdmin::describe_group(const std::string& group) {
     if (!resp) return resp.status();
     for (const auto& g : resp->groups) {
       if (g.group_id != group) continue;
-      if (retriable_coordinator_error(g.error_code)) return kafka_error("DescribeGroups", g.error_code);
+      if (retriable_coordinator_error(proto::to_int(g.error_code))) return kafka_error("DescribeGroups", proto::to_int(g.error_code));
       GroupDescription d;
       d.group_id = g.group_id;
-      d.error_code = g.error_code;
+      d.error_code = proto::to_int(g.error_code);
       d.state = g.group_state;
       d.protocol_type = g.protocol_type;
       d.protocol = g.protocol_data;
@@ -233,12 +250,12 @@ Result<std::map<TopicPartitionKey, int64_t>> GroupAdmin::committed_offsets(const
     req.topics = std::nullopt;
     auto resp = c.call<proto::OffsetFetchRequest, proto::OffsetFetchResponse>(req, *v);
     if (!resp) return resp.status();
-    if (resp->error_code != 0) return kafka_error("OffsetFetch", resp->error_code);
+    if (proto::to_int(resp->error_code) != 0) return kafka_error("OffsetFetch", proto::to_int(resp->error_code));
     Out out;
     for (const auto& t : resp->topics) {
       for (const auto& p : t.partitions) {
-        if (retriable_coordinator_error(p.error_code)) return kafka_error("OffsetFetch", p.error_code);
-        if (p.error_code == 0 && p.committed_offset >= 0) out[{t.name, p.partition_index}] = p.committed_offset;
+        if (retriable_coordinator_error(proto::to_int(p.error_code))) return kafka_error("OffsetFetch", proto::to_int(p.error_code));
+        if (proto::to_int(p.error_code) == 0 && p.committed_offset >= 0) out[{t.name, p.partition_index}] = p.committed_offset;
       }
     }
     return out;
@@ -300,7 +317,7 @@ Result<std::map<TopicPartitionKey, OffsetLookup>> GroupAdmin::list_offsets(
     auto resp = (*c)->call<proto::ListOffsetsRequest, proto::ListOffsetsResponse>(req, *v);
     if (!resp) return resp.status();
     for (const auto& t : resp->topics) {
-      for (const auto& p : t.partitions) out[{t.name, p.partition_index}] = {p.error_code, p.offset};
+      for (const auto& p : t.partitions) out[{t.name, p.partition_index}] = {proto::to_int(p.error_code), p.offset};
     }
     for (const auto& k : keys) {
       if (!out.count(k)) out[k] = {static_cast<int16_t>(ErrorCode::kUnknownServerError), -1};
@@ -317,8 +334,8 @@ Result<int16_t> GroupAdmin::delete_group(const std::string& group) {
     if (!resp) return resp.status();
     for (const auto& r : resp->results) {
       if (r.group_id != group) continue;
-      if (retriable_coordinator_error(r.error_code)) return kafka_error("DeleteGroups", r.error_code);
-      return r.error_code;
+      if (retriable_coordinator_error(proto::to_int(r.error_code))) return kafka_error("DeleteGroups", proto::to_int(r.error_code));
+      return proto::to_int(r.error_code);
     }
     return Status::error("DeleteGroups: the broker returned no result for group '" + group + "'");
   });
@@ -348,8 +365,8 @@ Result<std::map<TopicPartitionKey, int16_t>> GroupAdmin::commit_offsets(
     Out out;
     for (const auto& t : resp->topics) {
       for (const auto& p : t.partitions) {
-        if (retriable_coordinator_error(p.error_code)) return kafka_error("OffsetCommit", p.error_code);
-        out[{t.name, p.partition_index}] = p.error_code;
+        if (retriable_coordinator_error(proto::to_int(p.error_code))) return kafka_error("OffsetCommit", proto::to_int(p.error_code));
+        out[{t.name, p.partition_index}] = proto::to_int(p.error_code);
       }
     }
     for (const auto& [k, offset] : offsets) {
@@ -374,11 +391,11 @@ Result<GroupAdmin::OffsetDeleteResult> GroupAdmin::delete_offsets(const std::str
     }
     auto resp = c.call<proto::OffsetDeleteRequest, proto::OffsetDeleteResponse>(req);
     if (!resp) return resp.status();
-    if (retriable_coordinator_error(resp->error_code)) return kafka_error("OffsetDelete", resp->error_code);
+    if (retriable_coordinator_error(proto::to_int(resp->error_code))) return kafka_error("OffsetDelete", proto::to_int(resp->error_code));
     OffsetDeleteResult out;
-    out.error_code = resp->error_code;
+    out.error_code = proto::to_int(resp->error_code);
     for (const auto& t : resp->topics) {
-      for (const auto& p : t.partitions) out.partitions[{t.name, p.partition_index}] = p.error_code;
+      for (const auto& p : t.partitions) out.partitions[{t.name, p.partition_index}] = proto::to_int(p.error_code);
     }
     return out;
   });

@@ -7,7 +7,20 @@
 
 #include "cli/topic_format.h"
 #include "client/blocking_client.h"
-#include "protocol/messages.h"
+#include "protocol/create_partitions_request.h"
+#include "protocol/create_partitions_response.h"
+#include "protocol/create_topics_request.h"
+#include "protocol/create_topics_response.h"
+#include "protocol/delete_records_request.h"
+#include "protocol/delete_records_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
+#include "protocol/describe_configs_request.h"
+#include "protocol/describe_configs_response.h"
+#include "protocol/incremental_alter_configs_request.h"
+#include "protocol/incremental_alter_configs_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
 
 namespace spool::cli {
 namespace {
@@ -36,10 +49,10 @@ Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::stri
     TopicInfo ti;
     ti.name = t.name;
     ti.internal = t.is_internal;
-    ti.error_code = t.error_code;
+    ti.error_code = proto::to_int(t.error_code);
     for (const auto& p : t.partitions) {
       ti.partitions.push_back(PartitionInfo{p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes,
-                                            p.isr_nodes, p.offline_replicas, p.error_code});
+                                            p.isr_nodes, p.offline_replicas, proto::to_int(p.error_code)});
     }
     std::sort(ti.partitions.begin(), ti.partitions.end(),
               [](const PartitionInfo& a, const PartitionInfo& b) { return a.partition < b.partition; });
@@ -67,7 +80,7 @@ void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
   auto resp = c.call<proto::DescribeConfigsRequest, proto::DescribeConfigsResponse>(req, *v);
   if (!resp) return;
   for (const auto& r : resp->results) {
-    if (r.error_code != 0) continue;
+    if (r.error_code != proto::ErrorCode::kNone) continue;
     for (auto& t : topics) {
       if (t.name != r.resource_name) continue;
       t.configs_known = true;
@@ -111,9 +124,9 @@ int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
     // Counts come back only from v5 on; before that, echo what was asked for.
     int32_t parts = r.num_partitions >= 0 ? r.num_partitions : a.partitions;
     int32_t rf = r.replication_factor >= 0 ? r.replication_factor : a.replication_factor;
-    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? parts : -1,
-                       r.error_code == 0 ? rf : -1});
-    ok = ok && r.error_code == 0;
+    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), r.error_code == proto::ErrorCode::kNone ? parts : -1,
+                       r.error_code == proto::ErrorCode::kNone ? rf : -1});
+    ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {
     err << "spool topic create: the broker returned no result for '" << a.name << "'\n";
@@ -140,8 +153,8 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->responses) {
-    results.push_back({r.name, r.error_code, r.error_message.value_or(""), -1, -1});
-    ok = ok && r.error_code == 0;
+    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), -1, -1});
+    ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {
     err << "spool topic delete: the broker returned no result for '" << a.name << "'\n";
@@ -172,8 +185,8 @@ int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->results) {
-    results.push_back({r.name, r.error_code, r.error_message.value_or(""), r.error_code == 0 ? a.partitions : -1, -1});
-    ok = ok && r.error_code == 0;
+    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), r.error_code == proto::ErrorCode::kNone ? a.partitions : -1, -1});
+    ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {
     err << "spool topic add-partitions: the broker returned no result for '" << a.name << "'\n";
@@ -205,8 +218,8 @@ int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   bool ok = true;
   for (const auto& rt : resp->topics) {
     for (const auto& rp : rt.partitions) {
-      results.push_back({rt.name, rp.partition_index, rp.error_code, rp.low_watermark});
-      ok = ok && rp.error_code == 0;
+      results.push_back({rt.name, rp.partition_index, proto::to_int(rp.error_code), rp.low_watermark});
+      ok = ok && rp.error_code == proto::ErrorCode::kNone;
     }
   }
   if (results.empty()) {
@@ -266,8 +279,8 @@ int do_alter_config(BlockingClient& c, const TopicArgs& a, std::ostream& out, st
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->responses) {
-    results.push_back({r.resource_name, r.error_code, r.error_message.value_or(""), -1, -1});
-    ok = ok && r.error_code == 0;
+    results.push_back({r.resource_name, proto::to_int(r.error_code), r.error_message.value_or(""), -1, -1});
+    ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {
     err << who << "the broker returned no result for '" << a.name << "'\n";

@@ -9,8 +9,13 @@
 
 #include "cli/client_options.h"
 #include "client/blocking_client.h"
+#include "protocol/describe_transactions_request.h"
+#include "protocol/describe_transactions_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
+#include "protocol/list_transactions_request.h"
+#include "protocol/list_transactions_response.h"
 
 namespace spool::cli {
 
@@ -21,7 +26,7 @@ namespace {
 
 constexpr int8_t kTransactionKeyType = 1;
 
-std::string error_text(int16_t code) { return std::string(protocol::error_name(static_cast<ErrorCode>(code))); }
+std::string error_text(ErrorCode code) { return std::string(protocol::error_name(code)); }
 
 Result<BlockingClient> connect_to(const std::string& addr, int timeout_ms) {
   auto hp = client::parse_host_port(addr);
@@ -43,7 +48,7 @@ int run_list(const TxnArgs& a, BlockingClient& c, std::ostream& out, std::ostrea
     err << "spool txn list: " << resp.status().message() << "\n";
     return kExitFailure;
   }
-  if (resp->error_code != 0) {
+  if (resp->error_code != ErrorCode::kNone) {
     err << "spool txn list: " << error_text(resp->error_code) << "\n";
     return kExitFailure;
   }
@@ -77,7 +82,7 @@ int run_describe(const TxnArgs& a, BlockingClient& bootstrap, std::ostream& out,
     fc.key = id;
     fc.key_type = kTransactionKeyType;
     auto found = bootstrap.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(fc, *fv);
-    if (!found || found->error_code != 0) {
+    if (!found || found->error_code != ErrorCode::kNone) {
       err << "spool txn describe " << id << ": "
           << (found ? error_text(found->error_code) : found.status().message()) << "\n";
       rc = kExitFailure;
@@ -104,7 +109,7 @@ int run_describe(const TxnArgs& a, BlockingClient& bootstrap, std::ostream& out,
       continue;
     }
     const auto& s = resp->transaction_states[0];
-    if (s.error_code != 0) {
+    if (s.error_code != ErrorCode::kNone) {
       err << "spool txn describe " << id << ": " << error_text(s.error_code) << "\n";
       rc = kExitFailure;
       continue;

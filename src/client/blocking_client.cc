@@ -11,8 +11,9 @@
 #include <cstring>
 
 #include "protocol/api_table.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
 #include "protocol/header.h"
-#include "protocol/messages.h"
 
 namespace spool::client {
 namespace {
@@ -20,9 +21,9 @@ namespace {
 std::string errno_text() { return std::strerror(errno); }
 
 std::string api_label(int16_t key) {
-  const protocol::ApiRange* api = protocol::find_api(key);
+  const std::string_view name = protocol::api_name(key);
   std::string k = "api key " + std::to_string(key);
-  return api ? std::string(api->name) + " (" + k + ")" : k;
+  return name.empty() ? k : std::string(name) + " (" + k + ")";
 }
 
 // Waits for `events` on fd; false on timeout or error.
@@ -236,8 +237,9 @@ Status BlockingClient::fetch_api_versions() {
       if (fd_ < 0) return resp.status();
       continue;
     }
-    if (resp->error_code == 35 && v != 0) continue;
-    if (resp->error_code != 0) return Status::error("ApiVersions error code " + std::to_string(resp->error_code));
+    if (resp->error_code == protocol::ErrorCode::kUnsupportedVersion && v != 0) continue;
+    if (resp->error_code != protocol::ErrorCode::kNone)
+      return Status::error("ApiVersions error code " + std::to_string(protocol::to_int(resp->error_code)));
     broker_versions_.clear();
     for (const auto& k : resp->api_keys) broker_versions_[k.api_key] = {k.min_version, k.max_version};
     return Status::ok();

@@ -19,10 +19,9 @@
 namespace spool::net {
 
 struct Response {
-  struct Splice {
-    size_t at = 0;  // insert the region before bytes[at]
-    FileRegion region;
-  };
+  // {at, region}: insert the region before bytes[at]. The same type an
+  // encoder collects in a ByteWriter, so an answer moves over unchanged.
+  using Splice = ByteWriter::Splice;
 
   Response() = default;
   explicit Response(Bytes b) : bytes(std::move(b)) {}

@@ -104,6 +104,33 @@ std::optional<Bytes> read_nullable_bytes(ByteReader& r, bool flexible, bool null
   return Bytes(s.begin(), s.end());
 }
 
+void write_records(ByteWriter& w, const std::optional<Records>& records, bool flexible,
+                   bool nullable) {
+  if (!records) {
+    write_nullable_bytes(w, std::nullopt, flexible, nullable);
+    return;
+  }
+  const size_t n = records->size();
+  if (flexible) {
+    w.uvarint(static_cast<uint64_t>(n) + 1);
+  } else {
+    w.i32(static_cast<int32_t>(n));
+  }
+  records->write_to(w);
+}
+
+std::optional<Records> read_records(ByteReader& r, bool flexible, bool nullable) {
+  const int64_t n = read_len(r, flexible, true);
+  if (!r.ok()) return std::nullopt;
+  if (n < 0) {
+    if (!nullable) r.fail();
+    return std::nullopt;
+  }
+  const ByteSpan s = r.take(static_cast<size_t>(n));
+  // Mutable by contract (see wire.h): the broker rewrites batch headers in place.
+  return Records::view(std::span<uint8_t>(const_cast<uint8_t*>(s.data()), s.size()));
+}
+
 void write_array_len(ByteWriter& w, size_t n, bool flexible) {
   if (flexible) {
     w.uvarint(static_cast<uint64_t>(n) + 1);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/records.h"
 #include "util/bytes.h"
 
 namespace spool::protocol {
@@ -38,6 +39,15 @@ void write_nullable_bytes(ByteWriter& w, const std::optional<Bytes>& b, bool fle
                           bool nullable);
 Bytes read_bytes(ByteReader& r, bool flexible);
 std::optional<Bytes> read_nullable_bytes(ByteReader& r, bool flexible, bool nullable);
+
+// --- records: the same lengths as bytes, zero-copy (protocol/records.h) ---
+// A null value in a non-nullable version is written as empty. The regions of
+// a Records value become splices when w collects them (ByteWriter).
+void write_records(ByteWriter& w, const std::optional<Records>& records, bool flexible,
+                   bool nullable);
+// A view into r's buffer (no copy). The buffer must be mutable memory that
+// outlives the result: request frames are (see protocol/records.h).
+std::optional<Records> read_records(ByteReader& r, bool flexible, bool nullable);
 
 // --- arrays: int32 count (-1 null) or compact uvarint N+1 ---
 void write_array_len(ByteWriter& w, size_t n, bool flexible);

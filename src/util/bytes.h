@@ -3,7 +3,11 @@
 // ByteReader never reads past its span: any short read sets a sticky failure
 // flag, returns a zero value, and every later read fails too, so a decoder can
 // read a whole structure and check ok() once at the end. It does not own the
-// memory it reads. ByteWriter appends to a growable buffer it owns.
+// memory it reads. ByteWriter appends to a growable buffer it owns; one made
+// with collect_splices() also records file regions to insert between its
+// bytes (zero-copy Fetch answers: the regions go out with sendfile), which
+// take_splices() hands over with their positions; other writers never get
+// any (protocol::Records copies the file bytes in instead).
 // Neither is thread-safe; use one per thread.
 #pragma once
 
@@ -14,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "util/file_region.h"
 
 namespace spool {
 
@@ -112,8 +118,22 @@ class ByteReader {
 
 class ByteWriter {
  public:
+  // A region inserted before buffer()[at].
+  struct Splice {
+    size_t at = 0;
+    FileRegion region;
+  };
+  enum CollectSplices { collect_splices };
+
   ByteWriter() = default;
   explicit ByteWriter(size_t reserve) { buf_.reserve(reserve); }
+  explicit ByteWriter(Bytes initial) : buf_(std::move(initial)) {}
+  ByteWriter(CollectSplices, Bytes initial) : buf_(std::move(initial)), collects_splices_(true) {}
+
+  bool collects_splices() const { return collects_splices_; }
+  // Only when collects_splices(): the region goes in at the current end.
+  void splice(FileRegion r) { splices_.push_back(Splice{buf_.size(), std::move(r)}); }
+  std::vector<Splice> take_splices() { return std::move(splices_); }
 
   Bytes& buffer() { return buf_; }
   const Bytes& buffer() const { return buf_; }
@@ -164,6 +184,8 @@ class ByteWriter {
     buf_.insert(buf_.end(), tmp, tmp + sizeof(T));
   }
   Bytes buf_;
+  bool collects_splices_ = false;
+  std::vector<Splice> splices_;
 };
 
 // Size in bytes of the unsigned varint encoding of v.

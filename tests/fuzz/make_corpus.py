@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the small seed corpora for the fuzzers (run once; outputs are committed).
+"""Writes the hand-made seed corpora for the fuzzers (run once; outputs are committed):
+record batches for fuzz_batch, and requests with real content (a produce
+carrying a record batch, a fetch naming a partition, ...) for fuzz_request.
+The one-seed-per-API-and-version-family request seeds come from the handler
+table instead: build/tests/unit/broker/make_request_corpus tests/fuzz/corpus/request
+(checked by broker_fuzz_corpus_test).
 
 Frames are built by hand from the Kafka protocol spec: request header v1
 (api_key, api_version, correlation_id, client_id) then the body.

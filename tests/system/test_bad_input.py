@@ -236,3 +236,88 @@ def test_produce_crc_mismatch(broker, seeded_topic):
     assert err == CORRUPT_MESSAGE, f"error {err}"
     got = ck_util.consume(broker.bootstrap, seeded_topic, expected=1)
     assert [m.value() for m in got] == [b"seed"]
+
+
+# --- every served API and version family (the handler table's fuzz seeds) ----
+
+SEED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "request")
+SEED_NAME = re.compile(r"^[A-Z][A-Za-z]*_v\d+$")  # written by make_request_corpus from the table
+
+
+def _table_seeds():
+    names = sorted(n for n in os.listdir(SEED_DIR) if SEED_NAME.match(n))
+    assert len(names) >= 34, f"expected a seed per served API, found {names}"
+    out = []
+    for n in names:
+        with open(os.path.join(SEED_DIR, n), "rb") as fh:
+            out.append((n, fh.read()))
+    return out
+
+
+def _answer_or_close(port, frame):
+    """Sends one size-prefixed request, then ApiVersions v0 on the same
+    connection: returns the frames answered before the connection ended or
+    the ApiVersions answer arrived, and whether the broker closed it."""
+    with w.connect(port, timeout=10) as s:
+        s.sendall(struct.pack(">i", len(frame)) + frame + w.request(18, 0, 4242))
+        got = []
+        while True:
+            f = w.read_frame(s)
+            if f is None:
+                return got, True
+            if struct.unpack_from(">i", f)[0] == 4242:
+                return got, False
+            got.append(f)
+
+
+def test_every_served_api_truncated_or_whole(broker):
+    """Every served API at the lowest and highest version of each version
+    family: the whole default request is answered (one frame, its correlation
+    id) or, for requests the broker refuses to serve (a replica fetch, acks=0
+    produce gets no answer), not answered - never a crash; the same request
+    cut short by one byte or by half closes the connection without an
+    answer, and the broker keeps serving."""
+    for name, seed in _table_seeds():
+        got, closed = _answer_or_close(broker.port, seed)
+        assert len(got) <= 1, f"{name}: {len(got)} answers to one request"
+        if got:
+            assert struct.unpack_from(">i", got[0])[0] == 1, f"{name}: wrong correlation id"
+        header_len = 8 + 2 + 4  # key, version, correlation id, client id length + "fuzz"
+        for cut in sorted({len(seed) - 1, header_len + (len(seed) - header_len) // 2}):
+            if cut <= header_len:
+                continue  # the body is empty or a byte: nothing to cut inside it
+            got, closed = _answer_or_close(broker.port, seed[:cut])
+            assert closed and not got, f"{name} cut to {cut} of {len(seed)} bytes: answered {got}"
+        assert broker.alive(), f"broker died on {name}"
+
+
+def test_hostile_lengths_close(broker):
+    big = 0x7FFFFFF0
+    cases = {
+        # Metadata v1: topic array count far beyond the frame.
+        "metadata_array": w.request(3, 1, 5, struct.pack(">i", big)),
+        # Produce v3: records length beyond the frame.
+        "produce_records": w.request(0, 3, 5, w.string(None) + struct.pack(">hii", 1, 1000, 1) + w.string("t") +
+                                     struct.pack(">iii", 1, 0, big) + b"\x00" * 16),
+        # Produce v3: records length below -1.
+        "produce_records_negative": w.request(0, 3, 5, w.string(None) + struct.pack(">hii", 1, 1000, 1) +
+                                              w.string("t") + struct.pack(">iii", 1, 0, -2)),
+        # Fetch v4: topic name length beyond the frame.
+        "fetch_string": w.request(1, 4, 5, struct.pack(">iiiib", -1, 0, 1, 1 << 20, 0) +
+                                  struct.pack(">ih", 1, 30000) + b"t"),
+        # ApiVersions v3 (flexible): compact string length beyond the frame.
+        "compact_string": w.request_flexible(18, 3, 5, w.uvarint(1 << 20) + b"x"),
+        # ApiVersions v3: a tagged field whose size runs past the frame.
+        "tagged_size": w.request_flexible(18, 3, 5, w.compact_string("c") + w.compact_string("1") +
+                                          w.uvarint(1) + w.uvarint(7) + w.uvarint(200) + b"\x00\x00"),
+        # ApiVersions v3: a tagged field shorter than its bytes (the rest is garbage).
+        "tagged_short": w.request_flexible(18, 3, 5, w.compact_string("c") + w.compact_string("1") +
+                                           w.uvarint(1) + w.uvarint(7) + w.uvarint(0) + b"\x05\x01"),
+        # ListGroups v4 (flexible): compact array count beyond the frame.
+        "compact_array": w.request_flexible(16, 4, 5, w.uvarint(1 << 28) + b"\x00"),
+    }
+    for name, frame in cases.items():
+        with w.connect(broker.port, timeout=10) as s:
+            s.sendall(frame)
+            assert w.closed_by_peer(s), f"{name}: answered instead of closing"
+    assert api_versions_ok(broker.port)

@@ -8,7 +8,8 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/txn_service.h"
-#include "protocol/messages.h"
+#include "protocol/add_partitions_to_txn_request.h"
+#include "protocol/add_partitions_to_txn_response.h"
 
 namespace spool::broker {
 

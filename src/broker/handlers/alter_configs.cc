@@ -17,8 +17,11 @@
 #include "broker/replica_manager.h"
 #include "config/config_def.h"
 #include "config/topic_config.h"
+#include "protocol/alter_configs_request.h"
+#include "protocol/alter_configs_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/incremental_alter_configs_request.h"
+#include "protocol/incremental_alter_configs_response.h"
 
 namespace spool::broker {
 
@@ -128,7 +131,7 @@ void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit
     r.resource_type = res.resource_type;
     r.resource_name = res.resource_name;
     auto fail = [&](const Status& s) {
-      r.error_code = s.kafka_code();
+      r.error_code = static_cast<ErrorCode>(s.kafka_code());
       r.error_message = s.message();
     };
     if (seen[{res.resource_type, res.resource_name}] > 1) {
@@ -147,7 +150,7 @@ void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit
       fail(altered.status());
       continue;
     }
-    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    r.error_code = ErrorCode::kNone;
   }
   ctx.respond(resp);
 }

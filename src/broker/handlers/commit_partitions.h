@@ -33,11 +33,11 @@ std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(BrokerContex
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
       if (b.groups == nullptr) {
-        rp.error_code = error_code(protocol::ErrorCode::kCoordinatorNotAvailable);
+        rp.error_code = protocol::ErrorCode::kCoordinatorNotAvailable;
         continue;
       }
       if (!b.replicas.partition(t.name, part.partition_index)) {
-        rp.error_code = error_code(protocol::ErrorCode::kUnknownTopicOrPartition);
+        rp.error_code = protocol::ErrorCode::kUnknownTopicOrPartition;
         continue;
       }
       coordinator::OffsetCommitEntry e;
@@ -56,7 +56,7 @@ template <typename Response>
 void fill_commit_errors(Response& resp, const CommitSlots& slots, const coordinator::PartitionErrors& errors) {
   for (const auto& [tp, err] : errors) {
     auto [lo, hi] = slots.equal_range(tp);
-    for (auto it = lo; it != hi; ++it) resp.topics[it->second.first].partitions[it->second.second].error_code = error_code(err);
+    for (auto it = lo; it != hi; ++it) resp.topics[it->second.first].partitions[it->second.second].error_code = err;
   }
 }
 

@@ -6,8 +6,9 @@
 #include <map>
 
 #include "broker/handlers/handlers.h"
+#include "protocol/create_partitions_request.h"
+#include "protocol/create_partitions_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -49,7 +50,7 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
     auto& r = resp.results.emplace_back();
     r.name = t.name;
     auto fail = [&](const Status& s) {
-      r.error_code = s.kafka_code();
+      r.error_code = static_cast<ErrorCode>(s.kafka_code());
       r.error_message = s.message();
     };
     if (seen[t.name] > 1) {
@@ -70,7 +71,7 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
       fail(grown.status());
       continue;
     }
-    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    r.error_code = ErrorCode::kNone;
   }
   ctx.respond(resp);
 }

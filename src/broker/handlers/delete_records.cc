@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "broker/handlers/handlers.h"
+#include "protocol/delete_records_request.h"
+#include "protocol/delete_records_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -24,8 +25,6 @@ using protocol::ErrorCode;
 namespace {
 
 constexpr int64_t kHighWatermark = -1;  // Kafka's DeleteRecordsRequest.HIGH_WATERMARK
-
-int16_t to_code(ErrorCode c) { return static_cast<int16_t>(c); }
 
 }  // namespace
 
@@ -44,23 +43,23 @@ void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteRead
       pr.low_watermark = -1;
       auto partition = b.replicas.partition(t.name, p.partition_index);
       if (!partition) {
-        pr.error_code = to_code(ErrorCode::kUnknownTopicOrPartition);
+        pr.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }
       const int64_t hw = partition->high_watermark();
       const int64_t target = p.offset == kHighWatermark ? hw : p.offset;
       if (target < 0 || target > hw) {
-        pr.error_code = to_code(ErrorCode::kOffsetOutOfRange);
+        pr.error_code = ErrorCode::kOffsetOutOfRange;
         continue;
       }
       const int64_t before = partition->log_start_offset();
       Status s = partition->log().advance_log_start_offset(target);
       if (!s) {
-        pr.error_code = s.kafka_code() > 0 ? s.kafka_code() : to_code(ErrorCode::kKafkaStorageError);
+        pr.error_code = s.kafka_code() > 0 ? static_cast<ErrorCode>(s.kafka_code()) : ErrorCode::kKafkaStorageError;
         spdlog::warn("DeleteRecords {}-{} to {}: {}", t.name, p.partition_index, target, s.message());
         continue;
       }
-      pr.error_code = to_code(ErrorCode::kNone);
+      pr.error_code = ErrorCode::kNone;
       pr.low_watermark = partition->log_start_offset();
       if (pr.low_watermark != before) moved.emplace_back(resp.topics.size() - 1, tr.partitions.size() - 1);
     }
@@ -68,7 +67,7 @@ void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteRead
   if (!moved.empty()) {
     if (Status s = b.logs.write_checkpoints(); !s) {
       spdlog::error("DeleteRecords: writing the log start checkpoint failed: {}", s.message());
-      for (auto [ti, pi] : moved) resp.topics[ti].partitions[pi].error_code = to_code(ErrorCode::kKafkaStorageError);
+      for (auto [ti, pi] : moved) resp.topics[ti].partitions[pi].error_code = ErrorCode::kKafkaStorageError;
     }
   }
   ctx.respond(resp);

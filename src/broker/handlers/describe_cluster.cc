@@ -2,8 +2,9 @@
 // Without an authorizer every cluster operation is allowed, so when asked the
 // authorized-operations bit set lists all of them (as Kafka does then).
 #include "broker/handlers/handlers.h"
+#include "protocol/describe_cluster_request.h"
+#include "protocol/describe_cluster_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -24,7 +25,7 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
   protocol::DescribeClusterRequest req;
   if (!decode_or_close(ctx, body, req, "DescribeCluster")) return;
   protocol::DescribeClusterResponse resp;
-  resp.error_code = static_cast<int16_t>(protocol::ErrorCode::kNone);
+  resp.error_code = protocol::ErrorCode::kNone;
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
   auto& self = resp.brokers.emplace_back();

@@ -12,8 +12,9 @@
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "config/describe.h"
+#include "protocol/describe_configs_request.h"
+#include "protocol/describe_configs_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -87,11 +88,11 @@ void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteRe
     r.resource_name = res.resource_name;
     auto entries = entries_for(b, res.resource_type, res.resource_name);
     if (!entries) {
-      r.error_code = entries.status().kafka_code();
+      r.error_code = static_cast<ErrorCode>(entries.status().kafka_code());
       r.error_message = entries.status().message();
       continue;
     }
-    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    r.error_code = ErrorCode::kNone;
     fill(r, entries.value(), res.configuration_keys, req.include_synonyms);
   }
   ctx.respond(resp);

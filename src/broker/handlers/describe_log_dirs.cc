@@ -9,8 +9,9 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/replica_manager.h"
+#include "protocol/describe_log_dirs_request.h"
+#include "protocol/describe_log_dirs_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -45,7 +46,7 @@ void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteR
     if (dir_index.count(key)) continue;
     dir_index[key] = resp.results.size();
     auto& r = resp.results.emplace_back();
-    r.error_code = static_cast<int16_t>(protocol::ErrorCode::kNone);
+    r.error_code = protocol::ErrorCode::kNone;
     r.log_dir = key;
   }
 

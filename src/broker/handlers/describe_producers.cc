@@ -5,8 +5,9 @@
 #include "broker/handlers/handlers.h"
 #include "broker/partition.h"
 #include "broker/replica_manager.h"
+#include "protocol/describe_producers_request.h"
+#include "protocol/describe_producers_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -24,11 +25,11 @@ void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, Byte
       pr.partition_index = index;
       auto partition = b.replicas.partition(t.name, index);
       if (!partition) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+        pr.error_code = ErrorCode::kUnknownTopicOrPartition;
         pr.error_message = "unknown topic or partition " + t.name + "-" + std::to_string(index);
         continue;
       }
-      pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+      pr.error_code = ErrorCode::kNone;
       for (const auto& e : partition->log().producer_entries()) {
         auto& ps = pr.active_producers.emplace_back();
         ps.producer_id = e.producer_id;

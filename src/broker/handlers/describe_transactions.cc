@@ -5,7 +5,8 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
-#include "protocol/messages.h"
+#include "protocol/describe_transactions_request.h"
+#include "protocol/describe_transactions_response.h"
 
 namespace spool::broker {
 
@@ -24,11 +25,11 @@ void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, B
     s.producer_id = -1;
     s.producer_epoch = -1;
     if (b.txns == nullptr) {
-      s.error_code = static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable);
+      s.error_code = ErrorCode::kCoordinatorNotAvailable;
       continue;
     }
     const auto& d = described[i];
-    s.error_code = static_cast<int16_t>(d.error);
+    s.error_code = d.error;
     if (d.error != ErrorCode::kNone) continue;
     s.transaction_state = d.state;
     s.transaction_timeout_ms = d.txn_timeout_ms;

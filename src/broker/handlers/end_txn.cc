@@ -3,7 +3,8 @@
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/txn_service.h"
-#include "protocol/messages.h"
+#include "protocol/end_txn_request.h"
+#include "protocol/end_txn_response.h"
 
 namespace spool::broker {
 

@@ -17,9 +17,10 @@
 // returned range, which clients use to drop the aborted producers' batches
 // up to their ABORT marker.
 // Zero copy: partitions are read as file regions of their segments (only
-// batch headers are read), and the answer carries them as holes the
-// connection fills with sendfile (broker/fetch_encode.h); with sendfile off
-// the net layer reads them into memory instead, same bytes.
+// batch headers are read), and the answer carries them as protocol::Records
+// of regions, which the encoder leaves as splices the connection fills with
+// sendfile (RequestContext::respond); with sendfile off the net layer reads
+// them into memory instead, same bytes.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -28,11 +29,11 @@
 #include <vector>
 
 #include "broker/delayed_fetch.h"
-#include "broker/fetch_encode.h"
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/fetch_request.h"
+#include "protocol/fetch_response.h"
 
 namespace spool::broker {
 
@@ -45,7 +46,6 @@ constexpr int8_t kReadCommitted = 1;
 // What one pass over the partitions found.
 struct FetchRead {
   std::vector<FetchPartitionResult> results;
-  FetchRecordSets records;  // the regions behind the records markers
   size_t total_bytes = 0;   // record bytes read
   bool any_error = false;
 };
@@ -77,7 +77,7 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       pr.records.emplace();  // librdkafka refuses a null record set; an empty one means "nothing"
       auto partition = b.replicas.partition(fp.topic, fp.partition);
       if (!partition) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+        pr.error_code = ErrorCode::kUnknownTopicOrPartition;
         any_error = true;
         continue;
       }
@@ -91,7 +91,7 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       pr.aborted_transactions.emplace();
       int64_t budget = std::min<int64_t>(fp.max_bytes, max_bytes - static_cast<int64_t>(total_bytes));
       if (fp.max_bytes < 0) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidFetchSize);  // not retried by clients
+        pr.error_code = ErrorCode::kInvalidFetchSize;  // not retried by clients
         any_error = true;
         continue;
       }
@@ -99,19 +99,19 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
       // HW): nothing to return yet, as Kafka answers.
       if ((fp.fetch_offset >= bound && fp.fetch_offset <= partition->log_end_offset()) ||
           (budget <= 0 && total_bytes > 0)) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+        pr.error_code = ErrorCode::kNone;
         continue;
       }
       auto read = partition->log().read_regions(fp.fetch_offset, static_cast<int32_t>(std::max<int64_t>(budget, 0)),
                                                 bound, /*min_one=*/total_bytes == 0);
       if (!read) {
         int16_t c = read.status().kafka_code();
-        pr.error_code = c > 0 ? c : static_cast<int16_t>(ErrorCode::kKafkaStorageError);
+        pr.error_code = c > 0 ? static_cast<ErrorCode>(c) : ErrorCode::kKafkaStorageError;
         if (c <= 0) spdlog::error("fetch {}-{}: {}", fp.topic, fp.partition, read.status().message());
         any_error = true;
         continue;
       }
-      pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+      pr.error_code = ErrorCode::kNone;
       pr.log_start_offset = read->log_start_offset;
       if (read_committed() && read->next_offset >= 0) {
         for (const auto& t : partition->log().collect_aborted_txns(fp.fetch_offset, read->next_offset)) {
@@ -121,7 +121,7 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
         }
       }
       total_bytes += read->bytes;
-      if (read->bytes > 0) pr.records = out.records.add(std::move(read->regions));
+      if (read->bytes > 0) pr.records = protocol::Records::from_regions(std::move(read->regions));
     }
     return out;
   }
@@ -135,8 +135,8 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
   }
 
   void respond(FetchRead read) {
-    auto resp = session->make_response(std::move(read.results));
-    ctx.responder.send(encode_fetch_response(ctx.header.correlation_id, ctx.version(), resp, read.records));
+    const size_t partitions = read.results.size();
+    ctx.respond(session->make_response(std::move(read.results)), 64 + 96 * partitions);
   }
 
   // The DelayedFetch condition. A cheap look at the high watermarks first:

@@ -8,7 +8,8 @@
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
-#include "protocol/messages.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
 
 namespace spool::broker {
 
@@ -24,7 +25,7 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
   if (!decode_or_close(ctx, body, req, "FindCoordinator")) return;
   protocol::FindCoordinatorResponse resp;
   auto fail = [&](ErrorCode c, const char* message) {
-    resp.error_code = error_code(c);
+    resp.error_code = c;
     resp.error_message = message;
     resp.node_id = -1;
     resp.host = "";
@@ -45,7 +46,7 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
     if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
       return fail(e, "The coordinator is not available.");
   }
-  resp.error_code = error_code(ErrorCode::kNone);
+  resp.error_code = ErrorCode::kNone;
   resp.error_message = "NONE";
   resp.node_id = b.settings.broker_id;
   resp.host = b.settings.advertised_host;

@@ -11,8 +11,6 @@
 
 namespace spool::broker {
 
-inline int16_t error_code(protocol::ErrorCode c) { return static_cast<int16_t>(c); }
-
 // Kafka reports a member's host as InetAddress.toString(): "/ip".
 inline std::string client_host(const RequestContext& ctx) {
   const std::string& peer = ctx.conn.peer;

@@ -13,7 +13,14 @@
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
-#include "protocol/messages.h"
+#include "protocol/heartbeat_request.h"
+#include "protocol/heartbeat_response.h"
+#include "protocol/join_group_request.h"
+#include "protocol/join_group_response.h"
+#include "protocol/leave_group_request.h"
+#include "protocol/leave_group_response.h"
+#include "protocol/sync_group_request.h"
+#include "protocol/sync_group_response.h"
 
 namespace spool::broker {
 
@@ -25,7 +32,7 @@ void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
   const int16_t v = ctx.version();
   if (b.groups == nullptr) {
     protocol::JoinGroupResponse resp;
-    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
     resp.member_id = req.member_id;
     ctx.respond(resp);
     return;
@@ -44,7 +51,7 @@ void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
   p.require_known_member_id = v >= 4;
   b.groups->coordinator().join_group(std::move(p), [ctx](coordinator::JoinGroupResult r) {
     protocol::JoinGroupResponse resp;
-    resp.error_code = error_code(r.error);
+    resp.error_code = r.error;
     resp.generation_id = r.generation_id;
     resp.protocol_name = std::move(r.protocol_name);
     resp.leader = std::move(r.leader_id);
@@ -65,7 +72,7 @@ void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
   if (!decode_or_close(ctx, body, req, "SyncGroup")) return;
   if (b.groups == nullptr) {
     protocol::SyncGroupResponse resp;
-    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(resp);
     return;
   }
@@ -78,7 +85,7 @@ void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
   for (auto& a : req.assignments) p.assignments.emplace_back(std::move(a.member_id), std::move(a.assignment));
   b.groups->coordinator().sync_group(std::move(p), [ctx](coordinator::SyncGroupResult r) {
     protocol::SyncGroupResponse resp;
-    resp.error_code = error_code(r.error);
+    resp.error_code = r.error;
     resp.assignment = std::move(r.assignment);
     ctx.respond(resp);
   });
@@ -89,12 +96,11 @@ void handle_heartbeat(BrokerContext& b, const RequestContext& ctx, ByteReader& b
   if (!decode_or_close(ctx, body, req, "Heartbeat")) return;
   protocol::HeartbeatResponse resp;
   if (b.groups == nullptr) {
-    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
   } else {
     std::optional<std::string> instance;
     if (ctx.version() >= 3) instance = req.group_instance_id;
-    resp.error_code =
-        error_code(b.groups->coordinator().heartbeat(req.group_id, req.member_id, instance, req.generation_id));
+    resp.error_code = b.groups->coordinator().heartbeat(req.group_id, req.member_id, instance, req.generation_id);
   }
   ctx.respond(resp);
 }
@@ -112,23 +118,23 @@ void handle_leave_group(BrokerContext& b, const RequestContext& ctx, ByteReader&
   }
   protocol::LeaveGroupResponse resp;
   if (b.groups == nullptr) {
-    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(resp);
     return;
   }
   auto result = b.groups->coordinator().leave_group(req.group_id, members);
-  resp.error_code = error_code(result.error);
+  resp.error_code = result.error;
   if (v >= 3) {
     if (result.error == ErrorCode::kNone) {
       for (auto& [m, e] : result.members) {
         auto& out = resp.members.emplace_back();
         out.member_id = m.member_id;
         out.group_instance_id = m.group_instance_id;
-        out.error_code = error_code(e);
+        out.error_code = e;
       }
     }
   } else if (result.error == ErrorCode::kNone && !result.members.empty()) {
-    resp.error_code = error_code(result.members.front().second);
+    resp.error_code = result.members.front().second;
   }
   ctx.respond(resp);
 }

@@ -7,7 +7,12 @@
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
-#include "protocol/messages.h"
+#include "protocol/delete_groups_request.h"
+#include "protocol/delete_groups_response.h"
+#include "protocol/describe_groups_request.h"
+#include "protocol/describe_groups_response.h"
+#include "protocol/list_groups_request.h"
+#include "protocol/list_groups_response.h"
 
 namespace spool::broker {
 
@@ -26,7 +31,7 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
   if (b.groups == nullptr) {
     for (const auto& g : req.groups) {
       auto& out = resp.groups.emplace_back();
-      out.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+      out.error_code = ErrorCode::kCoordinatorNotAvailable;
       out.group_id = g;
     }
     ctx.respond(resp);
@@ -35,7 +40,7 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
   auto described = b.groups->coordinator().describe_groups(req.groups);
   for (auto& g : described) {
     auto& out = resp.groups.emplace_back();
-    out.error_code = error_code(g.error);
+    out.error_code = g.error;
     out.group_id = std::move(g.group_id);
     out.group_state = std::move(g.state);
     out.protocol_type = std::move(g.protocol_type);
@@ -59,13 +64,13 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
   if (!decode_or_close(ctx, body, req, "ListGroups")) return;
   protocol::ListGroupsResponse resp;
   if (b.groups == nullptr) {
-    resp.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(resp);
     return;
   }
   auto [error, groups] =
       b.groups->coordinator().list_groups(ctx.version() >= 4 ? req.states_filter : std::vector<std::string>{});
-  resp.error_code = error_code(error);
+  resp.error_code = error;
   for (auto& g : groups) {
     auto& out = resp.groups.emplace_back();
     out.group_id = std::move(g.group_id);
@@ -83,7 +88,7 @@ void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReade
     for (const auto& g : req.groups_names) {
       auto& out = resp.results.emplace_back();
       out.group_id = g;
-      out.error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+      out.error_code = ErrorCode::kCoordinatorNotAvailable;
     }
     ctx.respond(resp);
     return;
@@ -94,7 +99,7 @@ void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReade
                                           for (auto& [id, e] : results) {
                                             auto& out = resp.results.emplace_back();
                                             out.group_id = std::move(id);
-                                            out.error_code = error_code(e);
+                                            out.error_code = e;
                                           }
                                           ctx.respond(resp);
                                         });

@@ -17,10 +17,11 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
-#include "broker/txn_service.h"
 #include "broker/producer_id_manager.h"
+#include "broker/txn_service.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/init_producer_id_request.h"
+#include "protocol/init_producer_id_response.h"
 
 namespace spool::broker {
 
@@ -33,7 +34,7 @@ void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteRe
   resp.producer_id = -1;
   resp.producer_epoch = -1;
   auto answer = [&](ErrorCode c) {
-    resp.error_code = static_cast<int16_t>(c);
+    resp.error_code = c;
     ctx.respond(resp);
   };
   if (ctx.version() >= 3 && ((req.producer_id == -1) != (req.producer_epoch == -1))) {

@@ -5,7 +5,8 @@
 // there is none (Kafka's fetchOffsetForTimestamp).
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/list_offsets_request.h"
+#include "protocol/list_offsets_response.h"
 
 namespace spool::broker {
 
@@ -32,10 +33,10 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
       pr.leader_epoch = -1;
       auto partition = b.replicas.partition(t.name, p.partition_index);
       if (!partition) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
+        pr.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }
-      pr.error_code = static_cast<int16_t>(ErrorCode::kNone);
+      pr.error_code = ErrorCode::kNone;
       pr.leader_epoch = partition->leader_epoch();
       const int64_t fetchable =
           req.isolation_level == kReadCommitted ? partition->last_stable_offset() : partition->high_watermark();
@@ -44,7 +45,7 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
       } else if (p.timestamp == kLatest) {
         pr.offset = fetchable;
       } else if (p.timestamp < 0) {
-        pr.error_code = static_cast<int16_t>(ErrorCode::kInvalidRequest);
+        pr.error_code = ErrorCode::kInvalidRequest;
       } else if (auto found = partition->log().offset_for_timestamp(p.timestamp)) {
         // Only offsets a consumer of that isolation level may read count.
         if (found->first < fetchable) {

@@ -3,7 +3,8 @@
 // state names come back in UnknownStateFilters.
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
-#include "protocol/messages.h"
+#include "protocol/list_transactions_request.h"
+#include "protocol/list_transactions_response.h"
 
 namespace spool::broker {
 
@@ -14,12 +15,12 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   if (!decode_or_close(ctx, body, req, "ListTransactions")) return;
   protocol::ListTransactionsResponse resp;
   if (b.txns == nullptr) {
-    resp.error_code = static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable);
+    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(resp);
     return;
   }
   auto r = b.txns->coordinator().list(req.state_filters, req.producer_id_filters);
-  resp.error_code = static_cast<int16_t>(r.error);
+  resp.error_code = r.error;
   resp.unknown_state_filters = std::move(r.unknown_state_filters);
   for (auto& t : r.transactions) {
     auto& s = resp.transaction_states.emplace_back();

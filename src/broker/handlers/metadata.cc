@@ -11,7 +11,8 @@
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
 
 namespace spool::broker {
 
@@ -20,7 +21,7 @@ using protocol::ErrorCode;
 namespace {
 
 void describe_topic(BrokerContext& b, const TopicInfo& info, protocol::MetadataResponse::MetadataResponseTopic& t) {
-  t.error_code = static_cast<int16_t>(ErrorCode::kNone);
+  t.error_code = ErrorCode::kNone;
   t.name = info.name;
   t.topic_id = info.id;
   t.is_internal = is_internal_topic(info.name);
@@ -32,7 +33,7 @@ void describe_topic(BrokerContext& b, const TopicInfo& info, protocol::MetadataR
     part.leader_epoch = partition ? partition->leader_epoch() : 0;
     part.replica_nodes = {b.settings.broker_id};
     part.isr_nodes = {b.settings.broker_id};
-    part.error_code = static_cast<int16_t>(partition ? ErrorCode::kNone : ErrorCode::kLeaderNotAvailable);
+    part.error_code = (partition ? ErrorCode::kNone : ErrorCode::kLeaderNotAvailable);
   }
 }
 
@@ -74,13 +75,13 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
           info = b.replicas.topic(name);  // created concurrently by another request
         } else {
           spdlog::info("auto-creating topic '{}' refused: {}", name, created.status().message());
-          t.error_code = created.status().kafka_code();
+          t.error_code = static_cast<ErrorCode>(created.status().kafka_code());
           continue;
         }
       }
       if (!info) {
-        t.error_code = static_cast<int16_t>(is_valid_topic_name(name) ? ErrorCode::kUnknownTopicOrPartition
-                                                                      : ErrorCode::kInvalidTopicException);
+        t.error_code =
+            is_valid_topic_name(name) ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kInvalidTopicException;
         continue;
       }
       describe_topic(b, *info, t);

@@ -9,7 +9,8 @@
 #include "broker/group_service.h"
 #include "broker/handlers/commit_partitions.h"
 #include "broker/handlers/handlers.h"
-#include "protocol/messages.h"
+#include "protocol/offset_commit_request.h"
+#include "protocol/offset_commit_response.h"
 
 namespace spool::broker {
 

@@ -13,7 +13,10 @@
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
-#include "protocol/messages.h"
+#include "protocol/offset_delete_request.h"
+#include "protocol/offset_delete_response.h"
+#include "protocol/offset_fetch_request.h"
+#include "protocol/offset_fetch_response.h"
 
 namespace spool::broker {
 
@@ -31,7 +34,7 @@ FetchPartition fetch_partition(int32_t index, int64_t offset, int32_t epoch, std
   p.committed_offset = offset;
   p.committed_leader_epoch = epoch;
   p.metadata = metadata.value_or("");
-  p.error_code = error_code(error);
+  p.error_code = error;
   return p;
 }
 
@@ -60,7 +63,7 @@ void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader
       return;
     }
     protocol::OffsetFetchResponse resp;
-    resp.error_code = error_code(e);
+    resp.error_code = e;
     ctx.respond(resp);
   };
   if (b.groups == nullptr) return group_error(ErrorCode::kCoordinatorNotAvailable);
@@ -75,7 +78,7 @@ void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader
   if (result.error != ErrorCode::kNone) return group_error(result.error);
 
   protocol::OffsetFetchResponse resp;
-  resp.error_code = error_code(ErrorCode::kNone);
+  resp.error_code = ErrorCode::kNone;
   std::map<coordinator::TopicPartitionKey, const coordinator::CommittedOffset*> found;
   for (const auto& o : result.offsets) found.emplace(o.tp, &o);
   if (req.topics) {
@@ -109,7 +112,7 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
   if (!decode_or_close(ctx, body, req, "OffsetDelete")) return;
   auto resp = std::make_shared<protocol::OffsetDeleteResponse>();
   if (b.groups == nullptr) {
-    resp->error_code = error_code(ErrorCode::kCoordinatorNotAvailable);
+    resp->error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(*resp);
     return;
   }
@@ -122,7 +125,7 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
       if (!b.replicas.partition(t.name, part.partition_index)) {
-        rp.error_code = error_code(ErrorCode::kUnknownTopicOrPartition);
+        rp.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }
       coordinator::TopicPartitionKey tp{t.name, part.partition_index};
@@ -135,14 +138,14 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
       [ctx, resp, slots = std::move(slots)](ErrorCode group_error, coordinator::PartitionErrors errors) {
         if (group_error != ErrorCode::kNone) {
           protocol::OffsetDeleteResponse err;
-          err.error_code = error_code(group_error);
+          err.error_code = group_error;
           ctx.respond(err);
           return;
         }
         for (const auto& [tp, e] : errors) {
           auto [lo, hi] = slots.equal_range(tp);
           for (auto it = lo; it != hi; ++it)
-            resp->topics[it->second.first].partitions[it->second.second].error_code = error_code(e);
+            resp->topics[it->second.first].partitions[it->second.second].error_code = e;
         }
         ctx.respond(*resp);
       });

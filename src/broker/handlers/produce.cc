@@ -21,8 +21,8 @@
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
-#include "protocol/wire.h"
+#include "protocol/produce_request.h"
+#include "protocol/produce_response.h"
 #include "record/produce_validation.h"
 
 namespace spool::broker {
@@ -35,63 +35,16 @@ constexpr int16_t kFirstServedVersion = 3;
 
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
-// The request with each partition's records as a view into the frame. The
-// generated ProduceRequest would copy every records blob into its own Bytes
-// (~8 % of the broker's CPU at 100 B messages); here the batches stay where
-// recv put them and offsets are assigned by rewriting their headers in
-// place. The frame is owned by Dispatcher::handle for the whole call and
-// nothing keeps a view past it (acks=all waits hold offsets, not bytes).
-// Same wire rules as the generated decoder (Produce v0-8, non-flexible).
-struct ProduceView {
-  struct PartitionData {
-    int32_t index = 0;
-    std::optional<std::span<uint8_t>> records;  // nullopt = null
-  };
-  struct TopicData {
-    std::string name;
-    std::vector<PartitionData> partition_data;
-  };
-  int16_t acks = 0;
-  int32_t timeout_ms = 0;
-  std::vector<TopicData> topic_data;
-};
-
-bool parse_produce(ByteReader& r, int16_t version, ProduceView& out) {
-  using protocol::ProduceRequest;
-  if (version < ProduceRequest::kMinVersion || version > ProduceRequest::kMaxVersion) return false;
-  if (version >= 3) protocol::wire::read_nullable_string(r, false, true);  // transactional_id: unused here
-  out.acks = r.i16();
-  out.timeout_ms = r.i32();
-  // read_array_len bounds count * min size by what is left in the frame.
-  const int64_t topics = protocol::wire::read_array_len(r, false, false, 1);
-  for (int64_t t = 0; t < topics && r.ok(); ++t) {
-    auto& td = out.topic_data.emplace_back();
-    td.name = protocol::wire::read_string(r, false);
-    const int64_t parts = protocol::wire::read_array_len(r, false, false, 1);
-    for (int64_t i = 0; i < parts && r.ok(); ++i) {
-      auto& pd = td.partition_data.emplace_back();
-      pd.index = r.i32();
-      const int32_t len = r.i32();
-      if (len < -1) return false;
-      if (len >= 0) {
-        ByteSpan s = r.take(static_cast<size_t>(len));
-        if (!r.ok()) return false;
-        // The frame is a mutable Bytes of the dispatcher (see above).
-        pd.records = std::span<uint8_t>(const_cast<uint8_t*>(s.data()), s.size());
-      }
-    }
-  }
-  return r.ok() && r.remaining() == 0;
-}
-
 }  // namespace
 
 void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  ProduceView req;
-  if (!parse_produce(body, ctx.version(), req)) {
-    ctx.close("undecodable Produce v" + std::to_string(ctx.version()) + " request");
-    return;
-  }
+  // Each partition's records decode as a view into the frame (protocol::
+  // Records): the batches stay where recv put them and offsets are assigned
+  // by rewriting their headers in place. The frame is owned by
+  // Dispatcher::handle for the whole call and nothing keeps a view past it
+  // (acks=all waits hold offsets, not bytes).
+  protocol::ProduceRequest req;
+  if (!decode_or_close(ctx, body, req, "Produce")) return;
   const int16_t v = ctx.version();
   const bool served = v >= kFirstServedVersion;
   bool any_error = false;
@@ -104,7 +57,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       for (auto& pd : td.partition_data) {
         auto& pr = tr.partition_responses.emplace_back();
         pr.index = pd.index;
-        pr.error_code = code(ErrorCode::kInvalidRequiredAcks);
+        pr.error_code = ErrorCode::kInvalidRequiredAcks;
         pr.base_offset = -1;
       }
     }
@@ -131,7 +84,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       pr.log_append_time_ms = -1;
       pr.log_start_offset = -1;
       auto fail = [&](ErrorCode c, std::string msg = {}) {
-        pr.error_code = code(c);
+        pr.error_code = c;
         if (!msg.empty()) pr.error_message = msg;
         any_error = true;
       };
@@ -159,7 +112,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         fail(ErrorCode::kCorruptMessage, "no record batch");
         continue;
       }
-      std::span<uint8_t> batches = *pd.records;
+      std::span<uint8_t> batches = pd.records->bytes();
       // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
       const int32_t max_bytes =
           partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : b.settings.message_max_bytes;
@@ -194,7 +147,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       }
       pr.base_offset = appended->first_offset;
       pr.log_append_time_ms = appended->log_append_time_ms;
-      pr.error_code = code(ErrorCode::kNone);
+      pr.error_code = ErrorCode::kNone;
       if (req.acks == -1 && partition->durable_writes())
         waits.push_back({partition, appended->last_offset, resp.responses.size() - 1,
                          tr.partition_responses.size() - 1});

@@ -7,8 +7,11 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
+#include "protocol/create_topics_request.h"
+#include "protocol/create_topics_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
 
 namespace spool::broker {
 
@@ -57,23 +60,23 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   for (const auto& t : req.topics) {
     auto& r = resp.topics.emplace_back();
     r.name = t.name;
-    auto set_error = [&](int16_t c, const std::string& m) {
+    auto set_error = [&](ErrorCode c, const std::string& m) {
       r.error_code = c;
       r.error_message = m;
     };
     if (seen[t.name] > 1) {
-      set_error(static_cast<int16_t>(ErrorCode::kInvalidRequest), "topic listed more than once in the request");
+      set_error(ErrorCode::kInvalidRequest, "topic listed more than once in the request");
       continue;
     }
     if (t.name == kConsumerOffsetsTopic) {
       // The broker creates it on first use with offsets.topic.* settings.
-      set_error(static_cast<int16_t>(ErrorCode::kInvalidRequest),
+      set_error(ErrorCode::kInvalidRequest,
                 "internal topic " + t.name + " is created by the broker on first use");
       continue;
     }
     auto parts = resolve_partitions(b, t);
     if (!parts) {
-      set_error(parts.status().kafka_code(), parts.status().message());
+      set_error(static_cast<ErrorCode>(parts.status().kafka_code()), parts.status().message());
       continue;
     }
     std::map<std::string, std::string> configs;
@@ -86,15 +89,15 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       configs[c.name] = *c.value;
     }
     if (null_config) {
-      set_error(static_cast<int16_t>(ErrorCode::kInvalidConfig), "null config value");
+      set_error(ErrorCode::kInvalidConfig, "null config value");
       continue;
     }
     auto created = b.replicas.create_topic(t.name, *parts, configs, req.validate_only);
     if (!created) {
-      set_error(created.status().kafka_code(), created.status().message());
+      set_error(static_cast<ErrorCode>(created.status().kafka_code()), created.status().message());
       continue;
     }
-    r.error_code = static_cast<int16_t>(ErrorCode::kNone);
+    r.error_code = ErrorCode::kNone;
     r.topic_id = created->id;
     r.num_partitions = created->partitions;
     r.replication_factor = 1;
@@ -110,11 +113,11 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     auto& r = resp.responses.emplace_back();
     r.name = name;
     if (!b.settings.delete_topic_enable) {
-      r.error_code = static_cast<int16_t>(ErrorCode::kTopicDeletionDisabled);
+      r.error_code = ErrorCode::kTopicDeletionDisabled;
       continue;
     }
     Status s = b.replicas.delete_topic(name);
-    r.error_code = s ? static_cast<int16_t>(ErrorCode::kNone) : s.kafka_code();
+    r.error_code = s ? ErrorCode::kNone : static_cast<ErrorCode>(s.kafka_code());
     if (!s) r.error_message = s.message();
   }
   ctx.respond(resp);

@@ -13,10 +13,10 @@ namespace spool::broker {
 // INVALID_PRODUCER_EPOCH, which those clients handle the same way. The
 // first version that understands it: InitProducerId 4, AddPartitionsToTxn /
 // AddOffsetsToTxn / EndTxn 2 (Kafka's KafkaApis does the same mapping).
-inline int16_t txn_error(protocol::ErrorCode e, int16_t version, int16_t first_fenced_version) {
+inline protocol::ErrorCode txn_error(protocol::ErrorCode e, int16_t version, int16_t first_fenced_version) {
   if (e == protocol::ErrorCode::kProducerFenced && version < first_fenced_version)
     e = protocol::ErrorCode::kInvalidProducerEpoch;
-  return static_cast<int16_t>(e);
+  return e;
 }
 
 }  // namespace spool::broker

@@ -4,7 +4,8 @@
 // tools and tests). The answer comes once every marker is durable or failed.
 #include "broker/handlers/handlers.h"
 #include "broker/txn_markers.h"
-#include "protocol/messages.h"
+#include "protocol/write_txn_markers_request.h"
+#include "protocol/write_txn_markers_response.h"
 
 namespace spool::broker {
 

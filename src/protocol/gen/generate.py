@@ -4,8 +4,9 @@ definitions (src/protocol/messages/*.json).
 
 Usage: generate.py --out DIR [--include-prefix protocol] file.json...
 
-Writes DIR/<file>.h and DIR/<file>.cc per definition and DIR/messages.h, an
-umbrella header. Only the Python standard library is used, because the
+Writes DIR/<file>.h and DIR/<file>.cc per definition and DIR/known_apis.h
+(every API with a request definition). There is no umbrella header: code
+includes the messages it uses. Only the Python standard library is used, because the
 generator runs at build time on a bare build machine.
 
 Definition schema (Spool's own; see src/protocol/messages/README.md):
@@ -116,6 +117,10 @@ class Gen:
             e.line(f"{w}.i8({x} ? 1 : 0);")
         elif kind == "uuid":
             e.line(f"wire::write_uuid({w}, {x});")
+        elif kind == "errorCode":
+            e.line(f"{w}.i16(static_cast<int16_t>({x}));")
+        elif kind == "records":
+            e.line(f"wire::write_records({w}, {x}, flex, {self.cond(f.nullable)});")
         elif kind in PRIMS:
             e.line(f"{w}.{PRIMS[kind][2]}({x});")
         elif kind == "string":
@@ -134,6 +139,8 @@ class Gen:
             return "1"
         if f.elem in PRIMS:
             return str(PRIMS[f.elem][1])
+        if f.elem == "errorCode":
+            return "2"
         if f.elem == "string":
             return "(flex ? 1 : 2)"
         return "(flex ? 1 : 4)"
@@ -172,6 +179,10 @@ class Gen:
             e.line(f"{x} = {r}.i8() != 0;")
         elif kind == "uuid":
             e.line(f"{x} = wire::read_uuid({r});")
+        elif kind == "errorCode":
+            e.line(f"{x} = static_cast<ErrorCode>({r}.i16());")
+        elif kind == "records":
+            e.line(f"{x} = wire::read_records({r}, flex, {self.cond(f.nullable)});")
         elif kind in PRIMS:
             e.line(f"{x} = {r}.{PRIMS[kind][2]}();")
         elif kind == "string":
@@ -254,7 +265,8 @@ class Gen:
 
                     def body(f=f):
                         self.dec_value(e, f, f.cpp, "tr")
-                        e.line("if (!tr.ok()) r.fail();")
+                        # The declared size must be exactly the value's.
+                        e.line("if (!tr.ok() || tr.remaining() != 0) r.fail();")
                     e.guarded(c, body)
                     e.line("break;")
                     e.close()
@@ -279,7 +291,11 @@ class Gen:
             e.line(f"static constexpr int16_t kMinVersion = {m.valid.lo};")
             e.line(f"static constexpr int16_t kMaxVersion = {m.valid.hi};")
             e.line(f"static constexpr int16_t kFirstFlexibleVersion = {ff};")
+            e.line(f'static constexpr std::string_view kApiName = "{m.api_name()}";')
             e.line("")
+            for common in m.common.values():
+                self.declare(e, common, False)
+                e.line("")
         for child in s.children():
             self.declare(e, child, False)
             e.line("")
@@ -313,11 +329,17 @@ class Gen:
                 found.setdefault(c.name, []).append(p)
                 walk(c, p)
         walk(root, "")
-        top = {c.name for c in root.children()} | {f.cpp for f in root.fields}
+        for common in self.msg.common.values():
+            walk(common, common.name)
+        top = ({c.name for c in root.children()} | {f.cpp for f in root.fields}
+               | set(self.msg.common))
         return [(n, ps[0]) for n, ps in sorted(found.items())
                 if len(ps) == 1 and "::" in ps[0] and n not in top and n != root.name]
 
     def define(self, e, s, qual, top):
+        if top:
+            for common in self.msg.common.values():
+                self.define(e, common, f"{qual}::{common.name}", False)
         for child in s.children():
             self.define(e, child, f"{qual}::{child.name}", False)
         e.open(f"void {qual}::encode(ByteWriter& w, int16_t version) const")
@@ -342,9 +364,14 @@ class Gen:
         e.line("// bounds-checked and never throws. Not thread-safe (plain struct).")
         e.line("#pragma once")
         e.line("")
-        for inc in ("<array>", "<cstdint>", "<optional>", "<string>", "<vector>"):
+        for inc in ("<array>", "<cstdint>", "<optional>", "<string>", "<string_view>", "<vector>"):
             e.line(f"#include {inc}")
         e.line("")
+        root = self.msg.root
+        if root.uses(lambda f: f.elem == "errorCode"):
+            e.line('#include "protocol/error_code.h"')
+        if root.uses(lambda f: f.elem == "records"):
+            e.line('#include "protocol/records.h"')
         e.line('#include "protocol/wire.h"')
         e.line('#include "util/bytes.h"')
         e.line("")
@@ -402,7 +429,7 @@ def known_apis(msgs):
            "inline constexpr KnownApi kKnownApis[] = {"]
     for m in reqs:
         ff = m.first_flexible if m.first_flexible is not None else "INT16_MAX"
-        name = m.name[:-len("Request")] if m.name.endswith("Request") else m.name
+        name = m.api_name()
         out.append(f'    {{{m.api_key}, {ff}, "{name}"}},')
     out += ["};", "", "}  // namespace spool::protocol", ""]
     return "\n".join(out)
@@ -428,10 +455,6 @@ def main():
     except (GenError, KeyError, ValueError) as ex:
         print(f"generate.py: error: {ex}", file=sys.stderr)
         return 1
-    umbrella = ["// Generated by src/protocol/gen/generate.py. Do not edit.",
-                "// Umbrella header: every protocol message struct.", "#pragma once", ""]
-    umbrella += [f'#include "{args.include_prefix}/{m.base}.h"' for m in msgs]
-    write_if_changed(os.path.join(args.out, "messages.h"), "\n".join(umbrella) + "\n")
     write_if_changed(os.path.join(args.out, "known_apis.h"), known_apis(msgs))
     return 0
 

@@ -18,6 +18,11 @@ PRIMS = {
 CPP_KEYWORDS = {"default", "operator", "class", "struct", "new", "delete", "template",
                 "namespace", "union", "register", "public", "private", "protected"}
 INF = 1 << 15
+# Non-struct element types besides PRIMS. "errorCode" is an int16 on the wire
+# typed protocol::ErrorCode in C++; "records" is a record-batch set kept as
+# protocol::Records (a view into the frame when decoded, file regions or bytes
+# when encoded).
+LEAF = ("string", "bytes", "records", "errorCode")
 
 
 class GenError(Exception):
@@ -77,19 +82,34 @@ class Field:
         self.is_array = self.type.startswith("[]")
         self.elem = self.type[2:] if self.is_array else self.type
         self.struct = None
+        self.common = False  # the struct is one of the message's commonStructs
         if "fields" in d:
-            if self.elem in PRIMS or self.elem in ("string", "bytes", "records"):
+            if self.elem in PRIMS or self.elem in LEAF:
                 raise GenError(f"{self.where}: primitive type with nested fields")
+            if self.elem in msg.common:
+                raise GenError(f"{self.where}: {self.elem} is a common struct; give no fields")
             self.struct = Struct(self.elem, d["fields"], msg, self.where,
                                  ctx.intersect(self.versions))
-        elif self.elem not in PRIMS and self.elem not in ("string", "bytes", "records"):
+        elif self.elem in msg.common:
+            self.struct = msg.common[self.elem]
+            self.common = True
+        elif self.elem not in PRIMS and self.elem not in LEAF:
             raise GenError(f"{self.where}: unknown type {self.type} (struct without fields?)")
         if self.elem == "records" and self.is_array:
             raise GenError(f"{self.where}: arrays of records are not supported")
+        if self.tag is not None and self.contains_records():
+            # A tagged value is encoded into its own buffer first, where file
+            # regions could not be spliced; Kafka never tags records.
+            raise GenError(f"{self.where}: records cannot be (inside) a tagged field")
         if not self.nullable.empty() and not (self.is_array or self.elem in ("string", "bytes",
                                                                              "records")):
             raise GenError(f"{self.where}: only strings, bytes, records and arrays are nullable")
         self.default_literal()  # validates the default now, naming the field
+
+    def contains_records(self):
+        if self.elem == "records":
+            return True
+        return bool(self.struct) and any(f.contains_records() for f in self.struct.fields)
 
     def is_nullable_type(self):
         # records are always optional: a fetch answer may carry none at all.
@@ -102,6 +122,10 @@ class Field:
             return PRIMS[self.elem][0]
         if self.elem == "string":
             return "std::string"
+        if self.elem == "errorCode":
+            return "ErrorCode"
+        if self.elem == "records":
+            return "Records"
         return "Bytes"
 
     def cpp_type(self):
@@ -142,6 +166,11 @@ class Field:
             return "{}"
         if self.elem == "float64":
             return str(float(d)) if d is not None else "0.0"
+        if self.elem == "errorCode":
+            v = int(str(d), 0) if d is not None else 0
+            if not -(1 << 15) <= v < (1 << 15):
+                raise GenError(f"{self.where}: default out of range")
+            return "ErrorCode::kNone" if v == 0 else f"static_cast<ErrorCode>({v})"
         v = int(str(d), 0) if d is not None else 0
         bits = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint16": 16}[self.elem]
         if self.elem == "uint16":
@@ -186,7 +215,13 @@ class Struct:
             raise GenError(f"{where}: duplicate field names")
 
     def children(self):
-        return [f.struct for f in self.fields if f.struct]
+        """Structs declared inside this one (common structs are declared once,
+        at message level)."""
+        return [f.struct for f in self.fields if f.struct and not f.common]
+
+    def uses(self, pred):
+        return any(pred(f) or (f.struct is not None and f.struct is not self and f.struct.uses(pred))
+                   for f in self.fields)
 
 
 class Message:
@@ -203,10 +238,26 @@ class Message:
         if not self.flexible.empty() and self.flexible.hi != INF:
             raise GenError(f"{path}: flexibleVersions must be open-ended (N+)")
         self.first_flexible = self.flexible.lo if not self.flexible.empty() else None
+        # commonStructs: structs several fields share (Kafka's JSON has the
+        # same key); a field names one as its type and gives no fields.
+        self.common = {}
+        for c in d.get("commonStructs", []):
+            cname = c["name"]
+            if cname in self.common:
+                raise GenError(f"{path}: common struct {cname} defined twice")
+            ctx = self.valid.intersect(Versions(c.get("versions", "0+")))
+            self.common[cname] = Struct(cname, c["fields"], self, f"{self.name}.{cname}", ctx)
         self.root = Struct(self.name, d.get("fields", []), self, self.name, self.valid)
         self.base = os.path.splitext(os.path.basename(path))[0]
         if self.base != snake(self.name):
             raise GenError(f"{path}: file should be named {snake(self.name)}.json")
+
+    def api_name(self):
+        """Kafka's API name: the message name without Request/Response."""
+        for suffix in ("Request", "Response"):
+            if self.name.endswith(suffix):
+                return self.name[:-len(suffix)]
+        return self.name
 
     # --- version conditions, simplified against the range they run in ---
     def cond(self, v, ctx=None):

@@ -54,12 +54,12 @@ class DelayedProduceTest : public ::testing::Test {
   std::shared_ptr<DelayedProduce> make_op(int64_t last_offset, int64_t timeout_ms) {
     protocol::ProduceResponse resp;
     auto& pr = resp.responses.emplace_back().partition_responses.emplace_back();
-    pr.error_code = 0;
+    pr.error_code = protocol::ErrorCode::kNone;
     auto op = std::make_shared<DelayedProduce>(timeout_ms, RequestContext{}, std::move(resp));
     op->add_wait(partition_, last_offset, &op->response().responses[0].partition_responses[0]);
     return op;
   }
-  int16_t answer(DelayedProduce& op) { return op.response().responses[0].partition_responses[0].error_code; }
+  int16_t answer(DelayedProduce& op) { return protocol::to_int(op.response().responses[0].partition_responses[0].error_code); }
 
   std::filesystem::path dir_;
   std::unique_ptr<storage::LogManager> logs_;

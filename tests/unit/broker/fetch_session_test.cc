@@ -43,13 +43,14 @@ FetchRequest request(int32_t session_id, int32_t epoch, const std::vector<Tp>& p
   return r;
 }
 
-FetchPartitionResult result(int64_t hw, int64_t log_start = 0, size_t record_bytes = 0, int16_t error = 0) {
+FetchPartitionResult result(int64_t hw, int64_t log_start = 0, size_t record_bytes = 0,
+                            ErrorCode error = ErrorCode::kNone) {
   FetchPartitionResult r;
   r.high_watermark = hw;
   r.last_stable_offset = hw;
   r.log_start_offset = log_start;
   r.error_code = error;
-  r.records.emplace(record_bytes, uint8_t{0});
+  r.records.emplace(Bytes(record_bytes, uint8_t{0}));
   return r;
 }
 
@@ -103,7 +104,7 @@ TEST_F(FetchSessionTest, BelowV7IsSessionless) {
     EXPECT_FALSE(ctx.error());
     auto resp = ctx.make_response({result(1), result(2)});
     EXPECT_EQ(resp.session_id, 0);
-    EXPECT_EQ(resp.error_code, 0);
+    EXPECT_EQ(resp.error_code, ErrorCode::kNone);
     EXPECT_EQ(listed(resp).size(), 2u);
   }
   EXPECT_EQ(cache.size(), 0u);
@@ -126,7 +127,7 @@ TEST_F(FetchSessionTest, FullFetchCreatesSession) {
   EXPECT_EQ(ctx.partitions()[1].fetch_offset, 7);
   auto resp = ctx.make_response({result(10, 1), result(20, 2)});
   EXPECT_GT(resp.session_id, 0);
-  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_EQ(resp.error_code, ErrorCode::kNone);
   // Full responses carry every partition, grouped by topic.
   ASSERT_EQ(resp.responses.size(), 2u);
   EXPECT_EQ(resp.responses[0].topic, "t");
@@ -158,7 +159,7 @@ TEST_F(FetchSessionTest, IncrementalWithoutChangesAnswersNothing) {
   EXPECT_EQ(ctx.session_id(), id);
   ASSERT_EQ(ctx.partitions().size(), 2u);  // the whole session is read
   auto resp = ctx.make_response({result(10), result(20)});
-  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_EQ(resp.error_code, ErrorCode::kNone);
   EXPECT_EQ(resp.session_id, id);
   EXPECT_TRUE(resp.responses.empty());
   EXPECT_EQ(cache.session(id)->epoch, 2);
@@ -188,7 +189,7 @@ TEST_F(FetchSessionTest, IncrementalAnswersOnlyChangedPartitions) {
 TEST_F(FetchSessionTest, ErrorsAreAlwaysSentAndResendAfterRecovery) {
   auto cache = make_cache();
   int32_t id = open(cache);
-  auto err = result(-1, -1, 0, static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition));
+  auto err = result(-1, -1, 0, ErrorCode::kUnknownTopicOrPartition);
   // Results by partition of topic t, in the order the context asks for.
   auto answer = [&](int32_t epoch, const FetchPartitionResult& p0, const FetchPartitionResult& p1) {
     auto ctx = cache.new_context(request(id, epoch, {}), 11, false);
@@ -198,7 +199,7 @@ TEST_F(FetchSessionTest, ErrorsAreAlwaysSentAndResendAfterRecovery) {
   };
   auto r1 = answer(1, err, result(20));
   EXPECT_EQ(listed(r1), (std::vector<std::pair<std::string, int32_t>>{{"t", 0}}));
-  EXPECT_EQ(r1.responses[0].partitions[0].error_code, static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition));
+  EXPECT_EQ(r1.responses[0].partitions[0].error_code, ErrorCode::kUnknownTopicOrPartition);
   auto r2 = answer(2, err, result(20));
   EXPECT_EQ(listed(r2), (std::vector<std::pair<std::string, int32_t>>{{"t", 0}}));
   // Back to the state it had before the error: must be sent again.
@@ -237,7 +238,7 @@ TEST_F(FetchSessionTest, ForgettingEverythingClosesTheSession) {
   EXPECT_TRUE(ctx.partitions().empty());
   auto resp = ctx.make_response({});
   EXPECT_EQ(resp.session_id, 0);
-  EXPECT_EQ(resp.error_code, 0);
+  EXPECT_EQ(resp.error_code, ErrorCode::kNone);
   EXPECT_FALSE(cache.session(id));
   EXPECT_EQ(cache.total_partitions(), 0);
 }
@@ -249,7 +250,7 @@ TEST_F(FetchSessionTest, UnknownSessionId) {
   EXPECT_EQ(ctx.error(), ErrorCode::kFetchSessionIdNotFound);
   EXPECT_TRUE(ctx.partitions().empty());
   auto resp = ctx.make_response({});
-  EXPECT_EQ(resp.error_code, static_cast<int16_t>(ErrorCode::kFetchSessionIdNotFound));
+  EXPECT_EQ(resp.error_code, ErrorCode::kFetchSessionIdNotFound);
   EXPECT_EQ(resp.session_id, 0);
   EXPECT_TRUE(resp.responses.empty());
   // An epoch > 0 without a session id is an incremental fetch of nothing known.
@@ -262,7 +263,7 @@ TEST_F(FetchSessionTest, WrongEpoch) {
   for (int32_t bad : {2, 5, -3}) {
     auto ctx = cache.new_context(request(id, bad, {}), 11, false);
     EXPECT_EQ(ctx.error(), ErrorCode::kInvalidFetchSessionEpoch) << bad;
-    EXPECT_EQ(ctx.make_response({}).error_code, static_cast<int16_t>(ErrorCode::kInvalidFetchSessionEpoch));
+    EXPECT_EQ(ctx.make_response({}).error_code, ErrorCode::kInvalidFetchSessionEpoch);
   }
   // The session is untouched by the failures.
   EXPECT_EQ(cache.session(id)->epoch, 1);
@@ -277,11 +278,11 @@ TEST_F(FetchSessionTest, EpochMovedWhileAnsweringIsADuplicate) {
   auto first = cache.new_context(request(id, 1, {}), 11, false);
   auto second = cache.new_context(request(id, 2, {}), 11, false);
   auto r1 = first.make_response({result(11), result(20)});
-  EXPECT_EQ(r1.error_code, static_cast<int16_t>(ErrorCode::kInvalidFetchSessionEpoch));
+  EXPECT_EQ(r1.error_code, ErrorCode::kInvalidFetchSessionEpoch);
   EXPECT_EQ(r1.session_id, id);
   EXPECT_TRUE(r1.responses.empty());
   auto r2 = second.make_response({result(11), result(20)});
-  EXPECT_EQ(r2.error_code, 0);
+  EXPECT_EQ(r2.error_code, ErrorCode::kNone);
   EXPECT_EQ(listed(r2).size(), 1u);
 }
 
@@ -400,7 +401,7 @@ TEST_F(FetchSessionTest, MismatchedResultCountIsAnErrorNotACrash) {
   auto cache = make_cache();
   auto ctx = cache.new_context(request(0, 0, {{"t", 0}, {"t", 1}}), 11, false);
   auto resp = ctx.make_response({result(1)});
-  EXPECT_EQ(resp.error_code, static_cast<int16_t>(ErrorCode::kUnknownServerError));
+  EXPECT_EQ(resp.error_code, ErrorCode::kUnknownServerError);
   EXPECT_EQ(cache.size(), 0u);
 }
 
@@ -418,7 +419,7 @@ TEST_F(FetchSessionTest, ConcurrentSessionsStayConsistent) {
           auto ctx = cache.new_context(request(id, e, {{"t", t, round}}), 11, false);
           if (ctx.error()) break;  // evicted by another thread: allowed
           auto resp = ctx.make_response(std::vector<FetchPartitionResult>(ctx.partitions().size(), result(e)));
-          if (resp.error_code == 0) ++incremental_ok;
+          if (resp.error_code == ErrorCode::kNone) ++incremental_ok;
         }
         cache.new_context(request(id, -1, {}), 11, false);
       }

@@ -14,8 +14,17 @@
 #include <thread>
 
 #include "cli/topic_command.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
+#include "protocol/create_topics_request.h"
+#include "protocol/create_topics_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
+#include "protocol/describe_configs_request.h"
+#include "protocol/describe_configs_response.h"
 #include "protocol/header.h"
-#include "protocol/messages.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
 
 namespace spool {
 namespace {
@@ -104,8 +113,8 @@ class FakeBroker {
         resp.brokers = {{0, "127.0.0.1", 9092, std::nullopt}};
         proto::MetadataResponse::MetadataResponseTopic t;
         t.name = "orders";
-        t.partitions.push_back({0, 1, 0, 2, {0}, {0}, {}});
-        t.partitions.push_back({0, 0, 0, 2, {0}, {0}, {}});
+        t.partitions.push_back({proto::ErrorCode::kNone, 1, 0, 2, {0}, {0}, {}});
+        t.partitions.push_back({proto::ErrorCode::kNone, 0, 0, 2, {0}, {0}, {}});
         if (!req.topics || req.topics->empty()) {
           resp.topics.push_back(t);
           t.name = "audit";
@@ -117,7 +126,7 @@ class FakeBroker {
             } else {
               proto::MetadataResponse::MetadataResponseTopic missing;
               missing.name = rt.name.value_or("");
-              missing.error_code = 3;
+              missing.error_code = protocol::ErrorCode::kUnknownTopicOrPartition;
               resp.topics.push_back(missing);
             }
           }
@@ -133,7 +142,7 @@ class FakeBroker {
           proto::CreateTopicsResponse::CreatableTopicResult res;
           res.name = t.name;
           if (t.name == "orders") {
-            res.error_code = 36;
+            res.error_code = protocol::ErrorCode::kTopicAlreadyExists;
             res.error_message = "Topic 'orders' already exists.";
           } else {
             res.num_partitions = t.num_partitions < 0 ? 1 : t.num_partitions;
@@ -152,7 +161,7 @@ class FakeBroker {
         for (const auto& n : req.topic_names) {
           proto::DeleteTopicsResponse::DeletableTopicResult res;
           res.name = n;
-          res.error_code = n == "orders" ? 0 : 3;
+          res.error_code = n == "orders" ? protocol::ErrorCode::kNone : protocol::ErrorCode::kUnknownTopicOrPartition;
           resp.responses.push_back(res);
         }
         resp.encode(w, v);

@@ -18,8 +18,23 @@
 
 #include "cli/group_command.h"
 #include "cli/group_parse.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
+#include "protocol/describe_groups_request.h"
+#include "protocol/describe_groups_response.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
 #include "protocol/header.h"
-#include "protocol/messages.h"
+#include "protocol/list_groups_request.h"
+#include "protocol/list_groups_response.h"
+#include "protocol/list_offsets_request.h"
+#include "protocol/list_offsets_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+#include "protocol/offset_commit_request.h"
+#include "protocol/offset_commit_response.h"
+#include "protocol/offset_fetch_request.h"
+#include "protocol/offset_fetch_response.h"
 
 namespace spool::cli {
 namespace {
@@ -124,7 +139,7 @@ struct Script {
   std::string state = "Stable";
   Bytes assignment_a = encode_consumer_assignment({{"t", {0}}});
   Bytes assignment_b = encode_consumer_assignment({{"t", {1}}});
-  int16_t commit_error = 0;
+  proto::ErrorCode commit_error = proto::ErrorCode::kNone;
   bool malformed_describe = false;
 
   void answer(const proto::RequestHeader& h, ByteReader& r, ByteWriter& w) {
@@ -135,8 +150,8 @@ struct Script {
         resp.brokers = {{0, "127.0.0.1", port, std::nullopt}};
         proto::MetadataResponse::MetadataResponseTopic t;
         t.name = "t";
-        t.partitions.push_back({0, 0, 0, 0, {0}, {0}, {}});
-        t.partitions.push_back({0, 1, 0, 0, {0}, {0}, {}});
+        t.partitions.push_back({proto::ErrorCode::kNone, 0, 0, 0, {0}, {0}, {}});
+        t.partitions.push_back({proto::ErrorCode::kNone, 1, 0, 0, {0}, {0}, {}});
         resp.topics.push_back(t);
         resp.encode(w, v);
         break;
@@ -144,7 +159,7 @@ struct Script {
       case proto::FindCoordinatorRequest::kApiKey: {
         proto::FindCoordinatorResponse resp;
         if (coordinator_loading-- > 0) {
-          resp.error_code = 14;
+          resp.error_code = protocol::ErrorCode::kCoordinatorLoadInProgress;
         } else {
           resp.node_id = 0;
           resp.host = "127.0.0.1";
@@ -196,7 +211,7 @@ struct Script {
         proto::OffsetFetchResponse resp;
         proto::OffsetFetchResponse::OffsetFetchResponseTopic t;
         t.name = "t";
-        t.partitions.push_back({0, 4, -1, "", 0});
+        t.partitions.push_back({0, 4, -1, "", proto::ErrorCode::kNone});
         resp.topics.push_back(t);
         resp.encode(w, v);
         break;
@@ -336,7 +351,7 @@ TEST(GroupAdminFake, ResetRefusesAnActiveGroupBeforeCommitting) {
 TEST(GroupAdminFake, ResetShowsTheBrokersRefusal) {
   Harness h;
   h.script.state = "Empty";
-  h.script.commit_error = 25;  // UNKNOWN_MEMBER_ID: a consumer joined meanwhile
+  h.script.commit_error = proto::ErrorCode::kUnknownMemberId;  // UNKNOWN_MEMBER_ID: a consumer joined meanwhile
   std::string out, err;
   GroupArgs a = args("reset-offsets", {"g"});
   a.topics = {"t:1"};
@@ -347,7 +362,7 @@ TEST(GroupAdminFake, ResetShowsTheBrokersRefusal) {
   // 99 is clamped to the log end.
   EXPECT_TRUE(has_row(out, {"g", "t", "1", "10", "UNKNOWN_MEMBER_ID"}, /*prefix=*/true)) << out;
 
-  h.script.commit_error = 0;
+  h.script.commit_error = proto::ErrorCode::kNone;
   a.to_offset.reset();
   a.shift_by = -100;  // partition 1 has no committed offset
   EXPECT_EQ(h.run(a, out, err), kExitFailure);

@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
-#include "protocol/messages.h"
+#include "protocol/create_acls_request.h"
+#include "protocol/create_acls_response.h"
+#include "protocol/delete_acls_request.h"
+#include "protocol/delete_acls_response.h"
+#include "protocol/describe_acls_request.h"
+#include "protocol/describe_acls_response.h"
 
 namespace spool::protocol {
 namespace {
@@ -39,7 +44,7 @@ TEST(GoldenCreateAcls, RequestAndResponse) {
   check_golden(m, 0, "00000001 | 02 | 0001 74 | 0006 557365723a61 | 0001 2a | 03 | 03");
   check_golden(m, 1, "00000001 | 02 | 0001 74 | 03 | 0006 557365723a61 | 0001 2a | 03 | 03");
   CreateAclsResponse r;
-  r.results.push_back({0, std::nullopt});
+  r.results.push_back({ErrorCode::kNone, std::nullopt});
   check_golden(r, 0, "00000000 | 00000001 | 0000 | ffff");
   check_golden(r, 1, "00000000 | 00000001 | 0000 | ffff");
 }

@@ -4,7 +4,20 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
-#include "protocol/messages.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
+#include "protocol/create_topics_request.h"
+#include "protocol/create_topics_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
+#include "protocol/fetch_request.h"
+#include "protocol/fetch_response.h"
+#include "protocol/list_offsets_request.h"
+#include "protocol/list_offsets_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+#include "protocol/produce_request.h"
+#include "protocol/produce_response.h"
 
 namespace spool::protocol {
 namespace {
@@ -19,7 +32,7 @@ ProduceRequest produce_request(int16_t v) {
   m.timeout_ms = 1000;
   ProduceRequest::TopicProduceData t;
   t.name = "t";
-  t.partition_data.push_back({0, Bytes{1, 2, 3}});
+  t.partition_data.push_back({0, Records(Bytes{1, 2, 3})});
   if (v >= 3) t.partition_data.push_back({1, std::nullopt});
   m.topic_data.push_back(t);
   return m;
@@ -55,7 +68,7 @@ TEST(GoldenProduce, ResponseV8) {
   t.name = "t";
   ProduceResponse::PartitionProduceResponse p;
   p.index = 0;
-  p.error_code = 2;
+  p.error_code = ErrorCode::kCorruptMessage;
   p.base_offset = -1;
   p.log_append_time_ms = -1;
   p.log_start_offset = 0;
@@ -116,7 +129,7 @@ TEST(GoldenFetch, ResponseV4) {
   FetchResponse::PartitionData p;
   p.high_watermark = 10;
   p.last_stable_offset = 10;
-  p.records = Bytes{0xaa, 0xbb};
+  p.records = Records(Bytes{0xaa, 0xbb});
   t.partitions.push_back(p);
   m.responses.push_back(t);
   check_golden(m, 4,
@@ -346,7 +359,7 @@ TEST(GoldenCreateTopics, ResponseV2) {
   CreateTopicsResponse m;
   CreateTopicsResponse::CreatableTopicResult t;
   t.name = "t";
-  t.error_code = 36;
+  t.error_code = ErrorCode::kTopicAlreadyExists;
   t.error_message = "e";
   m.topics.push_back(t);
   check_golden(m, 2, "00000000 | 00000001 | 0001 74 | 0024 | 0001 65");
@@ -373,7 +386,7 @@ TEST(GoldenDeleteTopics, Response) {
   DeleteTopicsResponse m;
   DeleteTopicsResponse::DeletableTopicResult r;
   r.name = "a";
-  r.error_code = 3;
+  r.error_code = ErrorCode::kUnknownTopicOrPartition;
   m.responses.push_back(r);
   check_golden(m, 0, "00000001 | 0001 61 | 0003");
   check_golden(m, 1, "00000000 | 00000001 | 0001 61 | 0003");

@@ -4,7 +4,28 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
-#include "protocol/messages.h"
+#include "protocol/describe_configs_request.h"
+#include "protocol/describe_configs_response.h"
+#include "protocol/describe_groups_request.h"
+#include "protocol/describe_groups_response.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
+#include "protocol/heartbeat_request.h"
+#include "protocol/heartbeat_response.h"
+#include "protocol/init_producer_id_request.h"
+#include "protocol/init_producer_id_response.h"
+#include "protocol/join_group_request.h"
+#include "protocol/join_group_response.h"
+#include "protocol/leave_group_request.h"
+#include "protocol/leave_group_response.h"
+#include "protocol/list_groups_request.h"
+#include "protocol/list_groups_response.h"
+#include "protocol/offset_commit_request.h"
+#include "protocol/offset_commit_response.h"
+#include "protocol/offset_fetch_request.h"
+#include "protocol/offset_fetch_response.h"
+#include "protocol/sync_group_request.h"
+#include "protocol/sync_group_response.h"
 
 namespace spool::protocol {
 namespace {
@@ -29,7 +50,7 @@ TEST(GoldenFindCoordinator, Response) {
   m.port = 9092;
   check_golden(m, 0, "0000 | 00000001 | 0001 68 | 00002384");
   FindCoordinatorResponse e;
-  e.error_code = 15;
+  e.error_code = ErrorCode::kCoordinatorNotAvailable;
   e.error_message = "x";
   e.node_id = -1;
   e.port = -1;
@@ -92,7 +113,7 @@ TEST(GoldenSyncGroup, Response) {
   m.assignment = {1, 2};
   check_golden(m, 0, "0000 | 00000002 0102");
   SyncGroupResponse e;
-  e.error_code = 27;
+  e.error_code = ErrorCode::kRebalanceInProgress;
   check_golden(e, 3, "00000000 | 001b | 00000000");
 }
 
@@ -155,7 +176,7 @@ TEST(GoldenOffsetCommit, Response) {
   OffsetCommitResponse m;
   OffsetCommitResponse::OffsetCommitResponseTopic t;
   t.name = "t";
-  t.partitions.push_back({0, 0});
+  t.partitions.push_back({0, ErrorCode::kNone});
   m.topics.push_back(t);
   check_golden(m, 2, "00000001 | 0001 74 | 00000001 | 00000000 | 0000");
   check_golden(m, 7, "00000000 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");

@@ -5,7 +5,22 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
-#include "protocol/messages.h"
+#include "protocol/add_offsets_to_txn_request.h"
+#include "protocol/add_offsets_to_txn_response.h"
+#include "protocol/create_partitions_request.h"
+#include "protocol/create_partitions_response.h"
+#include "protocol/delete_groups_request.h"
+#include "protocol/delete_groups_response.h"
+#include "protocol/delete_records_request.h"
+#include "protocol/delete_records_response.h"
+#include "protocol/end_txn_request.h"
+#include "protocol/end_txn_response.h"
+#include "protocol/offset_for_leader_epoch_request.h"
+#include "protocol/offset_for_leader_epoch_response.h"
+#include "protocol/sasl_authenticate_request.h"
+#include "protocol/sasl_authenticate_response.h"
+#include "protocol/sasl_handshake_request.h"
+#include "protocol/sasl_handshake_response.h"
 
 namespace spool::protocol {
 namespace {
@@ -48,7 +63,7 @@ TEST(GoldenDeleteRecords, RequestAndResponse) {
   DeleteRecordsResponse r;
   DeleteRecordsResponse::DeleteRecordsTopicResult tr;
   tr.name = "t";
-  tr.partitions.push_back({0, 5, 0});
+  tr.partitions.push_back({0, 5, ErrorCode::kNone});
   r.topics.push_back(tr);
   for (int16_t v : {0, 1}) {
     check_golden(r, v,
@@ -102,7 +117,7 @@ TEST(GoldenCreatePartitions, RequestAndResponse) {
   check_golden(m, 1, "00000001 | 0001 74 | 00000003 | 00000001 | 00000001 00000001 | 000003e8 | 01");
 
   CreatePartitionsResponse r;
-  r.results.push_back({"t", 37, "bad"});
+  r.results.push_back({"t", ErrorCode::kInvalidPartitions, "bad"});
   check_golden(r, 0, "00000000 | 00000001 | 0001 74 | 0025 | 0003 626164");
   check_golden(r, 1, "00000000 | 00000001 | 0001 74 | 0025 | 0003 626164");
 }
@@ -113,7 +128,7 @@ TEST(GoldenDeleteGroups, RequestAndResponse) {
   check_golden(m, 0, "00000001 0001 67");
   check_golden(m, 1, "00000001 0001 67");
   DeleteGroupsResponse r;
-  r.results.push_back({"g", 69});
+  r.results.push_back({"g", ErrorCode::kGroupIdNotFound});
   check_golden(r, 0, "00000000 | 00000001 | 0001 67 | 0045");
   check_golden(r, 1, "00000000 | 00000001 | 0001 67 | 0045");
 }
@@ -137,7 +152,7 @@ TEST(GoldenEndTxn, RequestAndResponse) {
   m.committed = true;
   for (int16_t v : {0, 2}) check_golden(m, v, "0001 78 | 00000000000003e8 | 0001 | 01");
   EndTxnResponse r;
-  r.error_code = 51;
+  r.error_code = ErrorCode::kConcurrentTransactions;
   for (int16_t v : {0, 2}) check_golden(r, v, "00000000 | 0033");
 }
 

@@ -4,7 +4,22 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
-#include "protocol/messages.h"
+#include "protocol/add_partitions_to_txn_request.h"
+#include "protocol/add_partitions_to_txn_response.h"
+#include "protocol/alter_configs_request.h"
+#include "protocol/alter_configs_response.h"
+#include "protocol/describe_cluster_request.h"
+#include "protocol/describe_cluster_response.h"
+#include "protocol/describe_log_dirs_request.h"
+#include "protocol/describe_log_dirs_response.h"
+#include "protocol/incremental_alter_configs_request.h"
+#include "protocol/incremental_alter_configs_response.h"
+#include "protocol/offset_delete_request.h"
+#include "protocol/offset_delete_response.h"
+#include "protocol/txn_offset_commit_request.h"
+#include "protocol/txn_offset_commit_response.h"
+#include "protocol/write_txn_markers_request.h"
+#include "protocol/write_txn_markers_response.h"
 
 namespace spool::protocol {
 namespace {
@@ -39,7 +54,7 @@ TEST(GoldenTxnOffsetCommit, Response) {
   TxnOffsetCommitResponse m;
   TxnOffsetCommitResponse::TxnOffsetCommitResponseTopic t;
   t.name = "t";
-  t.partitions.push_back({0, 0});
+  t.partitions.push_back({0, ErrorCode::kNone});
   m.topics.push_back(t);
   check_golden(m, 0, "00000000 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");
   check_golden(m, 3, "00000000 | 02 | 02 74 | 02 | 00000000 | 0000 | 00 | 00 | 00");
@@ -58,7 +73,7 @@ TEST(GoldenAddPartitionsToTxn, RequestAndResponse) {
   AddPartitionsToTxnResponse r;
   AddPartitionsToTxnResponse::AddPartitionsToTxnTopicResult tr;
   tr.name = "t";
-  tr.results.push_back({0, 0});
+  tr.results.push_back({0, ErrorCode::kNone});
   r.results.push_back(tr);
   for (int16_t v : {0, 2}) {
     check_golden(r, v, "00000000 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");
@@ -86,7 +101,7 @@ TEST(GoldenWriteTxnMarkers, RequestAndResponse) {
   res.producer_id = 1000;
   WriteTxnMarkersResponse::WritableTxnMarkerTopicResult tr;
   tr.name = "t";
-  tr.partitions.push_back({0, 0});
+  tr.partitions.push_back({0, ErrorCode::kNone});
   res.topics.push_back(tr);
   r.markers.push_back(res);
   check_golden(r, 0,
@@ -119,7 +134,7 @@ TEST(GoldenAlterConfigs, RequestAndResponse) {
     check_golden(m, v, "00000001 | 02 | 0001 74 | 00000001 | 0001 6b | 0001 76 | 00");
   }
   AlterConfigsResponse r;
-  r.responses.push_back({0, std::nullopt, 2, "t"});
+  r.responses.push_back({ErrorCode::kNone, std::nullopt, 2, "t"});
   for (int16_t v : {0, 1}) check_golden(r, v, "00000000 | 00000001 | 0000 | ffff | 02 | 0001 74");
 }
 
@@ -133,7 +148,7 @@ TEST(GoldenIncrementalAlterConfigs, RequestAndResponse) {
   m.validate_only = true;
   check_golden(m, 0, "00000001 | 02 | 0001 74 | 00000001 | 0001 6b | 01 | ffff | 01");
   IncrementalAlterConfigsResponse r;
-  r.responses.push_back({0, std::nullopt, 2, "t"});
+  r.responses.push_back({ErrorCode::kNone, std::nullopt, 2, "t"});
   check_golden(r, 0, "00000000 | 00000001 | 0000 | ffff | 02 | 0001 74");
 }
 
@@ -148,7 +163,7 @@ TEST(GoldenDescribeLogDirs, RequestAndResponse) {
   DescribeLogDirsResponse::DescribeLogDirsTopic t;
   t.name = "t";
   t.partitions.push_back({0, 100, 0, false});
-  r.results.push_back({0, "/d", {t}});
+  r.results.push_back({ErrorCode::kNone, "/d", {t}});
   for (int16_t v : {0, 1}) {
     check_golden(r, v,
                  "00000000 | 00000001 | 0000 | 0002 2f64 | 00000001 | 0001 74 | 00000001 | 00000000 | "
@@ -167,7 +182,7 @@ TEST(GoldenOffsetDelete, RequestAndResponse) {
   OffsetDeleteResponse r;
   OffsetDeleteResponse::OffsetDeleteResponseTopic rt;
   rt.name = "t";
-  rt.partitions.push_back({0, 0});
+  rt.partitions.push_back({0, ErrorCode::kNone});
   r.topics.push_back(rt);
   check_golden(r, 0, "0000 | 00000000 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");
 }

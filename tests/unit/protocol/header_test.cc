@@ -1,12 +1,12 @@
-// Request/response headers, the served-API table and the KIP-511 answer.
+// Request/response headers and what protocol knows of every defined API.
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "golden.h"
 #include "protocol/api_table.h"
+#include "protocol/api_versions_request.h"
 #include "protocol/header.h"
-#include "protocol/messages.h"
 
 namespace spool::protocol {
 namespace {
@@ -85,37 +85,10 @@ TEST(ResponseHeader, ApiVersionsAlwaysV0) {
   EXPECT_FALSE(is_flexible(12345, 50)) << "unknown keys decode as header v1";
 }
 
-TEST(ApiTable, AdvertisedRanges) {
-  const std::map<int16_t, std::pair<int16_t, int16_t>> expected = {
-      {0, {0, 8}}, {1, {4, 11}}, {2, {1, 5}}, {3, {0, 8}},
-      {8, {2, 7}}, {9, {1, 7}}, {10, {0, 2}}, {11, {0, 5}},
-      {12, {0, 3}}, {13, {0, 3}}, {14, {0, 3}}, {15, {0, 4}},
-      {16, {0, 4}},
-      {18, {0, 3}}, {19, {2, 4}}, {20, {1, 3}}, {21, {0, 1}}, {22, {0, 4}},
-      {24, {0, 2}}, {25, {0, 2}}, {26, {0, 2}}, {27, {0, 1}}, {28, {0, 3}},
-      {32, {1, 2}}, {33, {0, 1}}, {35, {0, 1}}, {37, {0, 1}},
-      {42, {0, 1}}, {44, {0, 0}}, {47, {0, 0}}, {60, {0, 0}}, {61, {0, 0}}, {65, {0, 0}}, {66, {0, 0}}};
-  std::map<int16_t, std::pair<int16_t, int16_t>> served;
-  for (const auto& a : served_apis()) served[a.api_key] = {a.min_version, a.max_version};
-  EXPECT_EQ(served, expected);
-  ASSERT_NE(find_api(1), nullptr);
-  EXPECT_EQ(find_api(1)->name, "Fetch");
-  EXPECT_EQ(find_api(1)->first_flexible, 12);
-  ASSERT_NE(find_api(10), nullptr);
-  EXPECT_EQ(find_api(10)->name, "FindCoordinator");
-  EXPECT_EQ(find_api(29), nullptr);  // DescribeAcls: not served yet
-
-  const ApiVersionsResponse resp = make_api_versions_response(3);
-  EXPECT_EQ(resp.error_code, 0);
-  std::map<int16_t, std::pair<int16_t, int16_t>> answered;
-  for (const auto& k : resp.api_keys) answered[k.api_key] = {k.min_version, k.max_version};
-  EXPECT_EQ(answered, expected);
-}
-
-TEST(ApiTable, Kip511UnsupportedVersionAnswer) {
-  // Header v0 (correlation id), error 35, one entry: ApiVersions 0-3.
-  EXPECT_EQ(to_hex(encode_unsupported_api_versions(7)),
-            "00000007" "0023" "00000001" "0012" "0000" "0003");
+TEST(ApiTable, NamesOfKnownApis) {
+  EXPECT_EQ(api_name(1), "Fetch");
+  EXPECT_EQ(api_name(29), "DescribeAcls");  // defined, not served
+  EXPECT_EQ(api_name(12345), "");
 }
 
 }  // namespace

@@ -3,8 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "golden.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
+#include "protocol/delete_topics_request.h"
 #include "protocol/error_code.h"
-#include "protocol/messages.h"
+#include "protocol/fetch_request.h"
+#include "protocol/fetch_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+#include "protocol/produce_request.h"
 #include "protocol/wire.h"
 
 namespace spool::protocol {

@@ -1,0 +1,227 @@
+// The one table of the APIs the broker serves: per API its request and
+// response message types, the version range it serves (and advertises), its
+// handler, and the listeners it is allowed on. Everything else is built
+// from it: the ApiVersions answer, the dispatcher's lookup (no switch on API
+// numbers anywhere), the request fuzzer (tests/fuzz/fuzz_request.cc) and its
+// seed corpus (tests/fuzz/make_request_corpus.cc). Adding an API or a
+// version is one line here plus its handler; the static_asserts in Api keep
+// every range inside what the message definitions can encode.
+//
+// The table is a type list, so code that only needs the message types (the
+// fuzzers) can walk it without linking the broker; ApiEntry (handler_table.cc)
+// is its runtime form. Ranges follow PROTOCOL-NOTES.md: Produce advertises
+// v0-2 although they are answered UNSUPPORTED_VERSION (librdkafka disables
+// compression otherwise). Immutable static data; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "protocol/produce_request.h"
+#include "protocol/produce_response.h"
+#include "protocol/fetch_request.h"
+#include "protocol/fetch_response.h"
+#include "protocol/list_offsets_request.h"
+#include "protocol/list_offsets_response.h"
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+#include "protocol/offset_commit_request.h"
+#include "protocol/offset_commit_response.h"
+#include "protocol/offset_fetch_request.h"
+#include "protocol/offset_fetch_response.h"
+#include "protocol/find_coordinator_request.h"
+#include "protocol/find_coordinator_response.h"
+#include "protocol/join_group_request.h"
+#include "protocol/join_group_response.h"
+#include "protocol/heartbeat_request.h"
+#include "protocol/heartbeat_response.h"
+#include "protocol/leave_group_request.h"
+#include "protocol/leave_group_response.h"
+#include "protocol/sync_group_request.h"
+#include "protocol/sync_group_response.h"
+#include "protocol/describe_groups_request.h"
+#include "protocol/describe_groups_response.h"
+#include "protocol/list_groups_request.h"
+#include "protocol/list_groups_response.h"
+#include "protocol/api_versions_request.h"
+#include "protocol/api_versions_response.h"
+#include "protocol/create_topics_request.h"
+#include "protocol/create_topics_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
+#include "protocol/delete_records_request.h"
+#include "protocol/delete_records_response.h"
+#include "protocol/init_producer_id_request.h"
+#include "protocol/init_producer_id_response.h"
+#include "protocol/add_partitions_to_txn_request.h"
+#include "protocol/add_partitions_to_txn_response.h"
+#include "broker/listener.h"
+#include "protocol/add_offsets_to_txn_request.h"
+#include "protocol/add_offsets_to_txn_response.h"
+#include "protocol/end_txn_request.h"
+#include "protocol/end_txn_response.h"
+#include "protocol/write_txn_markers_request.h"
+#include "protocol/write_txn_markers_response.h"
+#include "protocol/txn_offset_commit_request.h"
+#include "protocol/txn_offset_commit_response.h"
+#include "protocol/describe_configs_request.h"
+#include "protocol/describe_configs_response.h"
+#include "protocol/alter_configs_request.h"
+#include "protocol/alter_configs_response.h"
+#include "protocol/describe_log_dirs_request.h"
+#include "protocol/describe_log_dirs_response.h"
+#include "protocol/create_partitions_request.h"
+#include "protocol/create_partitions_response.h"
+#include "protocol/delete_groups_request.h"
+#include "protocol/delete_groups_response.h"
+#include "protocol/incremental_alter_configs_request.h"
+#include "protocol/incremental_alter_configs_response.h"
+#include "protocol/offset_delete_request.h"
+#include "protocol/offset_delete_response.h"
+#include "protocol/describe_cluster_request.h"
+#include "protocol/describe_cluster_response.h"
+#include "protocol/describe_producers_request.h"
+#include "protocol/describe_producers_response.h"
+#include "protocol/describe_transactions_request.h"
+#include "protocol/describe_transactions_response.h"
+#include "protocol/list_transactions_request.h"
+#include "protocol/list_transactions_response.h"
+#include "util/bytes.h"
+
+namespace spool::broker {
+
+struct BrokerContext;
+struct RequestContext;
+
+// A handler decodes the body at ctx.version() and answers exactly once
+// (handlers.h has the contract; one file per API family in this folder).
+using ApiHandler = void (*)(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+
+void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_heartbeat(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_leave_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_api_versions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_add_partitions_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_write_txn_markers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+
+template <typename Req, typename Resp, int16_t Min, int16_t Max, ApiHandler Handle,
+          ListenerSet Listeners = kClientOnly>
+struct Api {
+  static_assert(Req::kApiKey == Resp::kApiKey);
+  static_assert(Min >= Req::kMinVersion && Max <= Req::kMaxVersion && Min <= Max);
+  static_assert(Min >= Resp::kMinVersion && Max <= Resp::kMaxVersion);
+  static_assert(Req::kFirstFlexibleVersion == Resp::kFirstFlexibleVersion);
+  using Request = Req;
+  using Response = Resp;
+  static constexpr int16_t kApiKey = Req::kApiKey;
+  static constexpr int16_t kMinVersion = Min;
+  static constexpr int16_t kMaxVersion = Max;
+  static constexpr int16_t kFirstFlexibleVersion = Req::kFirstFlexibleVersion;
+  static constexpr std::string_view kName = Req::kApiName;
+  static constexpr ListenerSet kListeners = Listeners;
+  static constexpr ApiHandler kHandler = Handle;
+};
+
+template <typename... Apis>
+struct ApiList {
+  static constexpr size_t kSize = sizeof...(Apis);
+};
+
+// Ordered by api key (checked in handler_table.cc).
+using ServedApis = ApiList<
+    Api<protocol::ProduceRequest, protocol::ProduceResponse, 0, 8, &handle_produce>,
+    Api<protocol::FetchRequest, protocol::FetchResponse, 4, 11, &handle_fetch>,
+    Api<protocol::ListOffsetsRequest, protocol::ListOffsetsResponse, 1, 5, &handle_list_offsets>,
+    Api<protocol::MetadataRequest, protocol::MetadataResponse, 0, 8, &handle_metadata>,
+    Api<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse, 2, 7, &handle_offset_commit>,
+    Api<protocol::OffsetFetchRequest, protocol::OffsetFetchResponse, 1, 7, &handle_offset_fetch>,
+    Api<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse, 0, 2, &handle_find_coordinator>,
+    Api<protocol::JoinGroupRequest, protocol::JoinGroupResponse, 0, 5, &handle_join_group>,
+    Api<protocol::HeartbeatRequest, protocol::HeartbeatResponse, 0, 3, &handle_heartbeat>,
+    Api<protocol::LeaveGroupRequest, protocol::LeaveGroupResponse, 0, 3, &handle_leave_group>,
+    Api<protocol::SyncGroupRequest, protocol::SyncGroupResponse, 0, 3, &handle_sync_group>,
+    Api<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse, 0, 4, &handle_describe_groups>,
+    Api<protocol::ListGroupsRequest, protocol::ListGroupsResponse, 0, 4, &handle_list_groups>,
+    Api<protocol::ApiVersionsRequest, protocol::ApiVersionsResponse, 0, 3, &handle_api_versions>,
+    Api<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse, 2, 4, &handle_create_topics>,
+    Api<protocol::DeleteTopicsRequest, protocol::DeleteTopicsResponse, 1, 3, &handle_delete_topics>,
+    Api<protocol::DeleteRecordsRequest, protocol::DeleteRecordsResponse, 0, 1, &handle_delete_records>,
+    Api<protocol::InitProducerIdRequest, protocol::InitProducerIdResponse, 0, 4, &handle_init_producer_id>,
+    Api<protocol::AddPartitionsToTxnRequest, protocol::AddPartitionsToTxnResponse, 0, 2, &handle_add_partitions_to_txn>,
+    Api<protocol::AddOffsetsToTxnRequest, protocol::AddOffsetsToTxnResponse, 0, 2, &handle_add_offsets_to_txn>,
+    Api<protocol::EndTxnRequest, protocol::EndTxnResponse, 0, 2, &handle_end_txn>,
+    Api<protocol::WriteTxnMarkersRequest, protocol::WriteTxnMarkersResponse, 0, 1, &handle_write_txn_markers>,
+    Api<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse, 0, 3, &handle_txn_offset_commit>,
+    Api<protocol::DescribeConfigsRequest, protocol::DescribeConfigsResponse, 1, 2, &handle_describe_configs>,
+    Api<protocol::AlterConfigsRequest, protocol::AlterConfigsResponse, 0, 1, &handle_alter_configs>,
+    Api<protocol::DescribeLogDirsRequest, protocol::DescribeLogDirsResponse, 0, 1, &handle_describe_log_dirs>,
+    Api<protocol::CreatePartitionsRequest, protocol::CreatePartitionsResponse, 0, 1, &handle_create_partitions>,
+    Api<protocol::DeleteGroupsRequest, protocol::DeleteGroupsResponse, 0, 1, &handle_delete_groups>,
+    Api<protocol::IncrementalAlterConfigsRequest, protocol::IncrementalAlterConfigsResponse, 0, 0, &handle_incremental_alter_configs>,
+    Api<protocol::OffsetDeleteRequest, protocol::OffsetDeleteResponse, 0, 0, &handle_offset_delete>,
+    Api<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse, 0, 0, &handle_describe_cluster>,
+    Api<protocol::DescribeProducersRequest, protocol::DescribeProducersResponse, 0, 0, &handle_describe_producers>,
+    Api<protocol::DescribeTransactionsRequest, protocol::DescribeTransactionsResponse, 0, 0, &handle_describe_transactions>,
+    Api<protocol::ListTransactionsRequest, protocol::ListTransactionsResponse, 0, 0, &handle_list_transactions>>;
+
+// Calls f.template operator()<A>() for every entry A, in table order.
+template <typename F, typename... Apis>
+constexpr void for_each_api(ApiList<Apis...>, F&& f) {
+  (f.template operator()<Apis>(), ...);
+}
+
+// The runtime form of one entry.
+struct ApiEntry {
+  int16_t api_key;
+  int16_t min_version;
+  int16_t max_version;
+  int16_t first_flexible;  // INT16_MAX if the API has no flexible version
+  std::string_view name;
+  ApiHandler handler;
+  ListenerSet listeners;
+};
+
+// Every entry, ordered by api key.
+std::span<const ApiEntry> served_apis();
+// nullptr if `key` is not served on listener `l`.
+const ApiEntry* find_served_api(int16_t key, Listener l);
+
+// The ApiVersions answer on listener `l`: error NONE, every range served
+// there, throttle 0.
+protocol::ApiVersionsResponse make_api_versions_response(Listener l);
+// KIP-511 answer to an ApiVersions request above our max: response header v0
+// + a v0 body with UNSUPPORTED_VERSION and ApiVersions' own range. Without
+// the 4-byte size prefix (the net layer adds it).
+Bytes encode_unsupported_api_versions(int32_t correlation_id, Listener l);
+
+}  // namespace spool::broker
