@@ -11,13 +11,12 @@ namespace spool::broker {
 
 namespace {
 
-template <typename... Apis>
-constexpr std::array<ApiEntry, sizeof...(Apis)> make_entries(ApiList<Apis...>) {
-  return {ApiEntry{Apis::kApiKey, Apis::kMinVersion, Apis::kMaxVersion, Apis::kFirstFlexibleVersion, Apis::kName,
-                   Apis::kHandler, Apis::kListeners}...};
-}
-
-constexpr auto kEntries = make_entries(ServedApis{});
+#define SPOOL_API_ENTRY(Name, Min, Max, Handler, Listeners)                                                  \
+  ApiEntry{protocol::Name##Request::kApiKey, Min, Max, protocol::Name##Request::kFirstFlexibleVersion, \
+           protocol::Name##Request::kApiName, &Handler, Listeners},
+constexpr std::array kEntries = {SPOOL_SERVED_APIS(SPOOL_API_ENTRY)};
+#undef SPOOL_API_ENTRY
+static_assert(kEntries.size() == ServedApis::kSize);
 
 constexpr bool sorted_by_key() {
   for (size_t i = 1; i < kEntries.size(); ++i) {

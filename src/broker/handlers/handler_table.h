@@ -7,9 +7,9 @@
 // version is one line here plus its handler; the static_asserts in Api keep
 // every range inside what the message definitions can encode.
 //
-// The table is a type list, so code that only needs the message types (the
-// fuzzers) can walk it without linking the broker; ApiEntry (handler_table.cc)
-// is its runtime form. Ranges follow PROTOCOL-NOTES.md: Produce advertises
+// The rows expand to a type list (ServedApis), so code that only needs the
+// message types (the fuzzers) can walk it without linking the broker, and to
+// ApiEntry values (handler_table.cc), its runtime form. Ranges follow PROTOCOL-NOTES.md: Produce advertises
 // v0-2 although they are answered UNSUPPORTED_VERSION (librdkafka disables
 // compression otherwise). Immutable static data; thread-safe.
 #pragma once
@@ -134,8 +134,54 @@ void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, Byte
 void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
-template <typename Req, typename Resp, int16_t Min, int16_t Max, ApiHandler Handle,
-          ListenerSet Listeners = kClientOnly>
+// THE TABLE: one row per served API, ordered by api key (checked in
+// handler_table.cc):
+//   X(Name, min version, max version, handler, listeners)
+// Name is the message name without Request/Response. Every use below, and
+// the runtime entries in handler_table.cc, expand these rows, so this list is
+// the only place the facts about an API are written down.
+#define SPOOL_SERVED_APIS(X) \
+  X(Produce, 0, 8, handle_produce, kClientOnly)                                   \
+  X(Fetch, 4, 11, handle_fetch, kClientOnly)                                      \
+  X(ListOffsets, 1, 5, handle_list_offsets, kClientOnly)                          \
+  X(Metadata, 0, 8, handle_metadata, kClientOnly)                                 \
+  X(OffsetCommit, 2, 7, handle_offset_commit, kClientOnly)                        \
+  X(OffsetFetch, 1, 7, handle_offset_fetch, kClientOnly)                          \
+  X(FindCoordinator, 0, 2, handle_find_coordinator, kClientOnly)                  \
+  X(JoinGroup, 0, 5, handle_join_group, kClientOnly)                              \
+  X(Heartbeat, 0, 3, handle_heartbeat, kClientOnly)                               \
+  X(LeaveGroup, 0, 3, handle_leave_group, kClientOnly)                            \
+  X(SyncGroup, 0, 3, handle_sync_group, kClientOnly)                              \
+  X(DescribeGroups, 0, 4, handle_describe_groups, kClientOnly)                    \
+  X(ListGroups, 0, 4, handle_list_groups, kClientOnly)                            \
+  X(ApiVersions, 0, 3, handle_api_versions, kClientOnly)                          \
+  X(CreateTopics, 2, 4, handle_create_topics, kClientOnly)                        \
+  X(DeleteTopics, 1, 3, handle_delete_topics, kClientOnly)                        \
+  X(DeleteRecords, 0, 1, handle_delete_records, kClientOnly)                      \
+  X(InitProducerId, 0, 4, handle_init_producer_id, kClientOnly)                   \
+  X(AddPartitionsToTxn, 0, 2, handle_add_partitions_to_txn, kClientOnly)          \
+  X(AddOffsetsToTxn, 0, 2, handle_add_offsets_to_txn, kClientOnly)                \
+  X(EndTxn, 0, 2, handle_end_txn, kClientOnly)                                    \
+  X(WriteTxnMarkers, 0, 1, handle_write_txn_markers, kClientOnly)                 \
+  X(TxnOffsetCommit, 0, 3, handle_txn_offset_commit, kClientOnly)                 \
+  X(DescribeConfigs, 1, 2, handle_describe_configs, kClientOnly)                  \
+  X(AlterConfigs, 0, 1, handle_alter_configs, kClientOnly)                        \
+  X(DescribeLogDirs, 0, 1, handle_describe_log_dirs, kClientOnly)                 \
+  X(CreatePartitions, 0, 1, handle_create_partitions, kClientOnly)                \
+  X(DeleteGroups, 0, 1, handle_delete_groups, kClientOnly)                        \
+  X(IncrementalAlterConfigs, 0, 0, handle_incremental_alter_configs, kClientOnly) \
+  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
+  X(DescribeCluster, 0, 0, handle_describe_cluster, kClientOnly)                  \
+  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \
+  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly)        \
+  X(ListTransactions, 0, 0, handle_list_transactions, kClientOnly)                \
+  /* end of the table */
+
+// One row as a type: the message types and the range, checked against what
+// the message definitions can encode. The handler is left out so that the
+// fuzzers can walk the table without linking the broker (a function address
+// in a template argument would be referenced even when unused).
+template <typename Req, typename Resp, int16_t Min, int16_t Max, ListenerSet Listeners>
 struct Api {
   static_assert(Req::kApiKey == Resp::kApiKey);
   static_assert(Min >= Req::kMinVersion && Max <= Req::kMaxVersion && Min <= Max);
@@ -149,7 +195,6 @@ struct Api {
   static constexpr int16_t kFirstFlexibleVersion = Req::kFirstFlexibleVersion;
   static constexpr std::string_view kName = Req::kApiName;
   static constexpr ListenerSet kListeners = Listeners;
-  static constexpr ApiHandler kHandler = Handle;
 };
 
 template <typename... Apis>
@@ -157,42 +202,20 @@ struct ApiList {
   static constexpr size_t kSize = sizeof...(Apis);
 };
 
-// Ordered by api key (checked in handler_table.cc).
-using ServedApis = ApiList<
-    Api<protocol::ProduceRequest, protocol::ProduceResponse, 0, 8, &handle_produce>,
-    Api<protocol::FetchRequest, protocol::FetchResponse, 4, 11, &handle_fetch>,
-    Api<protocol::ListOffsetsRequest, protocol::ListOffsetsResponse, 1, 5, &handle_list_offsets>,
-    Api<protocol::MetadataRequest, protocol::MetadataResponse, 0, 8, &handle_metadata>,
-    Api<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse, 2, 7, &handle_offset_commit>,
-    Api<protocol::OffsetFetchRequest, protocol::OffsetFetchResponse, 1, 7, &handle_offset_fetch>,
-    Api<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse, 0, 2, &handle_find_coordinator>,
-    Api<protocol::JoinGroupRequest, protocol::JoinGroupResponse, 0, 5, &handle_join_group>,
-    Api<protocol::HeartbeatRequest, protocol::HeartbeatResponse, 0, 3, &handle_heartbeat>,
-    Api<protocol::LeaveGroupRequest, protocol::LeaveGroupResponse, 0, 3, &handle_leave_group>,
-    Api<protocol::SyncGroupRequest, protocol::SyncGroupResponse, 0, 3, &handle_sync_group>,
-    Api<protocol::DescribeGroupsRequest, protocol::DescribeGroupsResponse, 0, 4, &handle_describe_groups>,
-    Api<protocol::ListGroupsRequest, protocol::ListGroupsResponse, 0, 4, &handle_list_groups>,
-    Api<protocol::ApiVersionsRequest, protocol::ApiVersionsResponse, 0, 3, &handle_api_versions>,
-    Api<protocol::CreateTopicsRequest, protocol::CreateTopicsResponse, 2, 4, &handle_create_topics>,
-    Api<protocol::DeleteTopicsRequest, protocol::DeleteTopicsResponse, 1, 3, &handle_delete_topics>,
-    Api<protocol::DeleteRecordsRequest, protocol::DeleteRecordsResponse, 0, 1, &handle_delete_records>,
-    Api<protocol::InitProducerIdRequest, protocol::InitProducerIdResponse, 0, 4, &handle_init_producer_id>,
-    Api<protocol::AddPartitionsToTxnRequest, protocol::AddPartitionsToTxnResponse, 0, 2, &handle_add_partitions_to_txn>,
-    Api<protocol::AddOffsetsToTxnRequest, protocol::AddOffsetsToTxnResponse, 0, 2, &handle_add_offsets_to_txn>,
-    Api<protocol::EndTxnRequest, protocol::EndTxnResponse, 0, 2, &handle_end_txn>,
-    Api<protocol::WriteTxnMarkersRequest, protocol::WriteTxnMarkersResponse, 0, 1, &handle_write_txn_markers>,
-    Api<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse, 0, 3, &handle_txn_offset_commit>,
-    Api<protocol::DescribeConfigsRequest, protocol::DescribeConfigsResponse, 1, 2, &handle_describe_configs>,
-    Api<protocol::AlterConfigsRequest, protocol::AlterConfigsResponse, 0, 1, &handle_alter_configs>,
-    Api<protocol::DescribeLogDirsRequest, protocol::DescribeLogDirsResponse, 0, 1, &handle_describe_log_dirs>,
-    Api<protocol::CreatePartitionsRequest, protocol::CreatePartitionsResponse, 0, 1, &handle_create_partitions>,
-    Api<protocol::DeleteGroupsRequest, protocol::DeleteGroupsResponse, 0, 1, &handle_delete_groups>,
-    Api<protocol::IncrementalAlterConfigsRequest, protocol::IncrementalAlterConfigsResponse, 0, 0, &handle_incremental_alter_configs>,
-    Api<protocol::OffsetDeleteRequest, protocol::OffsetDeleteResponse, 0, 0, &handle_offset_delete>,
-    Api<protocol::DescribeClusterRequest, protocol::DescribeClusterResponse, 0, 0, &handle_describe_cluster>,
-    Api<protocol::DescribeProducersRequest, protocol::DescribeProducersResponse, 0, 0, &handle_describe_producers>,
-    Api<protocol::DescribeTransactionsRequest, protocol::DescribeTransactionsResponse, 0, 0, &handle_describe_transactions>,
-    Api<protocol::ListTransactionsRequest, protocol::ListTransactionsResponse, 0, 0, &handle_list_transactions>>;
+namespace detail {
+template <typename List>
+struct DropFirst;
+template <typename First, typename... Rest>
+struct DropFirst<ApiList<First, Rest...>> {
+  using type = ApiList<Rest...>;
+};
+#define SPOOL_API_TYPE(Name, Min, Max, Handler, Listeners) \
+  , Api<protocol::Name##Request, protocol::Name##Response, Min, Max, Listeners>
+}  // namespace detail
+
+// The table as a type list (for templates: the fuzzer, the seed maker).
+using ServedApis = detail::DropFirst<ApiList<void SPOOL_SERVED_APIS(SPOOL_API_TYPE)>>::type;
+#undef SPOOL_API_TYPE
 
 // Calls f.template operator()<A>() for every entry A, in table order.
 template <typename F, typename... Apis>
