@@ -34,14 +34,13 @@ using protocol::ErrorCode;
 
 constexpr auto kRetryBackoff = std::chrono::milliseconds(200);
 
-bool retriable_coordinator_error(int16_t code) {
-  return code == static_cast<int16_t>(ErrorCode::kCoordinatorLoadInProgress) ||
-         code == static_cast<int16_t>(ErrorCode::kCoordinatorNotAvailable) ||
-         code == static_cast<int16_t>(ErrorCode::kNotCoordinator);
+bool retriable_coordinator_error(ErrorCode code) {
+  return code == ErrorCode::kCoordinatorLoadInProgress || code == ErrorCode::kCoordinatorNotAvailable ||
+         code == ErrorCode::kNotCoordinator;
 }
 
-Status kafka_error(const std::string& what, int16_t code) {
-  return Status::error(what + ": " + std::string(protocol::error_name(static_cast<ErrorCode>(code))), code);
+Status kafka_error(const std::string& what, ErrorCode code) {
+  return Status::error(what + ": " + std::string(protocol::error_name(code)), protocol::to_int(code));
 }
 
 std::vector<GroupMember> decode_members(const proto::DescribeGroupsResponse::DescribedGroup& g) {
@@ -129,13 +128,13 @@ Result<BrokerAddress> GroupAdmin::find_coordinator(const std::string& group) {
     req.key_type = 0;  // group
     auto resp = (*c)->call<proto::FindCoordinatorRequest, proto::FindCoordinatorResponse>(req);
     if (!resp) return resp.status();
-    if (proto::to_int(resp->error_code) == 0) {
+    if (resp->error_code == ErrorCode::kNone) {
       BrokerAddress addr{resp->node_id, resp->host, resp->port};
       coordinators_[group] = addr;
       return addr;
     }
-    if (!retriable_coordinator_error(proto::to_int(resp->error_code)) || std::chrono::steady_clock::now() >= deadline) {
-      return kafka_error("finding the coordinator of group '" + group + "'", proto::to_int(resp->error_code));
+    if (!retriable_coordinator_error(resp->error_code) || std::chrono::steady_clock::now() >= deadline) {
+      return kafka_error("finding the coordinator of group '" + group + "'", resp->error_code);
     }
     std::this_thread::sleep_for(kRetryBackoff);
   }
@@ -151,7 +150,8 @@ auto GroupAdmin::with_coordinator(const std::string& group, Fn fn)
     auto c = client_for(coord->host, coord->port);
     if (!c) return c.status();
     auto r = fn(**c);
-    if (r || !retriable_coordinator_error(r.status().kafka_code()) || std::chrono::steady_clock::now() >= deadline) {
+    if (r || !retriable_coordinator_error(static_cast<ErrorCode>(r.status().kafka_code())) ||
+        std::chrono::steady_clock::now() >= deadline) {
       return r;
     }
     coordinators_.erase(group);  // it may have moved
@@ -171,7 +171,7 @@ Result<std::vector<GroupListing>> GroupAdmin::list_groups(const std::vector<std:
     if (*v >= 4) req.states_filter = states;
     auto resp = c.call<proto::ListGroupsRequest, proto::ListGroupsResponse>(req, *v);
     if (!resp) return resp.status();
-    if (proto::to_int(resp->error_code) != 0) return kafka_error("ListGroups", proto::to_int(resp->error_code));
+    if (resp->error_code != ErrorCode::kNone) return kafka_error("ListGroups", resp->error_code);
     std::vector<GroupListing> found;
     for (const auto& g : resp->groups) found.push_back({g.group_id, *v >= 4 ? g.group_state : "", g.protocol_type});
     if (*v < 4 && !found.empty()) {
@@ -182,7 +182,7 @@ Result<std::vector<GroupListing>> GroupAdmin::list_groups(const std::vector<std:
       if (d) {
         for (const auto& dg : d->groups) {
           for (auto& g : found) {
-            if (g.group_id == dg.group_id && proto::to_int(dg.error_code) == 0) g.state = dg.group_state;
+            if (g.group_id == dg.group_id && dg.error_code == ErrorCode::kNone) g.state = dg.group_state;
           }
         }
       }
@@ -218,7 +218,7 @@ Result<GroupDescription> GroupAdmin::describe_group(const std::string& group) {
     if (!resp) return resp.status();
     for (const auto& g : resp->groups) {
       if (g.group_id != group) continue;
-      if (retriable_coordinator_error(proto::to_int(g.error_code))) return kafka_error("DescribeGroups", proto::to_int(g.error_code));
+      if (retriable_coordinator_error(g.error_code)) return kafka_error("DescribeGroups", g.error_code);
       GroupDescription d;
       d.group_id = g.group_id;
       d.error_code = proto::to_int(g.error_code);
@@ -250,12 +250,12 @@ Result<std::map<TopicPartitionKey, int64_t>> GroupAdmin::committed_offsets(const
     req.topics = std::nullopt;
     auto resp = c.call<proto::OffsetFetchRequest, proto::OffsetFetchResponse>(req, *v);
     if (!resp) return resp.status();
-    if (proto::to_int(resp->error_code) != 0) return kafka_error("OffsetFetch", proto::to_int(resp->error_code));
+    if (resp->error_code != ErrorCode::kNone) return kafka_error("OffsetFetch", resp->error_code);
     Out out;
     for (const auto& t : resp->topics) {
       for (const auto& p : t.partitions) {
-        if (retriable_coordinator_error(proto::to_int(p.error_code))) return kafka_error("OffsetFetch", proto::to_int(p.error_code));
-        if (proto::to_int(p.error_code) == 0 && p.committed_offset >= 0) out[{t.name, p.partition_index}] = p.committed_offset;
+        if (retriable_coordinator_error(p.error_code)) return kafka_error("OffsetFetch", p.error_code);
+        if (p.error_code == ErrorCode::kNone && p.committed_offset >= 0) out[{t.name, p.partition_index}] = p.committed_offset;
       }
     }
     return out;
@@ -266,7 +266,7 @@ Result<std::vector<int32_t>> GroupAdmin::topic_partitions(const std::string& top
   if (auto st = refresh_metadata({topic}); !st) return st;
   int16_t err = topic_errors_.count(topic) ? topic_errors_[topic]
                                            : static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition);
-  if (err != 0) return kafka_error("topic '" + topic + "'", err);
+  if (err != 0) return kafka_error("topic '" + topic + "'", static_cast<ErrorCode>(err));
   std::vector<int32_t> out;
   for (const auto& [p, leader] : leaders_[topic]) out.push_back(p);
   return out;
@@ -334,7 +334,7 @@ Result<int16_t> GroupAdmin::delete_group(const std::string& group) {
     if (!resp) return resp.status();
     for (const auto& r : resp->results) {
       if (r.group_id != group) continue;
-      if (retriable_coordinator_error(proto::to_int(r.error_code))) return kafka_error("DeleteGroups", proto::to_int(r.error_code));
+      if (retriable_coordinator_error(r.error_code)) return kafka_error("DeleteGroups", r.error_code);
       return proto::to_int(r.error_code);
     }
     return Status::error("DeleteGroups: the broker returned no result for group '" + group + "'");
@@ -365,7 +365,7 @@ Result<std::map<TopicPartitionKey, int16_t>> GroupAdmin::commit_offsets(
     Out out;
     for (const auto& t : resp->topics) {
       for (const auto& p : t.partitions) {
-        if (retriable_coordinator_error(proto::to_int(p.error_code))) return kafka_error("OffsetCommit", proto::to_int(p.error_code));
+        if (retriable_coordinator_error(p.error_code)) return kafka_error("OffsetCommit", p.error_code);
         out[{t.name, p.partition_index}] = proto::to_int(p.error_code);
       }
     }
@@ -391,7 +391,7 @@ Result<GroupAdmin::OffsetDeleteResult> GroupAdmin::delete_offsets(const std::str
     }
     auto resp = c.call<proto::OffsetDeleteRequest, proto::OffsetDeleteResponse>(req);
     if (!resp) return resp.status();
-    if (retriable_coordinator_error(proto::to_int(resp->error_code))) return kafka_error("OffsetDelete", proto::to_int(resp->error_code));
+    if (retriable_coordinator_error(resp->error_code)) return kafka_error("OffsetDelete", resp->error_code);
     OffsetDeleteResult out;
     out.error_code = proto::to_int(resp->error_code);
     for (const auto& t : resp->topics) {

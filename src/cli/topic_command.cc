@@ -124,8 +124,9 @@ int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
     // Counts come back only from v5 on; before that, echo what was asked for.
     int32_t parts = r.num_partitions >= 0 ? r.num_partitions : a.partitions;
     int32_t rf = r.replication_factor >= 0 ? r.replication_factor : a.replication_factor;
-    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), r.error_code == proto::ErrorCode::kNone ? parts : -1,
-                       r.error_code == proto::ErrorCode::kNone ? rf : -1});
+    const bool created = r.error_code == proto::ErrorCode::kNone;
+    results.push_back(
+        {r.name, proto::to_int(r.error_code), r.error_message.value_or(""), created ? parts : -1, created ? rf : -1});
     ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {
@@ -185,7 +186,8 @@ int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->results) {
-    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), r.error_code == proto::ErrorCode::kNone ? a.partitions : -1, -1});
+    const bool added = r.error_code == proto::ErrorCode::kNone;
+    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), added ? a.partitions : -1, -1});
     ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {

@@ -31,7 +31,8 @@ constexpr int16_t kMaxKey = 256;
 constexpr std::array<int16_t, kMaxKey> make_index() {
   std::array<int16_t, kMaxKey> index{};
   for (auto& i : index) i = -1;
-  for (size_t i = 0; i < kEntries.size(); ++i) index[static_cast<size_t>(kEntries[i].api_key)] = static_cast<int16_t>(i);
+  for (size_t i = 0; i < kEntries.size(); ++i)
+    index[static_cast<size_t>(kEntries[i].api_key)] = static_cast<int16_t>(i);
   return index;
 }
 static_assert(kEntries.back().api_key < kMaxKey);

@@ -16,6 +16,11 @@ Definition schema (Spool's own; see src/protocol/messages/README.md):
                 "nullableVersions": "..", "default": "..",
                 "tag": 0, "taggedVersions": "..",
                 "fields": [..nested struct fields..]} ]}
+  plus optional "commonStructs": [{"name", "versions", "fields"}] shared by
+  fields that name them as their type. Field types beyond the primitives:
+  "errorCode" (int16, C++ protocol::ErrorCode) and "records" (C++
+  protocol::Records: a view into the frame when decoded, bytes or file
+  regions spliced in when encoded).
 Lines whose first non-blank characters are // are comments.
 """
 

@@ -59,7 +59,9 @@ class DelayedProduceTest : public ::testing::Test {
     op->add_wait(partition_, last_offset, &op->response().responses[0].partition_responses[0]);
     return op;
   }
-  int16_t answer(DelayedProduce& op) { return protocol::to_int(op.response().responses[0].partition_responses[0].error_code); }
+  int16_t answer(DelayedProduce& op) {
+    return protocol::to_int(op.response().responses[0].partition_responses[0].error_code);
+  }
 
   std::filesystem::path dir_;
   std::unique_ptr<storage::LogManager> logs_;

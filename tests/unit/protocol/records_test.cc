@@ -176,8 +176,9 @@ TEST(RecordsField, EqualityComparesBytesOrRegions) {
   Bytes a{1, 2, 3};
   EXPECT_EQ(Records(a), Records::view(std::span<uint8_t>(a.data(), a.size())));
   EXPECT_NE(Records(a), Records(Bytes{1, 2}));
-  EXPECT_EQ(Records::from_regions({FileRegion{nullptr, 3, 0, 5}}), Records::from_regions({FileRegion{nullptr, 3, 0, 5}}));
-  EXPECT_NE(Records::from_regions({FileRegion{nullptr, 3, 0, 5}}), Records::from_regions({FileRegion{nullptr, 3, 1, 5}}));
+  const FileRegion r{nullptr, 3, 0, 5};
+  EXPECT_EQ(Records::from_regions({r}), Records::from_regions({FileRegion{nullptr, 3, 0, 5}}));
+  EXPECT_NE(Records::from_regions({r}), Records::from_regions({FileRegion{nullptr, 3, 1, 5}}));
   EXPECT_NE(Records::from_regions({}), Records());
   EXPECT_TRUE(Records().empty());
 }
