@@ -23,7 +23,7 @@ fi
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 want=$(sed -n 's/^go \([0-9.]*\)$/\1/p' go.mod)
 have=$(go env GOVERSION | sed 's/^go//')
-if [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -1)" != "$want" ]; then
+if [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | sed -n 1p)" != "$want" ]; then
   echo "deps/go: go $have is older than go $want required by tests/compat/go/go.mod" >&2
   exit 1
 fi

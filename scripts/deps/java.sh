@@ -18,7 +18,7 @@ fi
 
 M2="${HOME}/.m2"
 STAMP="$M2/spool-compat-java.stamp"
-WANT="$(cat "$PROJECT/pom.xml" | sha256sum | cut -d' ' -f1) $(mvn -v 2>/dev/null | head -1 | tr -d '\033')"
+WANT="$(cat "$PROJECT/pom.xml" | sha256sum | cut -d' ' -f1) $(mvn -v 2>/dev/null | sed -n 1p | tr -d '\033')"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && [ -d "$M2/repository/org/apache/kafka/kafka-streams/4.4.0" ]; then
   exit 0
 fi
