@@ -49,11 +49,14 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
   std::vector<std::shared_ptr<Partition>> parts;
   if (auto it = partitions_.find(info.name); it != partitions_.end()) parts = it->second;
   parts.reserve(static_cast<size_t>(info.partitions));
+  const int32_t max_bytes = max_message_bytes_for(info.configs);
+  const int32_t min_isr = min_insync_replicas_for(info.configs);
   for (auto p = static_cast<int32_t>(parts.size()); p < info.partitions; ++p) {
     auto log = logs_.get(info.name, p);
+    bool ours = false;  // the dir's partition.metadata already names this topic id
     if (log) {
       auto owner = storage::read_partition_metadata(log->dir());
-      const bool ours = owner.is_ok() && owner->has_value() && **owner == info.id;
+      ours = owner.is_ok() && owner->has_value() && **owner == info.id;
       if (opening == Opening::kNew && !ours) {
         // Left by a deleted topic of the same name: never serve its records.
         spdlog::warn("removing leftover files of a deleted topic in {} before creating {}-{}", log->dir(), info.name,
@@ -77,14 +80,14 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
       log = created.value();
     }
     // Written once per partition (missing too in dirs of Spool before KIP-516).
-    if (auto owner = storage::read_partition_metadata(log->dir()); !owner || !owner->has_value()) {
+    if (!ours) {
       if (Status w = storage::write_partition_metadata(log->dir(), info.id); !w)
         return kafka_error(ErrorCode::kKafkaStorageError, w.message());
     }
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
-    parts.back()->set_max_message_bytes(max_message_bytes_for(info.configs));
-    parts.back()->set_min_insync_replicas(min_insync_replicas_for(info.configs));
+    parts.back()->set_max_message_bytes(max_bytes);
+    parts.back()->set_min_insync_replicas(min_isr);
   }
   partitions_[info.name] = std::move(parts);
   return Status::ok();
