@@ -132,6 +132,17 @@ std::optional<TopicInfo> TopicRegistry::get(const std::string& name) const {
   return it->second;
 }
 
+std::optional<TopicInfo> TopicRegistry::get_by_id(const TopicId& id) const {
+  if (id == TopicId{}) return std::nullopt;
+  std::lock_guard lk(mu_);
+  // Linear: topics are few (hundreds) and id lookups are per request, not per
+  // record; a second index would have to be kept in step on every change.
+  for (const auto& [_, t] : topics_) {
+    if (t.id == id) return t;
+  }
+  return std::nullopt;
+}
+
 Result<TopicInfo> TopicRegistry::add(const std::string& name, int32_t partitions,
                                      std::map<std::string, std::string> configs) {
   std::lock_guard lk(mu_);

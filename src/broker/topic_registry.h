@@ -37,6 +37,10 @@ class TopicRegistry {
 
   std::vector<TopicInfo> list() const;
   std::optional<TopicInfo> get(const std::string& name) const;
+  // The topic with this id (KIP-516), if it exists. A deleted and re-created
+  // topic has a new id, so an old id never finds the new topic. The all-zero
+  // id (Kafka's "no id") finds nothing.
+  std::optional<TopicInfo> get_by_id(const TopicId& id) const;
   // Fails if the name exists. Assigns a random topic id.
   Result<TopicInfo> add(const std::string& name, int32_t partitions,
                         std::map<std::string, std::string> configs);

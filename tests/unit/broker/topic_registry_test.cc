@@ -63,6 +63,23 @@ TEST_F(TopicRegistryTest, DuplicateAddFailsAndRemovePersists) {
   EXPECT_TRUE((*reg)->list().empty());
 }
 
+TEST_F(TopicRegistryTest, IdLookupFindsOnlyTheLiveTopicWithThatId) {
+  auto reg = TopicRegistry::open(dir_);
+  ASSERT_TRUE(reg);
+  auto first = (*reg)->add("t", 1, {});
+  ASSERT_TRUE(first);
+  auto found = (*reg)->get_by_id(first->id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->name, "t");
+  EXPECT_FALSE((*reg)->get_by_id(TopicId{}));
+  ASSERT_TRUE((*reg)->remove("t"));
+  auto second = (*reg)->add("t", 1, {});
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->id, first->id);
+  EXPECT_FALSE((*reg)->get_by_id(first->id));  // the old id never finds the new topic
+  ASSERT_TRUE((*reg)->get_by_id(second->id));
+}
+
 TEST_F(TopicRegistryTest, CorruptFileStopsTheStartInsteadOfForgettingTopics) {
   for (const char* bad : {"not json", "{}", R"({"version":1,"topics":[{"name":"x"}]})",
                           R"({"version":1,"topics":[{"name":"bad name","id":"00000000000000000000000000000000","partitions":1}]})",
