@@ -7,6 +7,8 @@
 // child (SIGKILL) so a failing workload never leaks a broker. It does not
 // delete the data dir. Not thread-safe: drive it from one thread.
 // Failure: Status/Result with the reason and the tail of the broker's log.
+// ManagedBroker is what the RSS and restart workloads drive: a `spool
+// broker` child (BrokerProcess) or the Apache Kafka peer (kafka_peer.h).
 #pragma once
 
 #include <sys/types.h>
@@ -27,29 +29,53 @@ bool port_accepts(int port, int timeout_ms);
 // VmRSS of `pid` in MB (10^6 bytes), from /proc/<pid>/status.
 Result<double> process_rss_MB(pid_t pid);
 
-class BrokerProcess {
+// A broker process the bench starts, kills and restarts on the same dir and
+// port. Not thread-safe: drive it from one thread.
+class ManagedBroker {
+ public:
+  virtual ~ManagedBroker() = default;
+  // Starts the broker and returns once it serves (Spool: its port accepts;
+  // Kafka: the peer script's Metadata check passed).
+  virtual Status start(double timeout_s) = 0;
+  // The restart workload's start: returns as soon as the client port
+  // accepts TCP connections (the same point for every broker), so the
+  // caller's client times the rest; finish_start() then reaps helpers.
+  virtual Status start_listening(double timeout_s) { return start(timeout_s); }
+  virtual Status finish_start(double /*timeout_s*/) { return Status::ok(); }
+  // SIGKILL and wait (no-op if not running).
+  virtual void kill9() = 0;
+  // SIGTERM and wait; error when it did not exit cleanly.
+  virtual Status stop(double timeout_s) = 0;
+  // The serving process (Kafka: the JVM), -1 when unknown.
+  virtual pid_t serving_pid() const = 0;
+  virtual std::string bootstrap() const = 0;
+  virtual std::string log_tail(size_t max_chars = 2000) const = 0;
+};
+
+class BrokerProcess : public ManagedBroker {
  public:
   BrokerProcess(std::string exe, std::string data_dir, std::vector<std::string> overrides,
                 std::string log_path);
-  ~BrokerProcess();
+  ~BrokerProcess() override;
   BrokerProcess(const BrokerProcess&) = delete;
   BrokerProcess& operator=(const BrokerProcess&) = delete;
 
   // Spawns the broker and waits until its port accepts connections. The
   // first start picks a free port (retrying once if it lost the race);
   // later starts reuse it.
-  Status start(double timeout_s);
+  Status start(double timeout_s) override;
   // SIGKILL and reap (no-op if not running).
-  void kill9();
+  void kill9() override;
   // SIGTERM, SIGKILL after `timeout_s`; returns the exit status text.
-  Status stop(double timeout_s);
+  Status stop(double timeout_s) override;
   bool running();
 
   pid_t pid() const { return pid_; }
   int port() const { return port_; }
-  std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port_); }
+  pid_t serving_pid() const override { return pid_; }
+  std::string bootstrap() const override { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& data_dir() const { return data_dir_; }
-  std::string log_tail(size_t max_chars = 2000) const;
+  std::string log_tail(size_t max_chars = 2000) const override;
 
  private:
   Status spawn();

@@ -1,5 +1,6 @@
-// Workloads that own a private broker process: resident set size (idle and
-// with many partitions) and restart after kill -9.
+// Workloads that own a private broker process (Spool or the Kafka peer,
+// through ManagedBroker): resident set size (idle and with many partitions)
+// and restart after kill -9.
 #include <unistd.h>
 
 #include <chrono>
@@ -31,7 +32,7 @@ class ScratchDir {
   std::string path_;
 };
 
-Status with_log(const Status& st, const BrokerProcess& b) {
+Status with_log(const Status& st, const ManagedBroker& b) {
   return Status::error(st.message() + "\nbroker log tail:\n" + b.log_tail(1500));
 }
 
@@ -40,15 +41,19 @@ Status with_log(const Status& st, const BrokerProcess& b) {
 Result<RssResult> run_rss(const SpawnSpec& spawn, int topics, int partitions_per_topic, Progress* progress) {
   ScratchDir dir(spawn.work_dir);
   if (dir.path().empty()) return Status::error("cannot create a dir under " + spawn.work_dir);
-  std::filesystem::create_directories(dir.path() + "/data");
-  BrokerProcess b(spawn.exe, dir.path() + "/data", spawn.overrides, dir.path() + "/broker.log");
-  if (auto st = b.start(30); !st) return st;
+  std::unique_ptr<ManagedBroker> owned = spawn.make(dir.path());
+  ManagedBroker& b = *owned;
+  if (auto st = b.start(120); !st) return st;
   // Let start-up work (recovery threads, first timers) settle before reading.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   RssResult r;
-  auto idle = process_rss_MB(b.pid());
+  auto idle = process_rss_MB(b.serving_pid());
   if (!idle) return idle.status();
   r.idle_MB = *idle;
+  if (partitions_per_topic <= 0) {
+    if (auto st = b.stop(60); !st) return with_log(st, b);
+    return r;
+  }
 
   std::vector<NewTopic> nts;
   for (int i = 0; i < topics; ++i) nts.push_back(NewTopic{"rss-" + std::to_string(i), partitions_per_topic, {}});
@@ -64,20 +69,20 @@ Result<RssResult> run_rss(const SpawnSpec& spawn, int topics, int partitions_per
   }
   if (auto st = (*p)->flush(120000); !st) return with_log(st, b);
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  auto loaded = process_rss_MB(b.pid());
+  auto loaded = process_rss_MB(b.serving_pid());
   if (!loaded) return loaded.status();
   r.partitions_MB = *loaded;
   p->reset();
-  if (auto st = b.stop(30); !st) return with_log(st, b);
+  if (auto st = b.stop(60); !st) return with_log(st, b);
   return r;
 }
 
 Result<double> run_restart(const SpawnSpec& spawn, int64_t mb, Progress* progress) {
   ScratchDir dir(spawn.work_dir);
   if (dir.path().empty()) return Status::error("cannot create a dir under " + spawn.work_dir);
-  std::filesystem::create_directories(dir.path() + "/data");
-  BrokerProcess b(spawn.exe, dir.path() + "/data", spawn.overrides, dir.path() + "/broker.log");
-  if (auto st = b.start(30); !st) return st;
+  std::unique_ptr<ManagedBroker> owned = spawn.make(dir.path());
+  ManagedBroker& b = *owned;
+  if (auto st = b.start(120); !st) return st;
   const std::string topic = "restart";
   if (auto st = create_topics(b.bootstrap(), {NewTopic{topic, 1, {}}}, 30000); !st) return with_log(st, b);
   {
@@ -102,7 +107,7 @@ Result<double> run_restart(const SpawnSpec& spawn, int64_t mb, Progress* progres
   b.kill9();
 
   auto t0 = Clock::now();
-  if (auto st = b.start(300); !st) return st;
+  if (auto st = b.start_listening(300); !st) return with_log(st, b);
   // The clients are created after the port accepts, as a user restarting
   // their producer would; backoffs are short so retry waits don't dominate.
   auto p = Producer::create({{"bootstrap.servers", b.bootstrap()},
@@ -118,6 +123,7 @@ Result<double> run_restart(const SpawnSpec& spawn, int64_t mb, Progress* progres
   if (auto st = (*p)->flush(300000); !st) return with_log(st, b);
   double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   p->reset();
+  if (auto st = b.finish_start(120); !st) return with_log(st, b);
   if (auto st = b.stop(60); !st) return with_log(st, b);
   return seconds;
 }

@@ -164,6 +164,9 @@ std::string report_to_csv(const Report& r) {
   append_row(out, "#meta", "spool_version", "", "", r.spool_version);
   append_row(out, "#meta", "peer", "", "", r.peer);
   append_row(out, "#meta", "repetitions", "", "", std::to_string(r.repetitions));
+  for (size_t i = 0; i < r.targets.size(); ++i)
+    append_row(out, "#target", r.targets[i].name, r.targets[i].guarantee, std::to_string(i + 1),
+               r.targets[i].description);
   for (const auto& m : r.measurements) {
     if (m.runs.empty()) append_row(out, m.workload, m.target, m.metric, "", "");
     for (size_t i = 0; i < m.runs.size(); ++i)
@@ -190,6 +193,7 @@ Result<Report> report_from_csv(std::string_view text) {
   std::vector<std::vector<std::pair<long, double>>> runs;
   std::vector<std::pair<long, std::string>> notes;
   std::vector<std::pair<long, Profile>> profiles;
+  std::vector<std::pair<long, TargetInfo>> targets;
 
   for (size_t k = 1; k < rows->size(); ++k) {
     const Row& row = (*rows)[k];
@@ -210,6 +214,13 @@ Result<Report> report_from_csv(std::string_view text) {
       } else {
         return Status::error(fmt::format("csv line {}: unknown #meta key '{}'", row.line, f[1]));
       }
+      continue;
+    }
+    if (f[0] == "#target") {
+      long n = 0;
+      if (!parse_index(f[3], &n) || f[1].empty())
+        return Status::error(fmt::format("csv line {}: bad #target row", row.line));
+      targets.emplace_back(n, TargetInfo{f[1], f[4], f[2]});
       continue;
     }
     if (f[0] == "#note" || f[0] == "#profile") {
@@ -247,6 +258,9 @@ Result<Report> report_from_csv(std::string_view text) {
   auto p = ordered(std::move(profiles), "#profile");
   if (!p) return p.status();
   r.profiles = std::move(*p);
+  auto t = ordered(std::move(targets), "#target");
+  if (!t) return t.status();
+  r.targets = std::move(*t);
   return r;
 }
 

@@ -6,6 +6,7 @@
 //   workload,target,metric,run,value
 //   produce/100B/acks=1/p1/x1,spool,msgs_per_s,1,1763204.5
 //   #meta,started_at,,,2026-11-30T13:00:00Z      (also host, spool_version, peer, repetitions)
+//   #target,<name>,<guarantee>,1,<description>   (one per broker configuration)
 //   #note,,,1,<text>
 //   #profile,<workload>,,1,<markdown text>
 //

@@ -4,16 +4,22 @@
 //
 // Naming (other parts key on these strings, keep them exact):
 //   workload ids
-//     produce/<100B|1KB>/acks=<1|all>/p<1|16>/x<1|4>   produce throughput
-//     consume/1KB/<cached|cold>                          consume from disk
-//     latency/100B/acks=1/in-flight=1                    one message in flight
+//     produce/<100B|1KB>/acks=<1|all>/p<1|16>/x<1|4>   produce throughput (librdkafka)
+//     consume/1KB/<cached|cold>                          consume from disk (librdkafka)
+//     latency/100B/acks=1/in-flight=1                    one message in flight (librdkafka)
 //     latency/100B/acks=1/rate=<N>                       fixed rate below saturation
+//     produce/<100B|1KB>/acks=<1|all>/p1/ProducerPerformance   Kafka's Java tools (kafka_tools.h)
+//     consume/1KB/cached/ConsumerPerformance
+//     latency/100B/acks=1/in-flight=1/EndToEndLatency
 //     rss/idle, rss/partitions=1000                      broker resident set
 //     restart/kill9/<N>MB                                kill -9, restart, time to serving
 //     machine/loopback                                   socket pump over 127.0.0.1
 //     machine/disk-write, machine/disk-write-fdatasync   sequential write of the data dir's disk
-//   targets: "spool" (the broker under test), "peer" (librdkafka's mock
-//   cluster), "machine" (the machine's own limits)
+//   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
+//   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
+//   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"
+//   (librdkafka's mock cluster, --peer mock), and "machine" (the machine's
+//   own limits)
 //   metrics: msgs_per_s, MB_per_s (10^6 bytes), p50_us, p99_us, p999_us,
 //   max_us, rss_MB, seconds
 //
@@ -50,15 +56,30 @@ struct Profile {
   std::string text;  // Markdown, a few lines
 };
 
+// One broker configuration of the run ("peer run"): what it is and what an
+// acknowledged write is guaranteed to survive.
+struct TargetInfo {
+  std::string name;         // a measurement target, e.g. "kafka-flush1"
+  std::string description;  // e.g. "Apache Kafka 4.4.0, log.flush.interval.messages=1"
+  std::string guarantee;    // e.g. "fsync after every append before the ack: survives power loss"
+};
+
 struct Report {
   std::string started_at;     // ISO 8601 UTC
   std::string host;           // hostname, cores, kernel
   std::string spool_version;  // git describe or "unknown"
-  std::string peer;           // e.g. "librdkafka 2.0.2 mock cluster"
+  std::string peer;           // e.g. "Apache Kafka 4.4.0 (scripts/kafka-peer)"
   int repetitions = 0;
   std::vector<Measurement> measurements;
   std::vector<Profile> profiles;
   std::vector<std::string> notes;  // free text lines (skipped workloads, errors)
+  std::vector<TargetInfo> targets;  // the broker configurations of the run, in run order
+
+  const TargetInfo* target_info(const std::string& name) const {
+    for (const auto& t : targets)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
 
   const Measurement* find(const std::string& workload, const std::string& target, const std::string& metric) const {
     for (const auto& m : measurements)
@@ -67,10 +88,10 @@ struct Report {
   }
 };
 
-// One line of the summary table: a target of issue 7 against what was measured.
+// One line of the summary table: a target of issue 12 against what was measured.
 struct TargetCheck {
-  std::string name;      // e.g. "produce 100 B acks=1, 1 partition vs peer"
-  std::string goal;      // e.g. ">= 0.9x peer"
+  std::string name;      // e.g. "produce 100 B, acks=1, 1 partition"
+  std::string goal;      // e.g. ">= 1.5x Kafka"
   std::string measured;  // e.g. "0.84x (1.76 M vs 2.10 M msg/s)", or "not measured"
   bool measured_ok = false;  // false: the workload did not run
   bool met = false;

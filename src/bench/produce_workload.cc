@@ -45,7 +45,6 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
   if (s.size < 8 || s.partitions < 1 || s.producers < 1 || messages < s.producers)
     return Status::error("bad produce spec");
   NewTopic nt{topic, s.partitions, {}};
-  if (s.acks_all) nt.configs.push_back({"flush.messages", "1"});
   if (auto st = t.create_topic(nt); !st) return st;
 
   std::string payload(static_cast<size_t>(s.size), 'x');

@@ -59,11 +59,12 @@ Status write_report(const Report& r, const std::vector<TargetCheck>& checks, con
   if (Status s = write_file(base + ".csv", report_to_csv(r)); !s) return s;
   std::vector<PlotLink> plots;
   const std::pair<std::string, std::string> svgs[] = {
+      {"Spool/Kafka ratio per workload", ratio_svg(r)},
       {"Throughput per workload", throughput_svg(r)},
       {"Latency percentiles", latency_svg(r)},
   };
-  const char* suffix[] = {"-throughput.svg", "-latency.svg"};
-  for (size_t i = 0; i < 2; ++i) {
+  const char* suffix[] = {"-ratio.svg", "-throughput.svg", "-latency.svg"};
+  for (size_t i = 0; i < 3; ++i) {
     if (svgs[i].second.empty()) continue;
     std::string file = stamp + suffix[i];
     if (Status s = write_file(dir + "/" + file, svgs[i].second); !s) return s;

@@ -1,5 +1,5 @@
 // Writes the `spool bench` report: Markdown (metadata, target summary, one
-// table per workload family with Spool/peer ratios, fractions of the machine
+// table per workload family with Spool/Kafka ratios, fractions of the machine
 // limits, plots, profiles, notes, closing note), the CSV (see csv.h) and SVG
 // plots (see svg_plot.h), all named after the run's start time.
 // Plain functions; file-system failures come back as an error Status, with
@@ -16,7 +16,7 @@
 namespace spool::bench {
 
 // Creates `dir` (and parents); writes <dir>/<stamp>.md, <stamp>.csv and
-// <stamp>-throughput.svg / <stamp>-latency.svg when there is something to
+// <stamp>-ratio.svg / -throughput.svg / -latency.svg when there is something to
 // plot. <stamp> comes from r.started_at (or the current UTC time when that
 // is empty). On success *markdown_path (if not null) is the .md path.
 Status write_report(const Report& r, const std::vector<TargetCheck>& checks, const std::string& dir,

@@ -1,8 +1,13 @@
-// render_markdown (declared in report.h): the human-readable report.
+// render_markdown (declared in report.h): the human-readable report:
+// metadata, target summary, the broker configurations with what each
+// guarantees (durability rows), one table per workload family with the
+// Spool/Kafka (and Spool/mock) ratio columns, machine-limit fractions,
+// plots, profiles, notes and the closing note.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -21,7 +26,13 @@ constexpr Family kFamilies[] = {
     {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
     {"restart", "Restart after kill -9"}, {"machine", "Machine limits"},
 };
-constexpr const char* kKnownTargets[] = {"spool", "peer", "machine"};
+constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};
+// Ratio columns: Spool (durable default) over a reference broker.
+struct RatioColumn {
+  const char* reference;
+  const char* title;
+};
+constexpr RatioColumn kRatios[] = {{"kafka", "Spool/Kafka"}, {"mock", "Spool/mock"}};
 
 // Table cells may not hold '|' or line breaks.
 std::string cell(std::string_view s) {
@@ -66,15 +77,17 @@ void family_table(std::string& out, const Report& r, const std::string& prefix, 
     for (const auto* m : ms)
       if (m->target == t) add_unique(targets, std::string(t));
   for (const auto* m : ms) add_unique(targets, m->target);
-  bool ratio = std::find(targets.begin(), targets.end(), "spool") != targets.end() &&
-               std::find(targets.begin(), targets.end(), "peer") != targets.end();
+  auto has = [&](const std::string& t) { return std::find(targets.begin(), targets.end(), t) != targets.end(); };
+  std::vector<const RatioColumn*> ratios;
+  if (has("spool"))
+    for (const auto& rc : kRatios)
+      if (has(rc.reference)) ratios.push_back(&rc);
 
   out += fmt::format("### {}\n\n| Workload | Metric |", title);
   for (const auto& t : targets) out += fmt::format(" {} |", cell(t));
-  if (ratio) out += " Spool/peer |";
+  for (const auto* rc : ratios) out += fmt::format(" {} |", rc->title);
   out += "\n|---|---|";
-  for (size_t i = 0; i < targets.size(); ++i) out += "---:|";
-  if (ratio) out += "---:|";
+  for (size_t i = 0; i < targets.size() + ratios.size(); ++i) out += "---:|";
   out += "\n";
 
   std::vector<std::pair<std::string, std::string>> rows;  // (workload, metric), first-seen order
@@ -86,9 +99,9 @@ void family_table(std::string& out, const Report& r, const std::string& prefix, 
       const Measurement* m = r.find(w, t, metric);
       out += fmt::format(" {} |", m ? cell(figure(*m)) : "–");
     }
-    if (ratio) {
+    for (const auto* rc : ratios) {
       const Measurement* s = r.find(w, "spool", metric);
-      const Measurement* p = r.find(w, "peer", metric);
+      const Measurement* p = r.find(w, rc->reference, metric);
       bool ok = s && p && !s->runs.empty() && !p->runs.empty() && p->median() > 0;
       out += fmt::format(" {} |", ok ? format_ratio(s->median() / p->median()) : "–");
     }
@@ -133,6 +146,40 @@ void machine_fractions(std::string& out, const Report& r) {
   out += "\n";
 }
 
+// The broker configurations of the run and what each guarantees, with the
+// figures the durability comparison rests on.
+void configurations(std::string& out, const Report& r) {
+  if (r.targets.empty()) return;
+  struct Col {
+    const char* workload;
+    const char* metric;
+    const char* title;
+  };
+  const Col cols[] = {{"produce/1KB/acks=all/p1/x1", "msgs_per_s", "produce 1 KB acks=all"},
+                      {"produce/100B/acks=1/p1/x1", "msgs_per_s", "produce 100 B acks=1"},
+                      {"latency/100B/acks=1/in-flight=1", "p99_us", "end-to-end p99"}};
+  out += "## Broker configurations and what they guarantee\n\n"
+         "Each broker configuration is a separate peer run with the same librdkafka client and workloads. "
+         "The last column divides Spool's durable default by the row's produce 1 KB acks=all figure.\n\n"
+         "| Target | Configuration | An acknowledged write survives |";
+  for (const auto& c : cols) out += fmt::format(" {} |", c.title);
+  out += " Spool durable / this (1 KB acks=all) |\n|---|---|---|";
+  for (size_t i = 0; i <= std::size(cols); ++i) out += "---:|";
+  out += "\n";
+  const Measurement* spool = r.find(cols[0].workload, "spool", cols[0].metric);
+  for (const auto& t : r.targets) {
+    out += fmt::format("| {} | {} | {} |", cell(t.name), cell(t.description), cell(t.guarantee));
+    for (const auto& c : cols) {
+      const Measurement* m = r.find(c.workload, t.name, c.metric);
+      out += fmt::format(" {} |", m && !m->runs.empty() ? format_with_unit(c.metric, m->median()) : "–");
+    }
+    const Measurement* m = r.find(cols[0].workload, t.name, cols[0].metric);
+    bool ok = spool && m && !spool->runs.empty() && !m->runs.empty() && m->median() > 0;
+    out += fmt::format(" {} |\n", ok ? format_ratio(spool->median() / m->median()) : "–");
+  }
+  out += "\n";
+}
+
 const char* verdict(const TargetCheck& c) {
   if (!c.measured_ok) return "not measured";
   return c.met ? "met" : "**NOT met**";
@@ -154,8 +201,12 @@ std::string render_markdown(const Report& r, const std::vector<TargetCheck>& che
   out += "## Targets\n\n| Target | Goal | Measured | Result |\n|---|---|---|---|\n";
   for (const auto& c : checks)
     out += fmt::format("| {} | {} | {} | {} |\n", cell(c.name), cell(c.goal), cell(c.measured), verdict(c));
-  out += "\n## Workloads\n\nSpool/peer is the ratio of the medians: above 1 is better for throughput, below 1 is "
-         "better for latency, RSS and restart time.\n\n";
+  out += "\n";
+  configurations(out, r);
+  out += "## Workloads\n\nSpool/Kafka is the ratio of the medians of `spool` (Spool, durable default) and `kafka` "
+         "(Kafka 4.4 as configured by default): above 1 is better for throughput, below 1 is better for latency, RSS "
+         "and restart time. Rows ending in ProducerPerformance, ConsumerPerformance or EndToEndLatency are Kafka's "
+         "own Java tools; the others use librdkafka.\n\n";
   for (const auto& f : kFamilies) family_table(out, r, f.prefix, f.title);
   family_table(out, r, "", "Other workloads");
   machine_fractions(out, r);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bench/broker_process.h"
+#include "bench/kafka_peer.h"
 #include "bench/peer_cluster.h"
 #include "bench/report.h"
 #include "bench/runner_session.h"
@@ -89,8 +90,42 @@ Status validate_bench_options(const BenchOptions& o) {
     return Status::error("--latency-rate must be in [1, 1e6] msg/s");
   for (const auto& w : o.workloads)
     if (std::find(kWorkloadFamilies.begin(), kWorkloadFamilies.end(), w) == kWorkloadFamilies.end())
-      return Status::error("unknown workload '" + w + "' (known: machine, produce, consume, latency, rss, restart)");
+      return Status::error("unknown workload '" + w +
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools)");
+  if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
+    return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");
+  if (o.skip_peer && !o.peer.empty()) return Status::error("--skip-peer and --peer exclude each other");
   return Status::ok();
+}
+
+Result<PeerChoice> choose_peer(const BenchOptions& o, bool java_found, bool script_found,
+                               const std::string& script_error) {
+  if (o.skip_peer) return PeerChoice{"none", ""};
+  if (o.peer == "mock") return PeerChoice{"mock", ""};
+  if (o.peer == "kafka") {
+    if (!java_found) return Status::error("--peer kafka: no java on $PATH (scripts/kafka-peer fetch installs one)");
+    if (!script_found) return Status::error("--peer kafka: " + script_error);
+    return PeerChoice{"kafka", ""};
+  }
+  if (java_found && script_found) return PeerChoice{"kafka", ""};
+  return PeerChoice{"mock", std::string("peer: librdkafka's mock cluster, because the Kafka peer is unavailable (") +
+                                (java_found ? script_error : "no java on $PATH") +
+                                "); install Java and run scripts/kafka-peer fetch for --peer kafka"};
+}
+
+Result<PeerChoice> resolve_peer(const BenchOptions& o) {
+  auto exe = self_executable();
+  auto script = locate_kafka_peer(o.kafka_peer, exe ? *exe : std::string());
+  bool java = !find_java().empty();
+  auto c = choose_peer(o, java, script.is_ok(), script ? std::string() : script.status().message());
+  if (!c || c->peer != "kafka") return c;
+  // The jars must be there too (fetching may install packages: not the bench's business).
+  if (auto cp = kafka_classpath(*script); !cp) {
+    if (o.peer == "kafka") return Status::error("--peer kafka: " + cp.status().message());
+    return PeerChoice{"mock", "peer: librdkafka's mock cluster, because the Kafka peer is unavailable (" +
+                                  cp.status().message() + ")"};
+  }
+  return c;
 }
 
 Sizes resolve_sizes(const BenchOptions& o) {
@@ -106,11 +141,15 @@ Sizes resolve_sizes(const BenchOptions& o) {
     z.loopback_seconds = 0.3;
     z.disk_bytes = 16LL << 20;
     z.disk_bytes_fdatasync = 8LL << 20;
+    z.tool_records_100B = 20000;
+    z.tool_records_1KB = 5000;
   }
   if (o.repetitions) z.repetitions = *o.repetitions;
   if (o.messages) {
     z.messages = *o.messages;
     z.consume_messages = std::max<int64_t>(*o.messages / 3, 10);
+    z.tool_records_100B = std::max<int64_t>(*o.messages / 3, 10);
+    z.tool_records_1KB = std::max<int64_t>(*o.messages / 12, 10);
   }
   if (o.duration_s) z.duration_s = *o.duration_s;
   if (o.restart_mb) z.restart_mb = *o.restart_mb;
@@ -125,12 +164,22 @@ BenchOutcome run_bench(const BenchOptions& o) {
   Report& r = out.report;
   r.started_at = iso_now();
   r.host = host_description();
-  r.peer = peer_description();
   r.repetitions = z.repetitions;
   auto exe = self_executable();
   r.spool_version = exe ? spool_version(*exe) : "unknown";
+  auto choice = resolve_peer(o);
+  if (!choice) {
+    out.error = choice.status().message();
+    return out;
+  }
+  std::string script;
+  if (choice->peer == "kafka") script = *locate_kafka_peer(o.kafka_peer, exe ? *exe : std::string());
+  r.peer = choice->peer == "kafka"  ? "Apache Kafka 4.4.0, single-node KRaft (" + script + ")"
+           : choice->peer == "mock" ? peer_description() + " (in-process)"
+                                    : "none (--skip-peer)";
 
-  Session s(o, z, &r);
+  Session s(o, z, &r, choice->peer, script);
+  if (!choice->why.empty()) s.add_note(choice->why);
   if (!exe) s.add_note("spool executable not found (" + exe.status().message() + "): no private broker");
   // The broker is exec'd through /proc/self/exe, which stays valid even if
   // the binary is rebuilt (replaced) while the bench runs.

@@ -1,7 +1,13 @@
 // `spool bench`: runs the standard set of workloads against Spool (a broker
-// it starts itself from this executable, or --bootstrap) and librdkafka's
-// mock cluster, measures the machine's limits in the same run, and writes
-// the report (report.h: Markdown, CSV, SVG) with the target checks.
+// it starts itself from this executable, or --bootstrap) and a peer in the
+// same run with the same librdkafka client: Apache Kafka 4.4 (--peer kafka,
+// the default when Java and scripts/kafka-peer are found; also Kafka's own
+// ProducerPerformance, ConsumerPerformance and EndToEndLatency against both)
+// or librdkafka's mock cluster (--peer mock). The durability comparison runs
+// four broker configurations as separate peer runs: Spool durable (default),
+// Spool durable.writes=false, Kafka default, Kafka flush.messages=1. It
+// measures the machine's limits in the same run and writes the report
+// (report.h: Markdown, CSV, SVG) with the target checks.
 // Threading: run_bench blocks the caller for the whole run; workloads start
 // and join their own threads. Failure: a failing workload becomes a note in
 // the report and the run goes on; the outcome says whether anything was
@@ -19,8 +25,8 @@
 namespace spool::bench {
 
 // Workload families selectable with --workloads.
-inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume",
-                                                           "latency", "rss",     "restart"};
+inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume",    "latency",
+                                                           "rss",     "restart", "kafka-tools"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`
@@ -36,6 +42,8 @@ struct BenchOptions {
   bool quick = false;                         // tiny sizes, few combinations: seconds, for the smoke test
   bool all_combos = false;                    // every produce combination (16) instead of the standard 8
   bool skip_peer = false;
+  std::string peer;                           // "kafka" | "mock"; empty: kafka when available, else mock
+  std::string kafka_peer;                     // path of scripts/kafka-peer (empty: $SPOOL_KAFKA_PEER, then found)
   bool profile = false;                       // perf-profile the broker on an extra run of each missed target
   std::vector<std::string> workloads;         // families to run (empty: all)
 };
@@ -51,6 +59,8 @@ struct Sizes {
   int latency_rate = 1000;
   int rss_topics = 10;
   int rss_partitions_per_topic = 100;
+  int64_t tool_records_100B = 1000000;  // ProducerPerformance 100 B acks=1
+  int64_t tool_records_1KB = 250000;    // ProducerPerformance 1 KB acks=all
   double loopback_seconds = 2;
   int64_t disk_bytes = 512LL << 20;
   int64_t disk_bytes_fdatasync = 256LL << 20;
@@ -58,6 +68,18 @@ struct Sizes {
 
 // Range and name checks of every option (a usage error for the CLI).
 Status validate_bench_options(const BenchOptions& o);
+
+// Which peer a run uses: --peer, else kafka when `java_found` and the
+// kafka-peer script is found (`script_found`), else mock. An explicit
+// --peer kafka without them is an error (the run cannot be what was asked).
+struct PeerChoice {
+  std::string peer;  // "kafka" | "mock" | "none" (--skip-peer)
+  std::string why;   // a note for the report when the default fell back
+};
+Result<PeerChoice> choose_peer(const BenchOptions& o, bool java_found, bool script_found,
+                               const std::string& script_error);
+// choose_peer with this machine's java ($PATH) and kafka-peer script.
+Result<PeerChoice> resolve_peer(const BenchOptions& o);
 Sizes resolve_sizes(const BenchOptions& o);
 
 struct BenchOutcome {

@@ -1,9 +1,14 @@
+// Session core (runner_session.h): deployments, phases (start / stop of one
+// broker configuration), the step loop, the RSS/restart steps and --profile.
+// The per-family workload steps are planned in runner_plan.cc.
 #include "bench/runner_session.h"
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "bench/machine_limits.h"
+#include "bench/kafka_peer.h"
 #include "bench/peer_cluster.h"
 #include "bench/perf_profile.h"
 #include "bench/targets.h"
@@ -11,37 +16,18 @@
 namespace spool::bench {
 namespace {
 
-constexpr int64_t kPeerConsumeMessages = 4000;
-constexpr int kPeerLatencyMessages = 500;
+constexpr const char* kKafkaFlushOverride = "log.flush.interval.messages=1";
 
-std::string fmt_rate(const Throughput& t) {
-  return human_number(t.msgs_per_s()) + " msg/s, " + human_number(t.MB_per_s()) + " MB/s";
-}
-
-std::string fmt_latency(const LatencySummary& l) {
-  return "p50 " + human_number(l.p50_us) + " us, p99 " + human_number(l.p99_us) + " us, p99.9 " +
-         human_number(l.p999_us) + " us, max " + human_number(l.max_us) + " us";
-}
-
-// The standard produce set covers every issue-7 target and each dimension
-// (size, acks, partitions, producers) at least once; --all-combos runs all 16.
-std::vector<ProduceSpec> produce_specs(bool quick, bool all) {
-  if (quick) return {{100, false, 1, 1}, {1024, false, 1, 1}, {1024, true, 1, 1}};
-  std::vector<ProduceSpec> v;
-  if (all) {
-    for (int size : {100, 1024})
-      for (bool acks_all : {false, true})
-        for (int p : {1, 16})
-          for (int x : {1, 4}) v.push_back({size, acks_all, p, x});
-    return v;
-  }
-  return {{100, false, 1, 1},  {100, true, 1, 1},  {1024, false, 1, 1}, {1024, true, 1, 1},
-          {100, false, 16, 1}, {100, false, 1, 4}, {1024, false, 16, 4}, {1024, true, 16, 4}};
+bool has_key(const std::vector<std::string>& overrides, const std::string& key) {
+  for (const auto& o : overrides)
+    if (o.rfind(key + "=", 0) == 0) return true;
+  return false;
 }
 
 }  // namespace
 
-Session::Session(const BenchOptions& o, const Sizes& z, Report* report) : o_(o), z_(z), r_(report) {}
+Session::Session(const BenchOptions& o, const Sizes& z, Report* report, std::string peer, std::string kafka_script)
+    : o_(o), z_(z), r_(report), peer_(std::move(peer)), kafka_script_(std::move(kafka_script)) {}
 
 Session::~Session() { teardown(); }
 
@@ -69,18 +55,23 @@ void Session::record(const std::string& workload, const std::string& target, con
   r_->measurements.push_back(Measurement{workload, target, metric, {value}});
 }
 
-std::string Session::next_topic(const std::string& prefix) { return "bench-" + prefix + "-" + std::to_string(++topic_seq_); }
+std::string Session::next_topic(const std::string& prefix) {
+  return "bench-" + prefix + "-" + std::to_string(++topic_seq_);
+}
 
 std::string Session::run_label(const std::string& workload, const std::string& target, int rep) const {
   return workload + " " + target + " run " + std::to_string(rep) + "/" + std::to_string(z_.repetitions);
 }
 
-Result<std::string> Session::with_peer(const std::function<Result<std::string>(const Target&)>& fn) {
+Result<std::string> Session::on(Deployment& d, const std::function<Result<std::string>(const Target&)>& fn) {
+  if (d.kind != Kind::kMock) {
+    if (!d.target) return Status::error(d.name + " is not running");
+    return fn(*d.target);
+  }
   auto peer = PeerCluster::create();
   if (!peer) return peer.status();
   PeerCluster* pc = peer->get();
-  Target t{"peer", pc->bootstrap(), "",
-           [pc](const NewTopic& nt) { return pc->create_topic(nt.name, nt.partitions); },
+  Target t{"mock", pc->bootstrap(), "", [pc](const NewTopic& nt) { return pc->create_topic(nt.name, nt.partitions); },
            [](const std::string&) {}};
   return fn(t);
 }
@@ -96,34 +87,72 @@ void Session::setup(const std::string& exe) {
   std::filesystem::create_directories(parent, ec);
   std::string tmpl = parent + "/spool-bench-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
-    add_note("cannot create a work dir under " + parent + ": Spool's own broker, RSS, restart and disk limits skipped");
+    add_note("cannot create a work dir under " + parent + ": the bench's own brokers and disk limits skipped");
   } else {
     work_dir_ = tmpl;
   }
-  if (!o_.bootstrap.empty()) {
-    std::string bs = o_.bootstrap;
-    spool_ = Target{"spool", bs, "", [bs](const NewTopic& nt) { return create_topics(bs, {nt}, 60000); },
-                    [bs](const std::string& name) { (void)delete_topics(bs, {name}, 30000); }};
-    add_note("Spool at --bootstrap " + bs + " (not started by the bench): consume/cold, rss and restart skipped");
-    return;
+
+  // Spool gets the single-node settings the Kafka peer script gives Kafka.
+  std::vector<std::string> spool_ov = o_.broker_overrides;
+  if (!has_key(spool_ov, "group.initial.rebalance.delay.ms")) spool_ov.push_back("group.initial.rebalance.delay.ms=0");
+  auto add = [&](std::string name, Kind kind, std::vector<std::string> ov, bool full, std::string description,
+                 std::string guarantee) {
+    auto d = std::make_unique<Deployment>();
+    d->name = name;
+    d->kind = kind;
+    d->overrides = std::move(ov);
+    d->full = full;
+    deps_.push_back(std::move(d));
+    r_->targets.push_back(TargetInfo{std::move(name), std::move(description), std::move(guarantee)});
+  };
+  const std::string extra = o_.broker_overrides.empty() ? "" : " (with the --broker-override settings)";
+  add("spool", Kind::kSpool, spool_ov, true,
+      o_.bootstrap.empty() ? "Spool, default configuration: durable.writes=true" + extra
+                           : "Spool at --bootstrap " + o_.bootstrap + " (its own configuration)",
+      "power loss: acks=all is answered, and any write becomes visible to consumers, only after its group-committed "
+      "fsync");
+  auto add_kafka = [&] {
+    if (peer_ != "kafka") return;
+    add("kafka", Kind::kKafka, {}, true, "Apache Kafka 4.4.0 as configured by default (scripts/kafka-peer)",
+        "kill -9 of the broker, not power loss: acknowledged from the page cache; Kafka does not fsync by default "
+        "(flushes are left to the OS)");
+  };
+  add_kafka();
+  if (peer_ == "mock")
+    add("mock", Kind::kMock, {}, true, peer_description() + " (in-process)",
+        "nothing: the mock cluster keeps data in memory only");
+  if (o_.bootstrap.empty()) {
+    auto ov = spool_ov;
+    ov.push_back("durable.writes=false");
+    add("spool-nodurable", Kind::kSpool, ov, false, "Spool with durable.writes=false" + extra,
+        "kill -9 of the broker, not power loss: acknowledged from the page cache (Kafka's semantics)");
+  } else {
+    add_note("--bootstrap: no spool-nodurable row (the bench cannot reconfigure a broker it did not start)");
   }
-  if (work_dir_.empty() || exe_.empty()) return;
-  std::filesystem::create_directories(work_dir_ + "/data", ec);
-  broker_ = std::make_unique<BrokerProcess>(exe_, work_dir_ + "/data", o_.broker_overrides, work_dir_ + "/broker.log");
-  if (auto st = broker_->start(30); !st) {
-    add_note("spool broker did not start, Spool workloads skipped: " + st.message());
-    broker_.reset();
-    return;
+  if (peer_ == "kafka")
+    add("kafka-flush1", Kind::kKafka, {kKafkaFlushOverride}, false,
+        std::string("Apache Kafka 4.4.0 with flush.messages=1 (broker override ") + kKafkaFlushOverride + ")",
+        "power loss: the log is fsynced after every append, before the produce is answered");
+
+  if (peer_ == "kafka") {
+    // A killed bench must not leave JVMs behind: the peer script stops its
+    // broker once this process is gone.
+    setenv("KAFKA_PEER_WATCH_PID", std::to_string(getpid()).c_str(), 1);
+    std::string java = find_java();
+    auto cp = kafka_classpath(kafka_script_);
+    if (java.empty() || !cp || work_dir_.empty()) {
+      tools_error_ = java.empty() ? "no java on $PATH" : !cp ? cp.status().message() : "no work dir";
+    } else {
+      JavaTools j{java, *cp, work_dir_ + "/log4j2-tools.xml", work_dir_ + "/kafka-tools.log"};
+      if (auto st = write_log4j_config(j.log4j_file); !st) tools_error_ = st.message();
+      else tools_ = j;
+    }
   }
-  std::string bs = broker_->bootstrap();
-  spool_ = Target{"spool", bs, work_dir_ + "/data", [bs](const NewTopic& nt) { return create_topics(bs, {nt}, 60000); },
-                  [bs](const std::string& name) { (void)delete_topics(bs, {name}, 30000); }};
 }
 
 void Session::teardown() {
-  if (broker_) {
-    if (auto st = broker_->stop(30); !st) add_note("spool broker shutdown: " + st.message());
-    broker_.reset();
+  for (auto& d : deps_) {
+    if (d->broker) (void)stop_phase(*d);
   }
   if (!work_dir_.empty()) {
     std::error_code ec;
@@ -132,198 +161,112 @@ void Session::teardown() {
   }
 }
 
-void Session::plan_machine(std::vector<Step>* steps) {
-  for (int rep = 1; rep <= z_.repetitions; ++rep) {
-    steps->push_back({run_label("machine/loopback", "machine", rep), [this]() -> Result<std::string> {
-                        auto v = loopback_MBps(z_.loopback_seconds);
-                        if (!v) return v.status();
-                        record("machine/loopback", "machine", "MB_per_s", *v);
-                        return human_number(*v) + " MB/s";
-                      }});
-    if (work_dir_.empty()) continue;
-    for (bool sync : {false, true}) {
-      std::string id = sync ? "machine/disk-write-fdatasync" : "machine/disk-write";
-      steps->push_back({run_label(id, "machine", rep), [this, id, sync]() -> Result<std::string> {
-                          auto v = disk_write_MBps(work_dir_, sync ? z_.disk_bytes_fdatasync : z_.disk_bytes, sync);
-                          if (!v) return v.status();
-                          record(id, "machine", "MB_per_s", *v);
-                          return human_number(*v) + " MB/s";
-                        }});
-    }
-  }
+std::unique_ptr<ManagedBroker> Session::make_broker(const Deployment& d, const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (d.kind == Kind::kKafka) return std::make_unique<KafkaPeer>(kafka_script_, dir, d.overrides, dir + "/script.log");
+  std::filesystem::create_directories(dir + "/data", ec);
+  return std::make_unique<BrokerProcess>(exe_, dir + "/data", d.overrides, dir + "/broker.log");
 }
 
-void Session::plan_produce(std::vector<Step>* steps) {
-  for (const ProduceSpec& spec : produce_specs(o_.quick, o_.all_combos)) {
-    std::string id = produce_workload_id(spec);
-    int64_t n = spec.size >= 1024 ? std::max<int64_t>(z_.messages / 4, 100) : z_.messages;
-    for (int rep = 1; rep <= z_.repetitions; ++rep) {
-      auto body = [this, spec, id, n](const Target& t) -> Result<std::string> {
-        std::string topic = next_topic("produce");
-        auto res = run_produce(t, topic, spec, n, z_.duration_s, progress_.get());
-        t.drop_topic(topic);
-        if (!res) return res.status();
-        record(id, t.name, "msgs_per_s", res->msgs_per_s());
-        record(id, t.name, "MB_per_s", res->MB_per_s());
-        return fmt_rate(*res);
-      };
-      if (spool_) steps->push_back({run_label(id, "spool", rep), [this, body] { return body(*spool_); }});
-      if (!o_.skip_peer) steps->push_back({run_label(id, "peer", rep), [this, body] { return with_peer(body); }});
-    }
-  }
-}
-
-void Session::plan_consume(std::vector<Step>* steps) {
-  const int64_t n = z_.consume_messages;
-  auto fill = [](const Target& t, const std::string& topic, int64_t n) -> Status {
-    ProduceSpec spec{1024, false, 1, 1};
-    auto res = run_produce(t, topic, spec, n, 1e9, nullptr);
-    if (!res) return Status::error("prefill: " + res.status().message());
-    if (res->messages < n) return Status::error("prefill delivered only " + std::to_string(res->messages));
+Status Session::start_phase(Deployment& d, int rep) {
+  d.target.reset();
+  d.consume_filled = false;
+  d.consume_topic.clear();
+  if (d.kind == Kind::kSpool && !o_.bootstrap.empty()) {
+    std::string bs = o_.bootstrap;
+    d.target = Target{d.name, bs, "", [bs](const NewTopic& nt) { return create_topics(bs, {nt}, 60000); },
+                      [bs](const std::string& name) { (void)delete_topics(bs, {name}, 30000); }};
     return Status::ok();
-  };
-  auto read = [this](const Target& t, const std::string& topic, const std::string& id, int64_t n) -> Result<std::string> {
-    auto res = run_consume(t, topic, n, 300, progress_.get());
-    if (!res) return res.status();
-    record(id, t.name, "msgs_per_s", res->msgs_per_s());
-    record(id, t.name, "MB_per_s", res->MB_per_s());
-    return fmt_rate(*res);
-  };
-  if (spool_) {
-    // One log for every Spool run: written once, read back cached, then
-    // read after its pages were dropped (cold), which caches it again.
-    consume_topic_ = next_topic("consume");
-    auto topic = std::make_shared<std::string>(consume_topic_);
-    auto filled = std::make_shared<bool>(false);
-    steps->push_back({"consume/1KB spool prefill " + human_number(static_cast<double>(n)) + " x 1 KB",
-                      [this, topic, filled, fill, n]() -> Result<std::string> {
-                        if (auto st = fill(*spool_, *topic, n); !st) return st;
-                        *filled = true;
-                        consume_filled_ = true;
-                        return std::string("written");
-                      }});
-    for (int rep = 1; rep <= z_.repetitions; ++rep) {
-      steps->push_back({run_label("consume/1KB/cached", "spool", rep), [this, topic, filled, read, n]() -> Result<std::string> {
-                          if (!*filled) return Status::error("prefill failed");
-                          return read(*spool_, *topic, "consume/1KB/cached", n);
-                        }});
-      if (spool_->data_dir.empty()) continue;
-      steps->push_back({run_label("consume/1KB/cold", "spool", rep), [this, topic, filled, read, n]() -> Result<std::string> {
-                          if (!*filled) return Status::error("prefill failed");
-                          auto dropped = drop_page_cache(spool_->data_dir);
-                          if (!dropped) return dropped.status();
-                          return read(*spool_, *topic, "consume/1KB/cold", n);
-                        }});
-    }
   }
-  if (o_.skip_peer) return;
-  // The mock cluster keeps only the last ~5 MB of a partition (older
-  // message sets are dropped), so the peer reads a log that fits.
-  const int64_t peer_n = std::min<int64_t>(n, kPeerConsumeMessages);
-  add_note("consume on the peer reads " + std::to_string(peer_n) +
-           " x 1 KB: the mock cluster keeps only ~5 MB per partition; compare Spool's consume with the machine "
-           "limits rather than with the peer");
-  for (int rep = 1; rep <= z_.repetitions; ++rep) {
-    steps->push_back({run_label("consume/1KB/cached", "peer", rep), [this, fill, read, peer_n]() -> Result<std::string> {
-                        return with_peer([&](const Target& t) -> Result<std::string> {
-                          std::string topic = next_topic("consume");
-                          if (auto st = fill(t, topic, peer_n); !st) return st;
-                          return read(t, topic, "consume/1KB/cached", peer_n);
-                        });
-                      }});
+  if (work_dir_.empty() || (d.kind == Kind::kSpool && exe_.empty())) return Status::error("no broker to start");
+  d.phase_dir = work_dir_ + "/" + d.name + "-" + std::to_string(rep);
+  d.broker = make_broker(d, d.phase_dir);
+  if (auto st = d.broker->start(d.kind == Kind::kKafka ? 120 : 30); !st) {
+    d.broker.reset();
+    return st;
   }
+  std::string bs = d.broker->bootstrap();
+  std::string data = d.phase_dir + "/data";  // log.dirs of both brokers
+  d.target = Target{d.name, bs, data, [bs](const NewTopic& nt) { return create_topics(bs, {nt}, 60000); },
+                    [bs](const std::string& name) { (void)delete_topics(bs, {name}, 30000); }};
+  return Status::ok();
 }
 
-void Session::plan_latency(std::vector<Step>* steps) {
-  struct Variant {
-    std::string id;
-    int rate;
-  };
-  std::vector<Variant> variants = {{"latency/100B/acks=1/in-flight=1", 0},
-                                   {"latency/100B/acks=1/rate=" + std::to_string(z_.latency_rate), z_.latency_rate}};
-  for (const auto& v : variants) {
-    for (int rep = 1; rep <= z_.repetitions; ++rep) {
-      auto body = [this, v](const Target& t) -> Result<std::string> {
-        std::string topic = next_topic("latency");
-        // The mock answers an empty fetch only when fetch.wait.max.ms ran
-        // out (no wake-up on produce), so many peer round trips take 100 ms.
-        int n = t.name == "peer" ? std::min(z_.latency_messages, kPeerLatencyMessages) : z_.latency_messages;
-        auto res = run_latency(t, topic, n, v.rate, progress_.get());
-        t.drop_topic(topic);
-        if (!res) return res.status();
-        record(v.id, t.name, "p50_us", res->p50_us);
-        record(v.id, t.name, "p99_us", res->p99_us);
-        record(v.id, t.name, "p999_us", res->p999_us);
-        record(v.id, t.name, "max_us", res->max_us);
-        return fmt_latency(*res);
-      };
-      if (spool_) steps->push_back({run_label(v.id, "spool", rep), [this, body] { return body(*spool_); }});
-      if (!o_.skip_peer) steps->push_back({run_label(v.id, "peer", rep), [this, body] { return with_peer(body); }});
-    }
+Status Session::stop_phase(Deployment& d) {
+  Status st = Status::ok();
+  if (d.broker) st = d.broker->stop(60);
+  d.broker.reset();
+  d.target.reset();
+  if (!d.phase_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(d.phase_dir, ec);
+    d.phase_dir.clear();
   }
+  return st;
 }
 
-void Session::plan_broker(std::vector<Step>* steps) {
-  SpawnSpec spawn{exe_, work_dir_, o_.broker_overrides};
+void Session::plan_phase(Deployment& d, int rep, std::vector<Step>* steps) {
+  bool workloads = wants("produce") || wants("consume") || wants("latency") || (d.full && wants("kafka-tools"));
+  if (d.kind != Kind::kMock && workloads) {
+    steps->push_back({"start " + d.name + " (run " + std::to_string(rep) + ")", [this, &d, rep]() -> Result<std::string> {
+                        if (auto st = start_phase(d, rep); !st) return st;
+                        return "serving on " + d.target->bootstrap;
+                      }});
+  }
+  if (wants("produce")) plan_produce(d, rep, steps);
+  if (wants("consume") && d.full) plan_consume(d, rep, steps);
+  if (wants("latency")) plan_latency(d, rep, steps);
+  if (wants("kafka-tools") && d.full && d.kind != Kind::kMock) plan_tools(d, rep, steps);
+  if (d.kind != Kind::kMock && workloads) {
+    steps->push_back({"stop " + d.name + " (run " + std::to_string(rep) + ")", [this, &d]() -> Result<std::string> {
+                        if (!d.broker && !d.target) return std::string("was not running");
+                        if (auto st = stop_phase(d); !st) return st;
+                        return std::string("stopped");
+                      }});
+  }
+  bool own = d.kind == Kind::kKafka || (d.kind == Kind::kSpool && o_.bootstrap.empty());
+  if (d.full && own && !work_dir_.empty()) plan_own_brokers(d, rep, steps);
+}
+
+void Session::plan_own_brokers(Deployment& d, int rep, std::vector<Step>* steps) {
+  if (d.kind == Kind::kSpool && exe_.empty()) return;
+  SpawnSpec spawn{work_dir_, [this, &d](const std::string& dir) { return make_broker(d, dir); }};
   if (wants("rss")) {
-    for (int rep = 1; rep <= z_.repetitions; ++rep) {
-      steps->push_back({run_label("rss", "spool", rep), [this, spawn]() -> Result<std::string> {
-                          auto res = run_rss(spawn, z_.rss_topics, z_.rss_partitions_per_topic, progress_.get());
-                          if (!res) return res.status();
-                          record("rss/idle", "spool", "rss_MB", res->idle_MB);
-                          record("rss/partitions=1000", "spool", "rss_MB", res->partitions_MB);
-                          return "idle " + human_number(res->idle_MB) + " MB, 1000 partitions " +
-                                 human_number(res->partitions_MB) + " MB";
-                        }});
-    }
+    steps->push_back({run_label("rss", d.name, rep), [this, spawn, &d]() -> Result<std::string> {
+                        auto res = run_rss(spawn, z_.rss_topics, z_.rss_partitions_per_topic, progress_.get());
+                        if (!res) return res.status();
+                        record("rss/idle", d.name, "rss_MB", res->idle_MB);
+                        record("rss/partitions=1000", d.name, "rss_MB", res->partitions_MB);
+                        return "idle " + human_number(res->idle_MB) + " MB, 1000 partitions " +
+                               human_number(res->partitions_MB) + " MB";
+                      }});
   }
   if (wants("restart")) {
     std::string id = "restart/kill9/" + std::to_string(z_.restart_mb) + "MB";
-    for (int rep = 1; rep <= z_.repetitions; ++rep) {
-      steps->push_back({run_label(id, "spool", rep), [this, spawn, id]() -> Result<std::string> {
-                          auto res = run_restart(spawn, z_.restart_mb, progress_.get());
-                          if (!res) return res.status();
-                          record(id, "spool", "seconds", *res);
-                          return "serving after " + human_number(*res) + " s";
-                        }});
-    }
+    steps->push_back({run_label(id, d.name, rep), [this, spawn, id, &d]() -> Result<std::string> {
+                        auto res = run_restart(spawn, z_.restart_mb, progress_.get());
+                        if (!res) return res.status();
+                        record(id, d.name, "seconds", *res);
+                        return "serving after " + human_number(*res) + " s";
+                      }});
   }
 }
 
 void Session::run_all() {
   std::vector<Step> steps;
   if (wants("machine")) plan_machine(&steps);
-  if (wants("produce")) plan_produce(&steps);
-  if (wants("consume")) plan_consume(&steps);
-  if (wants("latency")) plan_latency(&steps);
-  bool own_broker = o_.bootstrap.empty() && !exe_.empty() && !work_dir_.empty();
-  if (own_broker) plan_broker(&steps);
+  for (int rep = 1; rep <= z_.repetitions; ++rep)
+    for (auto& d : deps_) plan_phase(*d, rep, &steps);
+  add_plan_notes();
 
-  if (wants("produce"))
-    add_note(o_.all_combos ? "produce: all 16 combinations (100B/1KB x acks 1/all x p1/p16 x x1/x4)"
-             : o_.quick    ? "produce (--quick): 100B acks=1 p1 x1, 1KB acks=1 p1 x1, 1KB acks=all p1 x1"
-                           : "produce: standard subset of 8 combinations (--all-combos runs all 16)");
-  add_note("acks=all on Spool writes to topics with flush.messages=1 (each append flushed); the mock peer keeps "
-           "data in memory, so its acks=all is not durable");
-  add_note("consume: timed from the first message to the last (as kbench.c), so librdkafka's consumer start-up "
-           "(~0.5 s to the first message, the same against the mock) is left out; 1 KB values, 1 partition");
-  add_note("consume/cold: before each run the bench fdatasyncs and posix_fadvise(DONTNEED)s every file of the "
-           "broker's data dir (no root needed); the peer reads from memory, so it only has the cached variant");
-  add_note("latency: producer (linger.ms=0) and consumer (fetch.wait.max.ms=100) in the bench process; the payload "
-           "carries the send time, latency = receipt - send");
-  if (wants("latency") && !o_.skip_peer)
-    add_note("latency on the peer: at most " + std::to_string(kPeerLatencyMessages) +
-             " messages per run (the mock has no long-poll wake-up, so its round trips often wait out "
-             "fetch.wait.max.ms); compare Spool's latency with the goal rather than with the peer");
-  add_note("restart: seconds from re-exec of the killed broker until a new librdkafka producer's Metadata + Produce "
-           "round trip was acknowledged (client start-up included)");
-  if (!own_broker) add_note("rss and restart need the bench's own broker: skipped");
-  if (o_.skip_peer) add_note("--skip-peer: no peer runs, no Spool/peer ratios");
-
-  if (o_.profile && !broker_) add_note("--profile needs the bench's own broker: no profiles");
   progress_ = std::make_unique<Progress>(static_cast<int>(steps.size()));
   for (auto& step : steps) {
     progress_->begin(step.label);
+    if (step.needs != nullptr && step.needs->kind != Kind::kMock && !step.needs->target) {
+      progress_->done(step.label, "skipped: " + step.needs->name + " is not running");
+      continue;
+    }
     Result<std::string> res = step.run();
     if (res) {
       progress_->done(step.label, *res);
@@ -333,54 +276,73 @@ void Session::run_all() {
       add_note(step.label + " failed: " + msg);
     }
   }
-  if (o_.profile && broker_ && spool_) profile_missed_targets();
+  for (auto& d : deps_)
+    if (d->broker) (void)stop_phase(*d);
+  if (o_.profile) profile_missed_targets();
 }
 
 void Session::profile_missed_targets() {
+  Deployment* spool = deps_.empty() ? nullptr : deps_.front().get();
+  if (spool == nullptr || spool->kind != Kind::kSpool || !o_.bootstrap.empty() || exe_.empty()) {
+    add_note("--profile needs the bench's own broker: no profiles");
+    return;
+  }
+  std::vector<TargetCheck> checks = check_targets(*r_);
+  auto missed = [&](const std::string& prefix) {
+    for (const auto& c : checks)
+      if (c.name.rfind(prefix, 0) == 0 && c.measured_ok && !c.met) return true;
+    return false;
+  };
   struct Probe {
     std::string check_prefix;  // TargetCheck::name prefix (targets.cc)
     std::string workload;
-    std::function<Status()> run;
+    std::function<Status(const Target&)> run;
   };
   auto produce = [this](ProduceSpec spec) {
-    return [this, spec]() -> Status {
+    return [this, spec](const Target& t) -> Status {
       std::string topic = next_topic("profile");
       int64_t n = spec.size >= 1024 ? std::max<int64_t>(z_.messages / 4, 100) : z_.messages;
-      auto res = run_produce(*spool_, topic, spec, n, z_.duration_s, nullptr);
-      spool_->drop_topic(topic);
+      auto res = run_produce(t, topic, spec, n, z_.duration_s, nullptr);
+      t.drop_topic(topic);
       return res ? Status::ok() : res.status();
     };
   };
   std::vector<Probe> probes = {
       {"produce 100 B", "produce/100B/acks=1/p1/x1", produce({100, false, 1, 1})},
-      {"produce 1 KB acks=all", "produce/1KB/acks=all/p1/x1", produce({1024, true, 1, 1})},
+      {"produce 1 KB, acks=all", "produce/1KB/acks=all/p1/x1", produce({1024, true, 1, 1})},
       {"consume 1 KB", "consume/1KB/cached",
-       [this]() -> Status {
-         if (!consume_filled_) return Status::error("no consume log");
-         auto res = run_consume(*spool_, consume_topic_, z_.consume_messages, 300, nullptr);
+       [this](const Target& t) -> Status {
+         std::string topic = next_topic("profile");
+         auto fill = run_produce(t, topic, ProduceSpec{1024, false, 1, 1}, z_.consume_messages, 1e9, nullptr);
+         if (!fill) return fill.status();
+         auto res = run_consume(t, topic, z_.consume_messages, 300, nullptr);
          return res ? Status::ok() : res.status();
        }},
-      {"end-to-end latency", "latency/100B/acks=1/in-flight=1",
-       [this]() -> Status {
+      {"end-to-end p99", "latency/100B/acks=1/in-flight=1",
+       [this](const Target& t) -> Status {
          std::string topic = next_topic("profile");
-         auto res = run_latency(*spool_, topic, z_.latency_messages, 0, nullptr);
-         spool_->drop_topic(topic);
+         auto res = run_latency(t, topic, z_.latency_messages, 0, nullptr);
+         t.drop_topic(topic);
          return res ? Status::ok() : res.status();
        }},
   };
-  std::vector<TargetCheck> checks = check_targets(*r_);
+  bool any = false;
+  for (const auto& p : probes) any = any || missed(p.check_prefix);
+  if (!any) return;
+  if (auto st = start_phase(*spool, 0); !st) {
+    add_note("--profile: the Spool broker did not start: " + st.message());
+    return;
+  }
+  auto* broker = dynamic_cast<BrokerProcess*>(spool->broker.get());
   for (const auto& probe : probes) {
-    bool missed = false;
-    for (const auto& c : checks)
-      if (c.name.rfind(probe.check_prefix, 0) == 0 && c.measured_ok && !c.met) missed = true;
-    if (!missed) continue;
+    if (!missed(probe.check_prefix) || broker == nullptr) continue;
     progress_->note("profiling the broker (perf) during " + probe.workload + " ...");
-    auto rec = PerfRecording::start(broker_->pid(), work_dir_ + "/perf.data");
+    auto rec = PerfRecording::start(broker->pid(), work_dir_ + "/perf.data");
     if (!rec) {
       add_note("profile of " + probe.workload + ": " + rec.status().message());
-      return;  // perf itself is unusable: no point trying the others
+      break;  // perf itself is unusable: no point trying the others
     }
-    Status ran = probe.run();
+    Status ran = probe.run(*spool->target);
     auto summary = rec->stop_and_summarize(15);
     if (!ran) {
       add_note("profile of " + probe.workload + ": the extra run failed: " + ran.message());
@@ -390,6 +352,7 @@ void Session::profile_missed_targets() {
       r_->profiles.push_back(Profile{probe.workload, *summary});
     }
   }
+  (void)stop_phase(*spool);
 }
 
 }  // namespace spool::bench

@@ -21,7 +21,11 @@ struct Series {
   const char* target;
   const char* color;
 };
-constexpr Series kSeries[] = {{"spool", "#1f77b4"}, {"peer", "#ff7f0e"}, {"machine", "#7f7f7f"}};
+constexpr Series kSeries[] = {{"spool", "#1f77b4"},        {"spool-nodurable", "#aec7e8"},
+                               {"kafka", "#ff7f0e"},        {"kafka-flush1", "#d62728"},
+                               {"mock", "#9467bd"},         {"machine", "#7f7f7f"}};
+constexpr const char* kBetter = "#2ca02c";
+constexpr const char* kWorse = "#d62728";
 
 struct Bar {
   const char* color;
@@ -77,26 +81,30 @@ double label_width(const std::vector<Panel>& panels) {
   return static_cast<double>(n) * kCharWidth + 12;
 }
 
-void legend(Canvas& c, double x, double y, bool with_machine) {
+// One entry per series that has a bar in `panels` (none for the ratio plot).
+void legend(Canvas& c, double x, double y, const std::vector<Panel>& panels) {
   for (const auto& s : kSeries) {
-    if (!with_machine && std::string_view(s.target) == "machine") continue;
+    bool used = false;
+    for (const auto& p : panels)
+      for (const auto& row : p.rows)
+        for (const auto& b : row.bars) used = used || std::string_view(b.color) == s.color;
+    if (!used) continue;
     c.rect(x, y - 10, 12, 12, s.color);
     c.text(x + 16, y, s.target);
-    x += 90;
+    x += 24 + static_cast<double>(std::string_view(s.target).size()) * kCharWidth;
   }
 }
 
 // Draws the panels; `scale` maps (panel, value) to a bar length in [0, kBarArea].
 template <typename Scale, typename Axis>
-std::string draw(const std::string& title, const std::vector<Panel>& panels, bool with_machine, Scale scale,
-                 Axis axis) {
+std::string draw(const std::string& title, const std::vector<Panel>& panels, Scale scale, Axis axis) {
   Canvas c;
   const double lw = label_width(panels);
   const double x0 = kMargin + lw;
   double y = kMargin + 14;
   c.text(kMargin, y, title, " font-size=\"15\" font-weight=\"bold\"");
   y += 22;
-  legend(c, kMargin, y, with_machine);
+  legend(c, kMargin, y, panels);
   y += 14;
   for (size_t pi = 0; pi < panels.size(); ++pi) {
     const Panel& p = panels[pi];
@@ -171,17 +179,14 @@ std::string throughput_svg(const Report& r) {
   std::vector<Panel> panels;
   std::vector<double> max_value;
   std::vector<std::string> panel_metric;
-  bool with_machine = false;
   for (const auto& [metric, title] : metrics) {
     Panel p{title, {}};
     double mx = 0;
     for (const auto& w : workloads_in_order(r)) {
       auto bars = bars_for(r, w, metric);
       if (bars.empty()) continue;
-      for (const auto& b : bars) {
+      for (const auto& b : bars)
         if (std::isfinite(b.value)) mx = std::max(mx, b.value);
-        if (std::string_view(b.color) == kSeries[2].color) with_machine = true;
-      }
       p.rows.push_back(Row{w, std::move(bars)});
     }
     if (p.rows.empty()) continue;
@@ -200,7 +205,7 @@ std::string throughput_svg(const Report& r) {
            fmt::format("linear scale, full width = {}", format_with_unit(panel_metric[pi], max_value[pi])),
            " font-size=\"10\" fill=\"#555\"");
   };
-  return draw("Spool vs peer throughput per workload (medians)", panels, with_machine, scale, axis);
+  return draw("Throughput per workload and broker (medians)", panels, scale, axis);
 }
 
 std::string latency_svg(const Report& r) {
@@ -244,7 +249,50 @@ std::string latency_svg(const Report& r) {
       c.text(x - 10, bottom + 12, label, " font-size=\"10\" fill=\"#555\"");
     }
   };
-  return draw("End-to-end latency percentiles (medians of the runs, log scale)", panels, false, scale, axis);
+  return draw("End-to-end latency percentiles (medians of the runs, log scale)", panels, scale, axis);
+}
+
+std::string ratio_svg(const Report& r) {
+  struct Primary {
+    const char* prefix;
+    const char* metric;
+    bool higher_better;
+  };
+  const Primary primaries[] = {{"produce/", "msgs_per_s", true}, {"consume/", "MB_per_s", true},
+                               {"latency/", "p99_us", false},    {"rss/", "rss_MB", false},
+                               {"restart/", "seconds", false}};
+  Panel panel{"Spool / Kafka per workload (log scale; green: Spool better, red: Kafka better)", {}};
+  double lo = INFINITY, hi = 0;
+  for (const auto& w : workloads_in_order(r)) {
+    for (const auto& p : primaries) {
+      if (w.rfind(p.prefix, 0) != 0) continue;
+      const Measurement* s = r.find(w, "spool", p.metric);
+      const Measurement* k = r.find(w, "kafka", p.metric);
+      if (!s || !k || s->runs.empty() || k->runs.empty() || !(k->median() > 0) || !(s->median() > 0)) continue;
+      double q = s->median() / k->median();
+      if (!std::isfinite(q)) continue;
+      lo = std::min(lo, q);
+      hi = std::max(hi, q);
+      bool better = p.higher_better ? q >= 1 : q <= 1;
+      panel.rows.push_back(Row{w + " " + metric_unit(p.metric),
+                               {Bar{better ? kBetter : kWorse, q, format_ratio(q)}}});
+    }
+  }
+  if (panel.rows.empty()) return "";
+  double dlo = std::min(std::floor(std::log10(lo)), -1.0);
+  double dhi = std::max(std::ceil(std::log10(hi)), 1.0);
+  auto scale = [&](size_t, double v) {
+    if (!std::isfinite(v) || v <= 0) return 0.0;
+    return std::clamp((std::log10(v) - dlo) / (dhi - dlo), 0.0, 1.0) * kBarArea + 1;
+  };
+  auto axis = [&](Canvas& c, size_t, double x0, double top, double bottom) {
+    for (double d = dlo; d <= dhi + 1e-9; d += 1) {
+      double x = x0 + (d - dlo) / (dhi - dlo) * kBarArea;
+      c.line(x, top, x, bottom, d == 0 ? "black" : "#cccccc");
+      c.text(x - 10, bottom + 12, fmt::format("{:g}x", std::pow(10.0, d)), " font-size=\"10\" fill=\"#555\"");
+    }
+  };
+  return draw("Spool/Kafka ratio of the medians", {panel}, scale, axis);
 }
 
 }  // namespace spool::bench

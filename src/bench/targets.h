@@ -1,7 +1,10 @@
-// The targets of issue 7 section 3, checked against a Report. One
-// TargetCheck per line of the report's summary table, in a fixed order; a
-// target whose measurements are missing (or unusable, e.g. a zero divisor)
-// comes back with measured_ok=false and "not measured: ...". Pure function.
+// The benchmark targets of issue 12 item 5, checked against a Report: each
+// a ratio of Spool to Apache Kafka 4.4 measured in the same run with the
+// same client (targets "spool", "kafka", "kafka-flush1"; measurement.h).
+// One TargetCheck per line of the report's summary table, in a fixed order;
+// a target whose measurements are missing (e.g. a --peer mock run, which
+// has no Kafka) or unusable (a zero divisor) comes back with
+// measured_ok=false and "not measured: ...". Pure function.
 #pragma once
 
 #include <vector>
@@ -10,8 +13,9 @@
 
 namespace spool::bench {
 
-// The restart target is judged on whichever restart/kill9/<N>MB workload the
-// report has (N=1024 preferred, else the largest N); `measured` names N.
+// The restart target compares restart/kill9/<N>MB of Spool and Kafka at the
+// same N (N=1024 preferred, else the largest N both have); `measured`
+// names N.
 std::vector<TargetCheck> check_targets(const Report& r);
 
 }  // namespace spool::bench

@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/broker_process.h"
 #include "bench/progress.h"
 #include "bench/rdk.h"
 #include "bench/stats.h"
@@ -23,9 +25,9 @@ namespace spool::bench {
 
 // A broker to run workloads against.
 struct Target {
-  std::string name;       // "spool" | "peer"
+  std::string name;       // the measurement target: "spool", "kafka", ... (measurement.h)
   std::string bootstrap;  // host:port
-  std::string data_dir;   // spool's log dir when the bench started the broker; else empty
+  std::string data_dir;   // the broker's log dir when the bench started it; else empty
   std::function<Status(const NewTopic&)> create_topic;
   std::function<void(const std::string&)> drop_topic;  // best effort, frees disk/memory
 };
@@ -40,7 +42,7 @@ struct Throughput {
 
 struct ProduceSpec {
   int size = 100;          // payload bytes
-  bool acks_all = false;   // acks=all (and, on Spool, a durable topic: flush.messages=1)
+  bool acks_all = false;   // acks=all; durability comes from the broker's configuration
   int partitions = 1;
   int producers = 1;       // producer instances, one thread each
 };
@@ -69,22 +71,25 @@ Result<int> drop_page_cache(const std::string& dir);
 Result<LatencySummary> run_latency(const Target& t, const std::string& topic, int messages, int rate,
                                    Progress* progress);
 
-// How to start a private broker for the RSS and restart workloads.
+// How to start a private broker (Spool or the Kafka peer) for the RSS and
+// restart workloads: `make(dir)` returns a broker whose data lives under
+// `dir`, a fresh subdir of work_dir made (and removed) per run.
 struct SpawnSpec {
-  std::string exe;                     // the spool binary
-  std::string work_dir;                // a fresh subdir per run is made here (and removed)
-  std::vector<std::string> overrides;  // extra "key=value" broker overrides
+  std::string work_dir;
+  std::function<std::unique_ptr<ManagedBroker>(const std::string& dir)> make;
 };
 
 struct RssResult {
   double idle_MB = 0;        // after start, no client
   double partitions_MB = 0;  // after creating the partitions and one message to each
 };
+// partitions_per_topic == 0: only the idle figure.
 Result<RssResult> run_rss(const SpawnSpec& spawn, int topics, int partitions_per_topic, Progress* progress);
 
 // Writes `mb` MB of 1 KB messages with acks=all, kill -9s the broker,
 // restarts it on the same dir and port and returns the seconds from the
-// restart until a Metadata + Produce round trip succeeded.
+// restart until its port accepted and a new producer's Metadata + Produce
+// round trip succeeded.
 Result<double> run_restart(const SpawnSpec& spawn, int64_t mb, Progress* progress);
 
 }  // namespace spool::bench

@@ -15,6 +15,11 @@ int run_bench_command(const bench::BenchOptions& options) {
   // A broker that goes away mid-request must fail that workload, not kill
   // the bench (librdkafka uses MSG_NOSIGNAL, the bench's own sockets may not).
   std::signal(SIGPIPE, SIG_IGN);
+  // The peer must be what was asked for (--peer kafka without Java fails here).
+  if (auto peer = bench::resolve_peer(options); !peer) {
+    std::cerr << "spool bench: " << peer.status().message() << "\n";
+    return kExitFailure;
+  }
   bench::BenchOutcome out = bench::run_bench(options);
   for (const auto& c : out.checks)
     std::cerr << "  " << (c.measured_ok ? (c.met ? "met     " : "NOT met ") : "n/a     ") << c.name << ": "

@@ -85,7 +85,8 @@ void configure_group(CLI::App& app, CliArgs& args) {
 void configure_bench(CLI::App& app, CliArgs& args) {
   bench::BenchOptions& b = args.bench;
   CLI::App* bench = app.add_subcommand(
-      "bench", "Benchmark Spool against librdkafka's mock cluster and the machine's limits; write a report");
+      "bench", "Benchmark Spool against Apache Kafka 4.4 (or librdkafka's mock cluster) and the machine's limits; "
+               "write a report");
   bench->add_option("--bootstrap", b.bootstrap, "Use this running broker (host:port) instead of starting one");
   bench->add_option("--data-dir", b.data_dir, "Parent dir of the bench's temp data (default $TMPDIR or /tmp)");
   bench->add_option("--broker-override", b.broker_overrides, "key=value passed to the bench's broker (repeatable)")
@@ -98,11 +99,17 @@ void configure_bench(CLI::App& app, CliArgs& args) {
   bench->add_option("--restart-mb", b.restart_mb, "Log size written before kill -9 in the restart workload (default 1024)");
   bench->add_option("--latency-messages", b.latency_messages, "Messages per latency run (default 2000)");
   bench->add_option("--latency-rate", b.latency_rate, "msg/s of the fixed-rate latency run (default 1000)");
-  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart")
+  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart,kafka-tools")
       ->delimiter(',');
   bench->add_flag("--quick", b.quick, "Tiny sizes, one repetition, 3 produce combinations (seconds)");
   bench->add_flag("--all-combos", b.all_combos, "All 16 produce combinations instead of the standard 8");
-  bench->add_flag("--skip-peer", b.skip_peer, "Do not run the librdkafka mock cluster");
+  bench->add_option("--peer", b.peer,
+                    "kafka: Apache Kafka 4.4 through scripts/kafka-peer (the default when java is on PATH and the "
+                    "script and its jars are found); mock: librdkafka's in-process mock cluster");
+  bench->add_option("--kafka-peer", b.kafka_peer,
+                    "Path of scripts/kafka-peer (default: $SPOOL_KAFKA_PEER, else <source tree>/scripts/kafka-peer "
+                    "next to the build dir holding this spool binary, else ./scripts/kafka-peer)");
+  bench->add_flag("--skip-peer", b.skip_peer, "Run no peer at all (Spool and the machine only)");
   bench->add_flag("--profile", b.profile, "perf-profile the broker on one extra run of each missed target");
   bench->callback([&args] { args.command = "bench"; });
 }

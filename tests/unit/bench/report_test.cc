@@ -33,14 +33,21 @@ Report sample() {
   r.started_at = "2026-11-30T13:31:21Z";
   r.host = "testhost | 2 cores";
   r.spool_version = "v0.7";
-  r.peer = "librdkafka mock";
+  r.peer = "Apache Kafka 4.4.0";
+  r.targets = {{"spool", "Spool, default configuration", "power loss"},
+               {"kafka", "Kafka | default", "kill -9, not power loss"},
+               {"kafka-flush1", "Kafka flush.messages=1", "power loss"}};
   r.repetitions = 2;
   auto add = [&](std::string w, std::string t, std::string m, std::vector<double> v) {
     r.measurements.push_back({std::move(w), std::move(t), std::move(m), std::move(v)});
   };
   add("produce/100B/acks=1/p1/x1", "spool", "msgs_per_s", {800000, 900000});
-  add("produce/100B/acks=1/p1/x1", "peer", "msgs_per_s", {1000000, 1000000});
+  add("produce/100B/acks=1/p1/x1", "kafka", "msgs_per_s", {1000000, 1000000});
+  add("produce/100B/acks=1/p1/ProducerPerformance", "spool", "msgs_per_s", {700000});
+  add("produce/100B/acks=1/p1/ProducerPerformance", "kafka", "msgs_per_s", {350000});
   add("produce/1KB/acks=all/p1/x1", "spool", "MB_per_s", {40, 40});
+  add("produce/1KB/acks=all/p1/x1", "spool", "msgs_per_s", {40000, 40000});
+  add("produce/1KB/acks=all/p1/x1", "kafka-flush1", "msgs_per_s", {10000});
   add("consume/1KB/cached", "spool", "MB_per_s", {1500, 1600});
   add("latency/100B/acks=1/in-flight=1", "spool", "p99_us", {500, 700});
   add("machine/disk-write-fdatasync", "machine", "MB_per_s", {100, 100});
@@ -64,17 +71,28 @@ TEST(BenchReport, MarkdownHasSummaryTablesAndPlots) {
   std::string md = render_markdown(r, checks, {{"Throughput", "x-throughput.svg"}});
   EXPECT_NE(md.find("| Target | Goal | Measured | Result |"), std::string::npos);
   for (const auto& c : checks) EXPECT_NE(md.find("| " + c.name + " |"), std::string::npos) << c.name;
-  // 0.85x of the peer: not met; consume 1550 MB/s: met; RSS: not measured.
-  EXPECT_NE(md.find("| produce 100 B acks=1, 1 partition vs peer | >= 0.9x peer msg/s | 0.85x"), std::string::npos)
+  // 0.85x of Kafka: not met; flush.messages=1: 4x, met; RSS: not measured.
+  EXPECT_NE(md.find("| produce 100 B, acks=1, 1 partition | >= 1.5x Kafka | 0.85x (850 k msg/s vs 1 M msg/s) | "
+                    "**NOT met** |"),
+            std::string::npos)
       << md;
-  EXPECT_NE(md.find("**NOT met**"), std::string::npos);
-  EXPECT_NE(md.find("| consume 1 KB messages from page cache | >= 1000 MB/s | 1550 MB/s | met |"),
-            std::string::npos);
-  EXPECT_NE(md.find("| idle RSS | < 50 MB | not measured"), std::string::npos);
+  EXPECT_NE(md.find("| >= 3x Kafka with flush.messages=1 | 4.00x (40 k msg/s vs 10 k msg/s) | met |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| idle RSS | <= 0.1x Kafka | not measured"), std::string::npos);
   EXPECT_NE(md.find("### Produce throughput"), std::string::npos);
   EXPECT_NE(md.find("### Machine limits"), std::string::npos);
-  EXPECT_NE(md.find("| Spool/peer |"), std::string::npos);
-  EXPECT_NE(md.find("0.85x"), std::string::npos);
+  // The family table: one column per broker, then the ratio; Kafka's tools beside librdkafka.
+  EXPECT_NE(md.find("| Workload | Metric | spool | kafka | kafka-flush1 | Spool/Kafka |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| produce/100B/acks=1/p1/ProducerPerformance | msgs_per_s (msg/s) | 700 k | 350 k | – | 2.00x |"),
+            std::string::npos)
+      << md;
+  // The configurations table: what each guarantees, cells escaped, Spool durable / this.
+  EXPECT_NE(md.find("## Broker configurations and what they guarantee"), std::string::npos);
+  EXPECT_NE(md.find("| kafka | Kafka \\| default | kill -9, not power loss |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| kafka-flush1 | Kafka flush.messages=1 | power loss | 10 k msg/s | – | – | 4.00x |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("40.0%"), std::string::npos);  // acks=all 40 MB/s of 100 MB/s fdatasync
   EXPECT_NE(md.find("![Throughput](x-throughput.svg)"), std::string::npos);
   EXPECT_NE(md.find("validate_batch"), std::string::npos);
@@ -96,7 +114,8 @@ TEST(BenchReport, WriteReportWritesAllFilesAndCsvRoundTrips) {
   EXPECT_NE(md.find("## Targets"), std::string::npos);
   EXPECT_NE(md.find("](20261130T133121Z-throughput.svg)"), std::string::npos);
   EXPECT_NE(md.find("](20261130T133121Z-latency.svg)"), std::string::npos);
-  for (const char* f : {"-throughput.svg", "-latency.svg"}) {
+  EXPECT_NE(md.find("](20261130T133121Z-ratio.svg)"), std::string::npos);
+  for (const char* f : {"-throughput.svg", "-latency.svg", "-ratio.svg"}) {
     std::string svg = slurp(dir + "/20261130T133121Z" + f);
     ASSERT_FALSE(svg.empty()) << f;
     EXPECT_EQ(testing::xml_problem(svg), "") << f;
@@ -107,6 +126,12 @@ TEST(BenchReport, WriteReportWritesAllFilesAndCsvRoundTrips) {
   EXPECT_EQ(back->measurements[3].runs, r.measurements[3].runs);
   EXPECT_EQ(back->host, r.host);
   EXPECT_EQ(back->notes, r.notes);
+  ASSERT_EQ(back->targets.size(), r.targets.size());
+  for (size_t i = 0; i < r.targets.size(); ++i) {
+    EXPECT_EQ(back->targets[i].name, r.targets[i].name);
+    EXPECT_EQ(back->targets[i].description, r.targets[i].description);
+    EXPECT_EQ(back->targets[i].guarantee, r.targets[i].guarantee);
+  }
 }
 
 TEST(BenchReport, BadPathsAreErrors) {
