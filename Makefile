@@ -2,8 +2,9 @@
 #   make run    install missing packages, build Release, start a broker on 127.0.0.1:9092 (data in ./data)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, short fuzz runs)
-#   make bench  build Release, run `spool bench` (the standard set, ~10 min) against its own broker
-#               and librdkafka's mock cluster; the report goes to bench/results/ (BENCH_ARGS=... to add options)
+#   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
+#               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
+#               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options)
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build
