@@ -1,4 +1,4 @@
-// WriteTxnMarkers body (see broker/txn_markers.h). Each partition's marker
+// WriteTxnMarkers body (see broker/txn_markers.h), v1-2. Each partition's marker
 // is appended at once; the answer for it waits until the marker is durable
 // (Kafka answers WriteTxnMarkers after the append is replicated: acks=all),
 // so the coordinator only completes a transaction whose markers survive a
@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
@@ -84,6 +85,20 @@ void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest&
         if (!partition) {
           tally->set(mi, ti, pi, ErrorCode::kUnknownTopicOrPartition);
           continue;
+        }
+        // A transaction-version-2 marker (WriteTxnMarkers v2, KIP-1228)
+        // carries the bumped epoch, so it must be above the producer's
+        // epoch here; the same epoch is a retry only once the transaction
+        // is closed (Kafka's ProducerAppendInfo.checkProducerEpoch). Older
+        // markers only must not be below it (append_txn_marker checks).
+        if (m.transaction_version >= 2) {
+          auto entry = partition->log().producer_entry(m.producer_id);
+          if (entry && m.producer_epoch <= entry->epoch &&
+              !(m.producer_epoch == entry->epoch &&
+                (entry->current_txn_first_offset < 0 || m.producer_epoch == INT16_MAX))) {
+            tally->set(mi, ti, pi, ErrorCode::kInvalidProducerEpoch);
+            continue;
+          }
         }
         auto r = partition->append_txn_marker(m.producer_id, m.producer_epoch, m.transaction_result,
                                               m.coordinator_epoch);

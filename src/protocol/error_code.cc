@@ -125,6 +125,8 @@ std::string_view error_name(ErrorCode code) {
     case ErrorCode::kUnknownSubscriptionId: return "UNKNOWN_SUBSCRIPTION_ID";
     case ErrorCode::kTelemetryTooLarge: return "TELEMETRY_TOO_LARGE";
     case ErrorCode::kInvalidRegistration: return "INVALID_REGISTRATION";
+    case ErrorCode::kTransactionAbortable: return "TRANSACTION_ABORTABLE";
+    case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
   }
   return "UNKNOWN_ERROR_CODE";
 }

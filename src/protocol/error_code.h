@@ -131,6 +131,8 @@ enum class ErrorCode : int16_t {
   kUnknownSubscriptionId = 117,
   kTelemetryTooLarge = 118,
   kInvalidRegistration = 119,
+  kTransactionAbortable = 120,
+  kInvalidRegularExpression = 128,
 };
 
 // Kafka's upper-case name, e.g. "UNKNOWN_TOPIC_OR_PARTITION".

@@ -3,7 +3,9 @@
 TxnOffsetCommit writes offsets that OffsetFetch does not show until the
 transaction commits: a plain fetch keeps answering the previous offset, and
 OffsetFetch v7 with require_stable answers UNSTABLE_OFFSET_COMMIT for the
-partition. A COMMIT marker written with WriteTxnMarkers to the group's
+partition. The commits run inside a transaction holding the group's offsets
+partition (TxnOffsetCommit is verified, KIP-890). A COMMIT marker written with
+WriteTxnMarkers to the group's
 __consumer_offsets partition makes the offset visible (an ABORT drops it), and
 both the pending state and the committed result survive a broker restart."""
 
@@ -52,10 +54,24 @@ def txn_commit(port, group, pid, epoch, offsets, version=3, **kw):
     return parts
 
 
-def producer_id(port):
-    corr, err, pid, epoch = w.parse_init_producer_id(roundtrip(port, w.init_producer_id(9)))
-    assert err == g.NONE and pid >= 0, (err, pid)
-    return pid, epoch
+def producer_id(port, group):
+    """A transactional producer "tx-<group>" whose open transaction holds the
+    group's offsets partition (AddOffsetsToTxn): TxnOffsetCommit is verified
+    against the transaction coordinator, as in Kafka (KIP-890)."""
+    tid = "tx-" + group
+    deadline = time.time() + RETRY_S
+    while True:
+        with w.connect(port, timeout=30) as s:
+            fc = w.parse_find_coordinator(w.roundtrip(s, w.find_coordinator(1, tid, key_type=1)))
+            corr, err, pid, epoch = w.parse_init_producer_id(
+                w.roundtrip(s, w.init_producer_id(9, 1, transactional_id=tid)), 1)
+            if fc["error"] == g.NONE and err == g.NONE:
+                add = w.parse_error_only(w.roundtrip(s, w.add_offsets_to_txn(10, tid, pid, epoch, group)))
+                if add == g.NONE:
+                    return pid, epoch
+                err = add
+        assert time.time() < deadline, (fc, err)
+        time.sleep(0.1)
 
 
 def serves(port, api_key):
@@ -88,7 +104,7 @@ def marker(b, group, pid, epoch, commit):
 def test_pending_offsets_unstable_and_survive_restart(broker_factory, request):
     b = broker_factory(OVERRIDES)
     grp, topic = setup_group(b, request)
-    pid, epoch = producer_id(b.port)
+    pid, epoch = producer_id(b.port, grp)
 
     assert txn_commit(b.port, grp, pid, epoch, [(topic, 0, 42, "txn")]) == [((topic, 0), g.NONE)]
     # v0 (no leader epoch, no member identity) works too.
@@ -114,7 +130,7 @@ def test_pending_offsets_unstable_and_survive_restart(broker_factory, request):
 def test_txn_offset_commit_errors(broker_factory, request):
     b = broker_factory(OVERRIDES)
     grp, topic = setup_group(b, request)
-    pid, epoch = producer_id(b.port)
+    pid, epoch = producer_id(b.port, grp)
     # Unknown topic / partition beyond the count: refused per partition, the rest accepted.
     parts = txn_commit(b.port, grp, pid, epoch, [("no-such-topic", 0, 1, ""), (topic, 0, 9, ""), (topic, 99, 1, "")])
     assert parts == [(("no-such-topic", 0), g.UNKNOWN_TOPIC_OR_PARTITION), ((topic, 0), g.NONE),
@@ -141,7 +157,7 @@ def test_commit_marker_makes_offsets_visible_and_durable(broker_factory, request
     if not serves(b.port, 27):
         pytest.skip("WriteTxnMarkers is not served yet")
     grp, topic = setup_group(b, request)
-    pid, epoch = producer_id(b.port)
+    pid, epoch = producer_id(b.port, grp)
     assert txn_commit(b.port, grp, pid, epoch, [(topic, 0, 42, "txn")]) == [((topic, 0), g.NONE)]
     assert fetch_v7(b.port, grp, [(topic, [0])], True)["partitions"][0][4] == UNSTABLE_OFFSET_COMMIT
 
@@ -159,7 +175,7 @@ def test_abort_marker_drops_offsets(broker_factory, request):
     if not serves(b.port, 27):
         pytest.skip("WriteTxnMarkers is not served yet")
     grp, topic = setup_group(b, request)
-    pid, epoch = producer_id(b.port)
+    pid, epoch = producer_id(b.port, grp)
     assert txn_commit(b.port, grp, pid, epoch, [(topic, 0, 42, "txn")]) == [((topic, 0), g.NONE)]
     marker(b, grp, pid, epoch, False)
     stable = fetch_v7(b.port, grp, [(topic, [0])], True)

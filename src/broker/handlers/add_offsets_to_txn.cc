@@ -1,6 +1,9 @@
-// AddOffsetsToTxn v0-2: adds the group's __consumer_offsets partition to the
+// AddOffsetsToTxn v0-4: adds the group's __consumer_offsets partition to the
 // transaction, so the EndTxn markers also settle the group's transactional
-// offset commits. The group need not exist yet.
+// offset commits. The group need not exist yet. PRODUCER_FENCED becomes
+// INVALID_PRODUCER_EPOCH below v2 (KIP-588); v3 is the first flexible
+// version; v4 is v3 for a client that understands TRANSACTION_ABORTABLE
+// (Kafka returns it nowhere on this path).
 #include "broker/group_service.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"

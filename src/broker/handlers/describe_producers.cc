@@ -1,4 +1,4 @@
-// DescribeProducers (key 61, v0): the producer state entries of each
+// DescribeProducers (key 61, v0, Kafka 4.4's newest): the producer state entries of each
 // requested partition (what Kafka's ProducerStateManager holds: epoch, last
 // sequence and timestamp, coordinator epoch, open transaction's first
 // offset). An unknown partition answers UNKNOWN_TOPIC_OR_PARTITION.

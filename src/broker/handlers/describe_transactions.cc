@@ -1,6 +1,7 @@
-// DescribeTransactions v0 (KIP-664): per transactional id its state, timeout,
-// start time, producer id/epoch and partitions; TRANSACTIONAL_ID_NOT_FOUND,
-// NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS per id.
+// DescribeTransactions v0 (KIP-664, Kafka 4.4's newest): per transactional id
+// its state, timeout, start time, producer id/epoch and partitions;
+// INVALID_REQUEST for an empty id, TRANSACTIONAL_ID_NOT_FOUND, NOT_COORDINATOR
+// or COORDINATOR_LOAD_IN_PROGRESS per id.
 #include <map>
 
 #include "broker/handlers/handlers.h"

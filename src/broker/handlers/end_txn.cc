@@ -1,5 +1,13 @@
-// EndTxn v0-2: commit or abort. Answered once PrepareCommit/PrepareAbort is
+// EndTxn v0-4: commit or abort. Answered once PrepareCommit/PrepareAbort is
 // durable; the markers and the Complete state follow in the background.
+// PRODUCER_FENCED becomes INVALID_PRODUCER_EPOCH below v2 (KIP-588); v3 is
+// the first flexible version; v4 is v3 for a client that understands
+// TRANSACTION_ABORTABLE (Kafka returns it nowhere on this path).
+// v5 is not served: Kafka 4.4 treats every EndTxn v5 as a transaction-
+// version-2 client (KIP-890 part 2: the epoch is bumped at every commit or
+// abort and returned in ProducerId/ProducerEpoch), whatever the cluster's
+// transaction.version; Spool has no transaction version 2 yet. Clients keep
+// to v4 while no transaction.version >= 2 is finalized, as against Kafka.
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/txn_service.h"

@@ -159,12 +159,12 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   X(CreateTopics, 2, 4, handle_create_topics, kClientOnly)                        \
   X(DeleteTopics, 1, 3, handle_delete_topics, kClientOnly)                        \
   X(DeleteRecords, 0, 1, handle_delete_records, kClientOnly)                      \
-  X(InitProducerId, 0, 4, handle_init_producer_id, kClientOnly)                   \
-  X(AddPartitionsToTxn, 0, 2, handle_add_partitions_to_txn, kClientOnly)          \
-  X(AddOffsetsToTxn, 0, 2, handle_add_offsets_to_txn, kClientOnly)                \
-  X(EndTxn, 0, 2, handle_end_txn, kClientOnly)                                    \
-  X(WriteTxnMarkers, 0, 1, handle_write_txn_markers, kClientOnly)                 \
-  X(TxnOffsetCommit, 0, 3, handle_txn_offset_commit, kClientOnly)                 \
+  X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly)                   \
+  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly)          \
+  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly)                \
+  X(EndTxn, 0, 4, handle_end_txn, kClientOnly)                                    \
+  X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly)                 \
+  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly)                 \
   X(DescribeConfigs, 1, 2, handle_describe_configs, kClientOnly)                  \
   X(AlterConfigs, 0, 1, handle_alter_configs, kClientOnly)                        \
   X(DescribeLogDirs, 0, 1, handle_describe_log_dirs, kClientOnly)                 \
@@ -175,7 +175,7 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   X(DescribeCluster, 0, 0, handle_describe_cluster, kClientOnly)                  \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \
   X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly)        \
-  X(ListTransactions, 0, 0, handle_list_transactions, kClientOnly)                \
+  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly)                \
   /* end of the table */
 
 // One row as a type: the message types and the range, checked against what

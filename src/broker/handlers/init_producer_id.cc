@@ -1,4 +1,5 @@
-// InitProducerId (v0-4): a new producer id for an idempotent producer.
+// InitProducerId (v0-5 served; v6 decoded): a new producer id for an
+// idempotent producer, or the transaction coordinator's answer.
 //
 // As Kafka's coordinator does for a null transactional id, every request gets
 // a fresh id with epoch 0, whatever producer_id/epoch (v3+, KIP-360) it
@@ -12,7 +13,13 @@
 // outside (0, transaction.max.timeout.ms] -> INVALID_TRANSACTION_TIMEOUT) it
 // bumps the id's epoch (or allocates one), answered once durable; v3+ pass
 // the KIP-360 (producer id, epoch) pair; PRODUCER_FENCED becomes
-// INVALID_PRODUCER_EPOCH below v4 (KIP-588).
+// INVALID_PRODUCER_EPOCH below v4 (KIP-588). v5 is v4 for a client that
+// understands TRANSACTION_ABORTABLE (Kafka returns it nowhere here).
+// v6 (KIP-939, two-phase commit) is unstable in Kafka 4.4, which neither
+// advertises nor serves it by default; the table keeps it out too. Its
+// answers are Kafka's with transaction.two.phase.commit.enable=false:
+// Enable2Pc -> TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KeepPreparedTxn ->
+// UNSUPPORTED_VERSION, OngoingTxnProducerId/Epoch -1.
 #include <spdlog/spdlog.h>
 
 #include "broker/handlers/handlers.h"
@@ -44,6 +51,10 @@ void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteRe
   if (req.transactional_id) {
     if (req.transactional_id->empty()) {
       answer(ErrorCode::kInvalidRequest);
+    } else if (req.enable2_pc) {
+      answer(ErrorCode::kTransactionalIdAuthorizationFailed);
+    } else if (req.keep_prepared_txn) {
+      answer(ErrorCode::kUnsupportedVersion);
     } else if (req.transaction_timeout_ms <= 0 || req.transaction_timeout_ms > b.settings.transaction_max_timeout_ms) {
       answer(ErrorCode::kInvalidTransactionTimeout);
     } else if (b.txns == nullptr) {

@@ -1,6 +1,13 @@
-// ListTransactions v0 (KIP-664): the transactional ids this coordinator owns,
-// filtered by state names and producer ids (empty filter = all). Unknown
-// state names come back in UnknownStateFilters.
+// ListTransactions v0-2 (KIP-664): the transactional ids this coordinator
+// owns (not Dead), filtered by state names and producer ids (empty filter =
+// all); unknown state names come back in UnknownStateFilters and match
+// nothing. v1 adds DurationFilter (KIP-994): when >= 0, only transactions
+// whose start is more than that many ms ago (as in Kafka, one that never
+// started counts as started at time 0). v2 adds TransactionalIdPattern
+// (KIP-1152): when neither null nor empty, a regular expression the whole id
+// must match; one that does not compile answers INVALID_REGULAR_EXPRESSION
+// with no transactions. COORDINATOR_LOAD_IN_PROGRESS while a partition of
+// __transaction_state loads.
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
 #include "protocol/list_transactions_request.h"
@@ -19,7 +26,12 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
     ctx.respond(resp);
     return;
   }
-  auto r = b.txns->coordinator().list(req.state_filters, req.producer_id_filters);
+  coordinator::ListTxnsFilter f;
+  f.states = std::move(req.state_filters);
+  f.producer_ids = std::move(req.producer_id_filters);
+  f.min_duration_ms = ctx.version() >= 1 ? req.duration_filter : -1;
+  if (ctx.version() >= 2) f.id_pattern = std::move(req.transactional_id_pattern);
+  auto r = b.txns->coordinator().list(f);
   resp.error_code = r.error;
   resp.unknown_state_filters = std::move(r.unknown_state_filters);
   for (auto& t : r.transactions) {

@@ -146,6 +146,9 @@ struct TxnOffsetCommitParams {
   std::string member_id;       // "": not checked
   std::optional<std::string> group_instance_id;
   std::vector<OffsetCommitEntry> offsets;
+  // A generation given for a group that does not exist: GROUP_ID_NOT_FOUND
+  // (TxnOffsetCommit v6+, KIP-1319) instead of ILLEGAL_GENERATION.
+  bool group_id_not_found_error = false;
 };
 
 struct OffsetFetchResult {

@@ -62,7 +62,12 @@ void GroupCoordinator::Impl::commit_txn(TxnOffsetCommitParams p, std::function<v
   if (p.group_id.empty()) return done(all(ErrorCode::kInvalidGroupId));
   if (ErrorCode e = status_for(p.group_id); e != ErrorCode::kNone) return done(all(e));
   if (p.producer_id < 0 || p.producer_epoch < 0) return done(all(ErrorCode::kInvalidProducerIdMapping));
-  std::shared_ptr<Group> g = get_or_create_group(p.group_id, true);
+  // Kafka's validateTransactionalOffsetCommit: a generation for an unknown
+  // group is refused; without one the group is created.
+  std::shared_ptr<Group> g = get_group(p.group_id);
+  if (!g && p.generation_id >= 0)
+    return done(all(p.group_id_not_found_error ? ErrorCode::kGroupIdNotFound : ErrorCode::kIllegalGeneration));
+  if (!g) g = get_or_create_group(p.group_id, true);
   GroupLock gl(*g);
   auto answer = [&](ErrorCode e) { g->defer([done = std::move(done), r = all(e)]() mutable { done(std::move(r)); }); };
   if (g->is(GroupState::kDead)) return answer(ErrorCode::kCoordinatorNotAvailable);

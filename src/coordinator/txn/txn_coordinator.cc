@@ -1,4 +1,4 @@
-// TxnCoordinator: partitions and loading, describe/list, the background
+// TxnCoordinator: partitions and loading, describe/list/verify, the background
 // tasks (timeouts, expiration, marker retries) and lifecycle. The client APIs
 // live in txn_requests.cc, the write/marker flow in txn_markers_flow.cc.
 #include "coordinator/txn/txn_coordinator.h"
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <regex>
 
 #include "coordinator/txn/txn_impl.h"
 
@@ -167,7 +168,9 @@ std::vector<DescribedTxn> TxnCoordinator::describe(const std::vector<std::string
   for (const auto& id : ids) {
     DescribedTxn d;
     d.transactional_id = id;
-    if (ErrorCode st = im.status_locked(id); st != ErrorCode::kNone) {
+    if (id.empty()) {
+      d.error = ErrorCode::kInvalidRequest;  // Kafka's handleDescribeTransactions
+    } else if (ErrorCode st = im.status_locked(id); st != ErrorCode::kNone) {
       d.error = st;
     } else if (auto e = im.find_locked(id); !e || e->md.state == TxnState::kDead) {
       d.error = ErrorCode::kTransactionalIdNotFound;
@@ -187,39 +190,120 @@ std::vector<DescribedTxn> TxnCoordinator::describe(const std::vector<std::string
 
 ListTxnsResult TxnCoordinator::list(const std::vector<std::string>& state_filters,
                                     const std::vector<int64_t>& producer_id_filters) {
+  ListTxnsFilter f;
+  f.states = state_filters;
+  f.producer_ids = producer_id_filters;
+  return list(f);
+}
+
+namespace {
+
+// Kafka compiles the pattern with RE2/J and needs a whole-id match. Spool
+// uses std::regex (ECMAScript), which agrees on the common syntax; the
+// constructs RE2 refuses (backreferences, lookaround) are refused here too.
+// RE2-only syntax ((?i), (?P<name>...), \p{L}) does not compile here.
+std::optional<std::regex> compile_id_pattern(const std::string& pattern) {
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      if (pattern[i + 1] >= '1' && pattern[i + 1] <= '9') return std::nullopt;
+      ++i;  // an escaped character is literal
+    } else if (pattern[i] == '(' && pattern[i + 1] == '?' && i + 2 < pattern.size() &&
+               (pattern[i + 2] == '=' || pattern[i + 2] == '!')) {
+      return std::nullopt;
+    }
+  }
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error&) {
+    return std::nullopt;
+  }
+}
+
+bool whole_match(const std::regex& re, const std::string& id) {
+  try {
+    return std::regex_match(id, re);
+  } catch (const std::regex_error&) {  // too complex for this id: no match
+    return false;
+  }
+}
+
+}  // namespace
+
+ListTxnsResult TxnCoordinator::list(const ListTxnsFilter& f) {
   Impl& im = *impl_;
   ListTxnsResult r;
+  {
+    // Kafka's order: not active, then loading, then the filters.
+    std::lock_guard lk(im.mu);
+    if (im.shutting_down) {
+      r.error = ErrorCode::kCoordinatorNotAvailable;
+      return r;
+    }
+    if (!im.loading.empty()) {
+      r.error = ErrorCode::kCoordinatorLoadInProgress;
+      return r;
+    }
+  }
   std::set<TxnState> states;
-  for (const auto& name : state_filters) {
+  for (const auto& name : f.states) {
     if (auto s = txn_state_from_name(name)) {
       states.insert(*s);
     } else {
       r.unknown_state_filters.push_back(name);
     }
   }
-  // Only unknown names asked for: nothing can match.
-  if (!state_filters.empty() && states.empty()) return r;
+  std::optional<std::regex> re;
+  if (f.id_pattern && !f.id_pattern->empty()) {
+    re = compile_id_pattern(*f.id_pattern);
+    if (!re) {
+      r.error = ErrorCode::kInvalidRegularExpression;
+      r.unknown_state_filters.clear();
+      return r;
+    }
+  }
   std::lock_guard lk(im.mu);
-  if (im.shutting_down) {
-    r.error = ErrorCode::kCoordinatorNotAvailable;
-    return r;
-  }
-  if (!im.loading.empty()) {
-    r.error = ErrorCode::kCoordinatorLoadInProgress;
-    return r;
-  }
+  const int64_t now = im.now();
   for (const auto& [id, e] : im.txns) {
     const TxnMetadata& md = e->md;
     if (md.state == TxnState::kDead) continue;
-    if (!states.empty() && !states.count(md.state)) continue;
-    if (!producer_id_filters.empty() &&
-        std::find(producer_id_filters.begin(), producer_id_filters.end(), md.producer_id) == producer_id_filters.end())
+    if (!f.producer_ids.empty() &&
+        std::find(f.producer_ids.begin(), f.producer_ids.end(), md.producer_id) == f.producer_ids.end())
       continue;
+    if (!f.states.empty() && !states.count(md.state)) continue;
+    // As Kafka: a transaction that never started (start time -1) counts as
+    // running since the epoch.
+    if (f.min_duration_ms >= 0 && now - md.txn_start_timestamp <= f.min_duration_ms) continue;
+    if (re && !whole_match(*re, id)) continue;
     r.transactions.push_back(ListedTxn{id, md.producer_id, txn_state_name(md.state)});
   }
   std::sort(r.transactions.begin(), r.transactions.end(),
             [](const ListedTxn& a, const ListedTxn& b) { return a.transactional_id < b.transactional_id; });
   return r;
+}
+
+std::vector<VerifiedPartition> TxnCoordinator::verify_partitions(const std::string& id, int64_t producer_id,
+                                                                 int16_t producer_epoch,
+                                                                 const std::vector<TxnPartition>& partitions) {
+  Impl& im = *impl_;
+  std::vector<VerifiedPartition> out;
+  auto all = [&](ErrorCode e) {
+    for (const auto& tp : partitions) out.push_back(VerifiedPartition{tp, e});
+    return out;
+  };
+  if (id.empty()) return all(ErrorCode::kInvalidRequest);
+  std::lock_guard lk(im.mu);
+  if (ErrorCode st = im.status_locked(id); st != ErrorCode::kNone) return all(st);
+  auto e = im.find_locked(id);
+  if (!e) return all(ErrorCode::kInvalidProducerIdMapping);
+  const TxnMetadata& md = e->md;
+  if (md.producer_id != producer_id) return all(ErrorCode::kInvalidProducerIdMapping);
+  if (md.producer_epoch != producer_epoch) return all(ErrorCode::kProducerFenced);
+  if (md.state == TxnState::kPrepareCommit || md.state == TxnState::kPrepareAbort)
+    return all(ErrorCode::kConcurrentTransactions);
+  for (const auto& tp : partitions) {
+    out.push_back(VerifiedPartition{tp, md.partitions.count(tp) ? ErrorCode::kNone : ErrorCode::kTransactionAbortable});
+  }
+  return out;
 }
 
 int TxnCoordinator::abort_timed_out_transactions() {

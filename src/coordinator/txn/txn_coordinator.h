@@ -84,6 +84,23 @@ struct ListedTxn {
   std::string state;
 };
 
+// ListTransactions filters (KIP-664, KIP-994, KIP-1152). Empty lists and
+// duration < 0 match everything; unknown state names are reported back and
+// match nothing; a non-empty id_pattern must match the whole id.
+struct ListTxnsFilter {
+  std::vector<std::string> states;
+  std::vector<int64_t> producer_ids;
+  int64_t min_duration_ms = -1;  // only transactions started longer ago than this
+  std::optional<std::string> id_pattern;
+};
+
+// Per requested partition: NONE if it is in the open transaction, else the
+// reason (Kafka's handleVerifyPartitionsInTransaction).
+struct VerifiedPartition {
+  TxnPartition partition;
+  ErrorCode error = ErrorCode::kNone;
+};
+
 struct ListTxnsResult {
   ErrorCode error = ErrorCode::kNone;
   std::vector<std::string> unknown_state_filters;
@@ -125,6 +142,17 @@ class TxnCoordinator {
   // Empty filters match everything; unknown state names are reported back
   // and match nothing (Kafka's ListTransactions).
   ListTxnsResult list(const std::vector<std::string>& state_filters, const std::vector<int64_t>& producer_id_filters);
+  // INVALID_REGULAR_EXPRESSION for a pattern that does not compile (see
+  // txn_coordinator.cc for the regex dialect).
+  ListTxnsResult list(const ListTxnsFilter& filter);
+
+  // KIP-890 verification (AddPartitionsToTxn v4+ VerifyOnly, TxnOffsetCommit):
+  // changes nothing. One error for every partition (INVALID_REQUEST,
+  // NOT_COORDINATOR, INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED,
+  // CONCURRENT_TRANSACTIONS while the transaction is being prepared), else
+  // NONE or TRANSACTION_ABORTABLE (not in the transaction) per partition.
+  std::vector<VerifiedPartition> verify_partitions(const std::string& transactional_id, int64_t producer_id,
+                                                   int16_t producer_epoch, const std::vector<TxnPartition>& partitions);
 
   // What the background thread does when due; returns the number of
   // transactions aborted / ids expired / marker jobs started.

@@ -42,7 +42,7 @@ TEST(GoldenTxnOffsetCommit, Request) {
   check_golden(m, 0,
                "0001 78 | 0001 67 | 00000000000003e8 | 0001 | 00000001 | 0001 74 | 00000001 |"
                "00000000 | 000000000000000a | 0000");
-  m.generation_id = 5;
+  m.generation_id_or_member_epoch = 5;
   m.member_id = "m";
   m.topics[0].partitions[0].committed_metadata = std::nullopt;
   check_golden(m, 3,
@@ -62,10 +62,10 @@ TEST(GoldenTxnOffsetCommit, Response) {
 
 TEST(GoldenAddPartitionsToTxn, RequestAndResponse) {
   AddPartitionsToTxnRequest m;
-  m.transactional_id = "x";
-  m.producer_id = 1000;
-  m.producer_epoch = 1;
-  m.topics.push_back({"t", {0, 1}});
+  m.v3_and_below_transactional_id = "x";
+  m.v3_and_below_producer_id = 1000;
+  m.v3_and_below_producer_epoch = 1;
+  m.v3_and_below_topics.push_back({"t", {0, 1}});
   for (int16_t v : {0, 2}) {
     check_golden(m, v, "0001 78 | 00000000000003e8 | 0001 | 00000001 | 0001 74 |"
                        "00000002 00000000 00000001");
@@ -73,8 +73,8 @@ TEST(GoldenAddPartitionsToTxn, RequestAndResponse) {
   AddPartitionsToTxnResponse r;
   AddPartitionsToTxnResponse::AddPartitionsToTxnTopicResult tr;
   tr.name = "t";
-  tr.results.push_back({0, ErrorCode::kNone});
-  r.results.push_back(tr);
+  tr.results_by_partition.push_back({0, ErrorCode::kNone});
+  r.results_by_topic_v3_and_below.push_back(tr);
   for (int16_t v : {0, 2}) {
     check_golden(r, v, "00000000 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");
   }
@@ -89,9 +89,7 @@ TEST(GoldenWriteTxnMarkers, RequestAndResponse) {
   mk.topics.push_back({"t", {0}});
   mk.coordinator_epoch = 2;
   m.markers.push_back(mk);
-  check_golden(m, 0,
-               "00000001 | 00000000000003e8 | 0001 | 01 | 00000001 | 0001 74 | 00000001 00000000 |"
-               "00000002");
+  // v0 was removed in Kafka 4.0; v1 is the lowest (v2: golden_txn_v4_test.cc).
   check_golden(m, 1,
                "02 | 00000000000003e8 | 0001 | 01 | 02 | 02 74 | 02 00000000 | 00 | 00000002 |"
                "00 | 00");
@@ -104,8 +102,6 @@ TEST(GoldenWriteTxnMarkers, RequestAndResponse) {
   tr.partitions.push_back({0, ErrorCode::kNone});
   res.topics.push_back(tr);
   r.markers.push_back(res);
-  check_golden(r, 0,
-               "00000001 | 00000000000003e8 | 00000001 | 0001 74 | 00000001 | 00000000 | 0000");
   check_golden(r, 1, "02 | 00000000000003e8 | 02 | 02 74 | 02 | 00000000 | 0000 | 00 | 00 | 00 | 00");
 }
 
