@@ -1,8 +1,11 @@
-// CreatePartitions (v0-1) on a single node: a topic's partition count only
+// CreatePartitions (v0-3) on a single node: a topic's partition count only
 // grows; assignments (one per new partition) may only name this broker, with
 // one replica each. Per-topic errors, like Kafka: UNKNOWN_TOPIC_OR_PARTITION,
 // INVALID_PARTITIONS, INVALID_REPLICA_ASSIGNMENT, INVALID_REQUEST for a topic
 // listed twice. validate_only answers as if applied and changes nothing.
+// Versions, as Kafka 4.4: v1 is v0, v2 is v1 flexible, v3 is v2 but may
+// answer THROTTLING_QUOTA_EXCEEDED (KIP-599): Spool enforces no quotas, so
+// it never does.
 #include <map>
 
 #include "broker/handlers/handlers.h"
