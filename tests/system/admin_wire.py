@@ -133,9 +133,17 @@ def parse_create_topics(frame, corr, version):
             tags = d.tags()
             t["tags"] = tags
         return t
-    out = {t["name"]: t for t in d.array(topic)}
+    answers = d.array(topic)
     d.end("CreateTopics response")
-    return out
+    return Answers({t["name"]: t for t in answers}, len(answers))
+
+
+class Answers(dict):
+    """Answers by name, plus how many entries the response had."""
+
+    def __init__(self, by_name, count):
+        super().__init__(by_name)
+        self.answers = count
 
 
 # --- DescribeConfigs (32) --------------------------------------------------------
@@ -250,9 +258,9 @@ def parse_create_partitions(frame, corr, version):
         r = (d.str(), d.take(">h"), d.str())
         d.tags()
         return r
-    out = {name: (err, msg) for name, err, msg in d.array(result)}
+    answers = d.array(result)
     d.end("CreatePartitions response")
-    return out
+    return Answers({name: (err, msg) for name, err, msg in answers}, len(answers))
 
 
 # --- DeleteRecords (21) ----------------------------------------------------------

@@ -147,6 +147,8 @@ def test_create_topics_errors_keep_defaults_v7(broker, request):
     frame = a.create_topics(10, 7, [(existing, 1, 1, {}), (bad_config, 1, 1, {"retention.ms": "soon"}),
                                     (bad_rf, 1, 3, {}), (dup, 1, 1, {}), (dup, 2, 1, {})])
     got = a.parse_create_topics(roundtrip(broker.port, frame), 10, 7)
+    assert len(got) == 4 and got.answers == 4, "a name listed twice is answered once"
+    assert got[dup]["message"] == "Duplicate topic name."
     errors = {n: got[n]["error"] for n in (existing, bad_config, bad_rf, dup)}
     assert errors == {existing: a.TOPIC_ALREADY_EXISTS, bad_config: a.INVALID_CONFIG,
                       bad_rf: a.INVALID_REPLICATION_FACTOR, dup: a.INVALID_REQUEST}
@@ -268,6 +270,8 @@ def test_create_partitions_flexible(broker, request, version):
     assert {n: e for n, (e, _) in got.items()} == \
         {topic: a.INVALID_PARTITIONS, topic + "-missing": a.UNKNOWN_TOPIC_OR_PARTITION}
     assert got[topic][1], got
+    dup = send([(topic, 5, None), (topic, 6, None)])
+    assert (dup, dup.answers) == ({topic: (a.INVALID_REQUEST, "Duplicate topic name.")}, 1)
     # Error messages differ (README): Kafka gives UNKNOWN_TOPIC_OR_PARTITION none.
     assert (got[topic + "-missing"][1] is None) == bool(PEER), got
 

@@ -92,7 +92,10 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   protocol::CreateTopicsResponse resp;
   std::map<std::string, int> seen;
   for (const auto& t : req.topics) seen[t.name]++;
+  std::set<std::string> answered_duplicates;
   for (const auto& t : req.topics) {
+    // A name listed more than once gets one INVALID_REQUEST answer, as Kafka.
+    if (seen[t.name] > 1 && !answered_duplicates.insert(t.name).second) continue;
     auto& r = resp.topics.emplace_back();
     r.name = t.name;
     r.configs.emplace();  // Kafka's default: an empty list, not null
@@ -101,7 +104,7 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       r.error_message = m;
     };
     if (seen[t.name] > 1) {
-      set_error(ErrorCode::kInvalidRequest, "topic listed more than once in the request");
+      set_error(ErrorCode::kInvalidRequest, "Duplicate topic name.");
       continue;
     }
     if (t.name == kConsumerOffsetsTopic) {
