@@ -41,15 +41,6 @@ bool hex_to_id(const std::string& s, TopicId& id) {
   return true;
 }
 
-TopicId random_id() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  TopicId id;
-  for (auto& b : id) b = static_cast<uint8_t>(rng());
-  id[6] = (id[6] & 0x0f) | 0x40;  // UUID v4 shape
-  id[8] = (id[8] & 0x3f) | 0x80;
-  return id;
-}
-
 Status write_atomically(const std::filesystem::path& file, const std::string& text) {
   auto tmp = file;
   tmp += ".tmp";
@@ -77,6 +68,15 @@ Status write_atomically(const std::filesystem::path& file, const std::string& te
 }
 
 }  // namespace
+
+TopicId random_topic_id() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  TopicId id;
+  for (auto& b : id) b = static_cast<uint8_t>(rng());
+  id[6] = (id[6] & 0x0f) | 0x40;  // UUID v4 shape
+  id[8] = (id[8] & 0x3f) | 0x80;
+  return id;
+}
 
 Result<std::unique_ptr<TopicRegistry>> TopicRegistry::open(const std::filesystem::path& dir) {
   std::error_code ec;
@@ -147,7 +147,7 @@ Result<TopicInfo> TopicRegistry::add(const std::string& name, int32_t partitions
                                      std::map<std::string, std::string> configs) {
   std::lock_guard lk(mu_);
   if (topics_.count(name)) return Status::error("topic '" + name + "' already exists", 36);
-  TopicInfo info{name, random_id(), partitions, std::move(configs)};
+  TopicInfo info{name, random_topic_id(), partitions, std::move(configs)};
   topics_[name] = info;
   Status s = save_locked();
   if (!s) {

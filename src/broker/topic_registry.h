@@ -31,6 +31,9 @@ struct TopicInfo {
   std::map<std::string, std::string> configs;  // overrides only
 };
 
+// A fresh random topic id (UUID v4 shape, never all zero), as add() assigns.
+TopicId random_topic_id();
+
 class TopicRegistry {
  public:
   static Result<std::unique_ptr<TopicRegistry>> open(const std::filesystem::path& dir);

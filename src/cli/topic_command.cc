@@ -85,9 +85,8 @@ void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
       if (t.name != r.resource_name) continue;
       t.configs_known = true;
       for (const auto& e : r.configs) {
-        // v1+: source 1 = DYNAMIC_TOPIC_CONFIG (a topic override); v0 only has is_default.
-        bool is_override = *v >= 1 ? e.config_source == 1 : !e.is_default;
-        if (is_override) t.configs[e.name] = e.is_sensitive ? "(sensitive)" : e.value.value_or("");
+        // Source 1 = DYNAMIC_TOPIC_CONFIG: a topic override.
+        if (e.config_source == 1) t.configs[e.name] = e.is_sensitive ? "(sensitive)" : e.value.value_or("");
       }
     }
   }

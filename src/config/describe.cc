@@ -23,6 +23,22 @@ std::optional<std::string> shown(bool sensitive, std::optional<std::string> v) {
 
 }  // namespace
 
+int8_t kafka_type_id(std::optional<ConfigType> type) {
+  if (!type) return 0;
+  switch (*type) {
+    case ConfigType::kBoolean: return 1;
+    case ConfigType::kString: return 2;
+    case ConfigType::kInt: return 3;
+    case ConfigType::kShort: return 4;
+    case ConfigType::kLong: return 5;
+    case ConfigType::kDouble: return 6;
+    case ConfigType::kList: return 7;
+    case ConfigType::kClass: return 8;
+    case ConfigType::kPassword: return 9;
+  }
+  return 0;
+}
+
 std::vector<ConfigEntry> describe_topic_config(const BrokerConfig& broker,
                                                const std::map<std::string, std::string>& overrides) {
   std::vector<ConfigEntry> out;

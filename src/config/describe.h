@@ -1,6 +1,8 @@
 // Config descriptions in the shape DescribeConfigs answers with: per key its
-// effective value, where it came from (Kafka's ConfigSource numbering), type,
-// sensitivity and synonyms (the keys it falls back to, most specific first).
+// effective value, where it came from (Kafka's ConfigSource numbering), type
+// (Kafka's DescribeConfigs ConfigType ids through kafka_type_id), sensitivity
+// and synonyms (the keys it falls back to, most specific first). Spool's key
+// tables carry no documentation text, so there is none to describe.
 // Pure functions over an immutable BrokerConfig; thread-safe.
 #pragma once
 
@@ -35,11 +37,16 @@ struct ConfigEntry {
   std::string name;
   std::optional<std::string> value;  // nullopt for sensitive (password) or null values
   ConfigSource source = ConfigSource::kDefault;
-  ConfigType type = ConfigType::kString;
+  std::optional<ConfigType> type;  // nullopt: a key without a definition (prefixed keys)
   bool is_sensitive = false;
   bool read_only = false;  // broker keys are static in Spool: read-only
   std::vector<ConfigSynonym> synonyms;
 };
+
+// Kafka's DescribeConfigsResponse.ConfigType id of a key's type: 0 UNKNOWN
+// (no type known), 1 BOOLEAN, 2 STRING, 3 INT, 4 SHORT, 5 LONG, 6 DOUBLE,
+// 7 LIST, 8 CLASS, 9 PASSWORD.
+int8_t kafka_type_id(std::optional<ConfigType> type);
 
 // Every topic key for a topic with `overrides`. Synonyms list the override
 // (if any), then each broker key it defaults from that is set, then the

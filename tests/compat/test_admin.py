@@ -657,7 +657,7 @@ def test_incremental_alter_configs(bootstrap, topic):
 
 
 def describe_log_dirs_raw(port, topics=None, version=1, corr=61):
-    """DescribeLogDirs v0/v1 -> {log_dir: (error, {(topic, partition): (size, lag, future)})}"""
+    """DescribeLogDirs v0/v1 (v0 is refused) -> {log_dir: (error, {(topic, partition): (size, lag, future)})}"""
     if topics is None:
         body = struct.pack(">i", -1)
     else:
@@ -691,9 +691,9 @@ def test_describe_log_dirs(broker, bootstrap, topic, version):
     create_topic(bootstrap, topic, 2)
     produce_n(bootstrap, topic, 10)
     port = port_of(bootstrap)
-    if PEER and version == 0:
-        # Kafka 4.0 dropped DescribeLogDirs v0 (KIP-896) and closes the
-        # connection; Spool still serves it (README: Differences from Kafka 4.4).
+    if version == 0:
+        # Kafka 4.0 dropped DescribeLogDirs v0 (KIP-896): both brokers close
+        # the connection.
         with pytest.raises(AssertionError, match="broker closed the connection"):
             describe_log_dirs_raw(port, version=version)
         return

@@ -1,4 +1,6 @@
-// AlterConfigs (v0-1) and IncrementalAlterConfigs (v0) for topic resources.
+// AlterConfigs (v0-2) and IncrementalAlterConfigs (v0-1) for topic resources.
+// The versions differ only on the wire, as in Kafka 4.4: AlterConfigs v1 is
+// v0, v2 is v1 flexible; IncrementalAlterConfigs v1 is v0 flexible.
 // AlterConfigs replaces a topic's whole override set (keys left out return
 // to their defaults), as Kafka does; IncrementalAlterConfigs edits it key by
 // key: SET, DELETE, APPEND and SUBTRACT (the last two only on list-typed keys

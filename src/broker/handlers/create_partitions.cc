@@ -1,9 +1,13 @@
-// CreatePartitions (v0-1) on a single node: a topic's partition count only
+// CreatePartitions (v0-3) on a single node: a topic's partition count only
 // grows; assignments (one per new partition) may only name this broker, with
 // one replica each. Per-topic errors, like Kafka: UNKNOWN_TOPIC_OR_PARTITION,
 // INVALID_PARTITIONS, INVALID_REPLICA_ASSIGNMENT, INVALID_REQUEST for a topic
-// listed twice. validate_only answers as if applied and changes nothing.
+// listed twice (answered once). validate_only answers as if applied and changes nothing.
+// Versions, as Kafka 4.4: v1 is v0, v2 is v1 flexible, v3 is v2 but may
+// answer THROTTLING_QUOTA_EXCEEDED (KIP-599): Spool enforces no quotas, so
+// it never does.
 #include <map>
+#include <set>
 
 #include "broker/handlers/handlers.h"
 #include "protocol/create_partitions_request.h"
@@ -46,7 +50,10 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
   for (const auto& t : req.topics) seen[t.name]++;
 
   protocol::CreatePartitionsResponse resp;
+  std::set<std::string> answered_duplicates;
   for (const auto& t : req.topics) {
+    // A name listed more than once gets one INVALID_REQUEST answer, as Kafka.
+    if (seen[t.name] > 1 && !answered_duplicates.insert(t.name).second) continue;
     auto& r = resp.results.emplace_back();
     r.name = t.name;
     auto fail = [&](const Status& s) {
@@ -54,7 +61,7 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
       r.error_message = s.message();
     };
     if (seen[t.name] > 1) {
-      fail(Status::error("Duplicate topic in request.", static_cast<int16_t>(ErrorCode::kInvalidRequest)));
+      fail(Status::error("Duplicate topic name.", static_cast<int16_t>(ErrorCode::kInvalidRequest)));
       continue;
     }
     auto info = b.replicas.topic(t.name);

@@ -1,4 +1,4 @@
-// DeleteRecords (v0-1): moves each partition's log start offset up to the
+// DeleteRecords (v0-2; v1 is v0, v2 is v1 flexible, as in Kafka 4.4): moves each partition's log start offset up to the
 // requested offset (-1 = the high watermark), so fetches below it answer
 // OFFSET_OUT_OF_RANGE and whole segments below it are deleted. An offset
 // above the high watermark (or negative other than -1) is OFFSET_OUT_OF_RANGE;

@@ -1,4 +1,4 @@
-// DescribeConfigs (v1-2). Topic resources (type 2): every topic key with its
+// DescribeConfigs (v1-4). Topic resources (type 2): every topic key with its
 // effective value and source (topic override, broker setting, default);
 // broker resources (type 4) named by this broker's id: every broker key,
 // read-only (broker keys are static in Spool). An empty broker name is
@@ -6,6 +6,13 @@
 // list. Synonyms only when include_synonyms. A null or empty key list means
 // all keys; unknown keys are left out, as Kafka does. Errors are per resource:
 // UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION, INVALID_REQUEST.
+//
+// Per version, as Kafka 4.4: v1 is the baseline (ConfigSource, synonyms); v2
+// is v1. v3 answers each entry's ConfigType (Kafka's type id, 0 = UNKNOWN for
+// a key without a definition) whatever IncludeDocumentation says, and
+// Documentation only when IncludeDocumentation is set: Spool's key tables
+// carry no documentation text, so it is null either way (Kafka answers a
+// key's doc string; README "differences from Kafka"). v4 is v3, flexible.
 #include <charconv>
 #include <set>
 
@@ -63,9 +70,10 @@ void fill(ResourceResult& r, const std::vector<config::ConfigEntry>& entries,
     c.name = e.name;
     c.value = e.is_sensitive ? std::nullopt : e.value;
     c.read_only = e.read_only;
-    c.is_default = e.source == config::ConfigSource::kDefault;  // v0 only
     c.config_source = static_cast<int8_t>(e.source);
     c.is_sensitive = e.is_sensitive;
+    c.config_type = config::kafka_type_id(e.type);
+    c.documentation = std::nullopt;  // no key has documentation text in Spool
     if (!synonyms) continue;
     for (const auto& s : e.synonyms) {
       auto& cs = c.synonyms.emplace_back();

@@ -156,21 +156,21 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   X(DescribeGroups, 0, 4, handle_describe_groups, kClientOnly)                    \
   X(ListGroups, 0, 4, handle_list_groups, kClientOnly)                            \
   X(ApiVersions, 0, 3, handle_api_versions, kClientOnly)                          \
-  X(CreateTopics, 2, 4, handle_create_topics, kClientOnly)                        \
+  X(CreateTopics, 2, 7, handle_create_topics, kClientOnly)                        \
   X(DeleteTopics, 1, 3, handle_delete_topics, kClientOnly)                        \
-  X(DeleteRecords, 0, 1, handle_delete_records, kClientOnly)                      \
+  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly)                      \
   X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly)                   \
   X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly)          \
   X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly)                \
   X(EndTxn, 0, 4, handle_end_txn, kClientOnly)                                    \
   X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly)                 \
   X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly)                 \
-  X(DescribeConfigs, 1, 2, handle_describe_configs, kClientOnly)                  \
-  X(AlterConfigs, 0, 1, handle_alter_configs, kClientOnly)                        \
-  X(DescribeLogDirs, 0, 1, handle_describe_log_dirs, kClientOnly)                 \
-  X(CreatePartitions, 0, 1, handle_create_partitions, kClientOnly)                \
+  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly)                  \
+  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly)                        \
+  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly)                 \
+  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly)                \
   X(DeleteGroups, 0, 1, handle_delete_groups, kClientOnly)                        \
-  X(IncrementalAlterConfigs, 0, 0, handle_incremental_alter_configs, kClientOnly) \
+  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
   X(DescribeCluster, 0, 0, handle_describe_cluster, kClientOnly)                  \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \

@@ -1,12 +1,27 @@
-// CreateTopics (v2-4) and DeleteTopics (v1-3) on a single node: replication
+// CreateTopics (v2-7) and DeleteTopics (v1-3) on a single node: replication
 // factor must be 1 (or -1 = default), assignments may only name this broker.
+//
+// CreateTopics per version, as Kafka 4.4 answers: v2-4 name, error and
+// message per topic (v4: -1 partitions / replication factor take the broker
+// defaults). v5 (first flexible) also answers, for a created topic and for a
+// validate_only one, its partition count, replication factor and every topic
+// config with its effective value, read-only false, source and sensitivity,
+// sorted by name (Kafka's KIP-525 answer; TopicConfigErrorCode stays NONE:
+// without ACLs nothing is withheld). A failed topic keeps the defaults: -1,
+// -1 and an empty config list. v6 may answer THROTTLING_QUOTA_EXCEEDED in
+// Kafka; Spool enforces no quotas, so it never does. v7 returns the topic id
+// the registry assigned; a validate_only answer carries a fresh random id
+// that names no topic, as Kafka's controller does.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
+#include "broker/topic_registry.h"
+#include "config/describe.h"
 #include "protocol/create_topics_request.h"
 #include "protocol/create_topics_response.h"
 #include "protocol/delete_topics_request.h"
@@ -49,6 +64,26 @@ Result<int32_t> resolve_partitions(BrokerContext& b, const protocol::CreateTopic
   return n;
 }
 
+using CreatedConfigs = std::vector<protocol::CreateTopicsResponse::CreatableTopicConfigs>;
+
+// Every topic config of a topic created with `overrides`, sorted by name.
+CreatedConfigs created_topic_configs(const config::BrokerConfig& broker,
+                                     const std::map<std::string, std::string>& overrides) {
+  auto entries = config::describe_topic_config(broker, overrides);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  CreatedConfigs out;
+  out.reserve(entries.size());
+  for (const auto& e : entries) {
+    auto& c = out.emplace_back();
+    c.name = e.name;
+    c.value = e.is_sensitive ? std::nullopt : e.value;
+    c.read_only = e.read_only;
+    c.config_source = static_cast<int8_t>(e.source);
+    c.is_sensitive = e.is_sensitive;
+  }
+  return out;
+}
+
 }  // namespace
 
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
@@ -57,15 +92,19 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   protocol::CreateTopicsResponse resp;
   std::map<std::string, int> seen;
   for (const auto& t : req.topics) seen[t.name]++;
+  std::set<std::string> answered_duplicates;
   for (const auto& t : req.topics) {
+    // A name listed more than once gets one INVALID_REQUEST answer, as Kafka.
+    if (seen[t.name] > 1 && !answered_duplicates.insert(t.name).second) continue;
     auto& r = resp.topics.emplace_back();
     r.name = t.name;
+    r.configs.emplace();  // Kafka's default: an empty list, not null
     auto set_error = [&](ErrorCode c, const std::string& m) {
       r.error_code = c;
       r.error_message = m;
     };
     if (seen[t.name] > 1) {
-      set_error(ErrorCode::kInvalidRequest, "topic listed more than once in the request");
+      set_error(ErrorCode::kInvalidRequest, "Duplicate topic name.");
       continue;
     }
     if (t.name == kConsumerOffsetsTopic) {
@@ -98,9 +137,14 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       continue;
     }
     r.error_code = ErrorCode::kNone;
-    r.topic_id = created->id;
+    r.topic_id = req.validate_only ? random_topic_id() : created->id;
     r.num_partitions = created->partitions;
     r.replication_factor = 1;
+    if (b.config != nullptr) {
+      r.configs = created_topic_configs(*b.config, configs);
+    } else {
+      r.topic_config_error_code = ErrorCode::kUnknownServerError;  // never in a running broker
+    }
   }
   ctx.respond(resp);
 }

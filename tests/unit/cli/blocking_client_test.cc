@@ -183,7 +183,6 @@ class FakeBroker {
           e.name = "segment.bytes";
           e.value = "1073741824";
           e.config_source = 5;
-          e.is_default = true;
           out.configs.push_back(e);
           resp.results.push_back(out);
         }

@@ -303,20 +303,6 @@ TEST(GoldenApiVersions, ResponseV3FlexibleWithTaggedFields) {
 }
 
 // ---------------------------------------------------------------- CreateTopics
-TEST(GoldenCreateTopics, RequestV0) {
-  CreateTopicsRequest m;
-  CreateTopicsRequest::CreatableTopic t;
-  t.name = "t";
-  t.num_partitions = 3;
-  t.replication_factor = 1;
-  t.configs.push_back({"k", std::nullopt});
-  m.topics.push_back(t);
-  m.timeout_ms = 1000;
-  check_golden(m, 0,
-               "00000001 | 0001 74 | 00000003 | 0001 | 00000000 | 00000001 | 0001 6b | ffff |"
-               "000003e8");
-}
-
 TEST(GoldenCreateTopics, RequestV2) {
   CreateTopicsRequest m;
   CreateTopicsRequest::CreatableTopic t;
@@ -345,14 +331,6 @@ TEST(GoldenCreateTopics, RequestV4) {
   check_golden(m, 4,
                "00000001 | 0001 74 | ffffffff | ffff | 00000001 | 00000000 | 00000002 00000001"
                "00000002 | 00000001 | 0001 6b | 0001 76 | 000003e8 | 01");
-}
-
-TEST(GoldenCreateTopics, ResponseV0) {
-  CreateTopicsResponse m;
-  CreateTopicsResponse::CreatableTopicResult t;
-  t.name = "t";
-  m.topics.push_back(t);
-  check_golden(m, 0, "00000001 | 0001 74 | 0000");
 }
 
 TEST(GoldenCreateTopics, ResponseV2) {

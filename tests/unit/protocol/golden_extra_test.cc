@@ -293,8 +293,7 @@ TEST(GoldenDescribeConfigs, Request) {
   r.resource_type = 2;
   r.resource_name = "t";
   m.resources.push_back(r);
-  check_golden(m, 0, "00000001 | 02 | 0001 74 | ffffffff");
-  check_golden(m, 1, "00000001 | 02 | 0001 74 | ffffffff | 00");
+  check_golden(m, 1, "00000001 | 02 | 0001 74 | ffffffff | 00");  // v0 was removed in Kafka 4.0
   m.resources[0].configuration_keys = std::vector<std::string>{"k"};
   m.include_synonyms = true;
   check_golden(m, 2, "00000001 | 02 | 0001 74 | 00000001 0001 6b | 01");
@@ -308,14 +307,9 @@ TEST(GoldenDescribeConfigs, Response) {
   DescribeConfigsResponse::DescribeConfigsResourceResult c;
   c.name = "k";
   c.value = "v";
-  c.is_default = true;
   res.configs.push_back(c);
   m.results.push_back(res);
-  check_golden(m, 0,
-               "00000000 | 00000001 | 0000 | ffff | 02 | 0001 74 | 00000001 | 0001 6b |"
-               "0001 76 | 00 | 01 | 00");
   auto& c2 = m.results[0].configs[0];
-  c2.is_default = false;
   c2.config_source = 5;
   c2.synonyms.push_back({"k", "v", 5});
   check_golden(m, 2,
