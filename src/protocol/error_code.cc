@@ -125,6 +125,7 @@ std::string_view error_name(ErrorCode code) {
     case ErrorCode::kUnknownSubscriptionId: return "UNKNOWN_SUBSCRIPTION_ID";
     case ErrorCode::kTelemetryTooLarge: return "TELEMETRY_TOO_LARGE";
     case ErrorCode::kInvalidRegistration: return "INVALID_REGISTRATION";
+    case ErrorCode::kRebootstrapRequired: return "REBOOTSTRAP_REQUIRED";
   }
   return "UNKNOWN_ERROR_CODE";
 }

@@ -131,6 +131,7 @@ enum class ErrorCode : int16_t {
   kUnknownSubscriptionId = 117,
   kTelemetryTooLarge = 118,
   kInvalidRegistration = 119,
+  kRebootstrapRequired = 129,
 };
 
 // Kafka's upper-case name, e.g. "UNKNOWN_TOPIC_OR_PARTITION".

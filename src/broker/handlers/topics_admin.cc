@@ -1,5 +1,6 @@
-// CreateTopics (v2-4) and DeleteTopics (v1-3) on a single node: replication
-// factor must be 1 (or -1 = default), assignments may only name this broker.
+// CreateTopics (v2-4) on a single node: replication factor must be 1 (or
+// -1 = default), assignments may only name this broker. (DeleteTopics is in
+// delete_topics.cc.)
 #include <spdlog/spdlog.h>
 
 #include <map>
@@ -9,8 +10,6 @@
 #include "broker/topic_name.h"
 #include "protocol/create_topics_request.h"
 #include "protocol/create_topics_response.h"
-#include "protocol/delete_topics_request.h"
-#include "protocol/delete_topics_response.h"
 #include "protocol/error_code.h"
 
 namespace spool::broker {
@@ -101,24 +100,6 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     r.topic_id = created->id;
     r.num_partitions = created->partitions;
     r.replication_factor = 1;
-  }
-  ctx.respond(resp);
-}
-
-void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::DeleteTopicsRequest req;
-  if (!decode_or_close(ctx, body, req, "DeleteTopics")) return;
-  protocol::DeleteTopicsResponse resp;
-  for (const auto& name : req.topic_names) {
-    auto& r = resp.responses.emplace_back();
-    r.name = name;
-    if (!b.settings.delete_topic_enable) {
-      r.error_code = ErrorCode::kTopicDeletionDisabled;
-      continue;
-    }
-    Status s = b.replicas.delete_topic(name);
-    r.error_code = s ? ErrorCode::kNone : static_cast<ErrorCode>(s.kafka_code());
-    if (!s) r.error_message = s.message();
   }
   ctx.respond(resp);
 }
