@@ -17,6 +17,7 @@
 //   without an id (nothing to look up) fails the whole request with
 //   UNKNOWN_SERVER_ERROR.
 // - v13: top-level ErrorCode (NONE, or the whole-request error).
+// - Bytes after the body are ignored (as Kafka does; librdkafka sends some).
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -102,7 +103,14 @@ void respond_error(const RequestContext& ctx, const protocol::MetadataRequest& r
 
 void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::MetadataRequest req;
-  if (!decode_or_close(ctx, body, req, "Metadata")) return;
+  // Trailing bytes after the body are ignored here, as Kafka ignores them:
+  // librdkafka (2.16) asks for all topics at v9+ with a 4-byte placeholder
+  // where the compact array count goes (00 00 00 00: a null array, then
+  // three bytes Kafka never reads).
+  if (!req.decode(body, ctx.version()) || !body.ok()) {
+    ctx.close("undecodable Metadata v" + std::to_string(ctx.version()) + " request");
+    return;
+  }
   const int16_t v = ctx.version();
   const protocol::Uuid kNoId{};
 
