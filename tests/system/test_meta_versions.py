@@ -164,6 +164,16 @@ def test_list_offsets_special_timestamps(broker, topic):
     if epoch > 0:
         assert list_offsets(port, 11, topic, -1, current_epoch=epoch - 1)[0] == FENCED_EPOCH
     assert list_offsets(port, 11, topic, -3, partition=9) == (UNKNOWN_TOPIC, -1, -1, -1)
+    # A partition listed twice: answered once, INVALID_REQUEST.
+    with Conn(port) as conn:
+        r = conn.call(LIST_OFFSETS, 11, {"ReplicaId": -1, "IsolationLevel": 0, "TimeoutMs": 5000, "Topics": [
+            {"Name": topic, "Partitions": [{"PartitionIndex": 0, "CurrentLeaderEpoch": -1, "Timestamp": -1},
+                                           {"PartitionIndex": 0, "CurrentLeaderEpoch": -1, "Timestamp": -2},
+                                           {"PartitionIndex": 1, "CurrentLeaderEpoch": -1, "Timestamp": -1}]}]})
+    assert [(p["PartitionIndex"], p["ErrorCode"], p["Offset"]) for t in r["Topics"] for p in t["Partitions"]] == \
+        [(0, INVALID_REQUEST, -1), (1, NONE, 0)]
+    # Followers and debug consumers (ReplicaId != -1) read up to the log end.
+    assert list_offsets(port, 11, topic, -1, replica_id=-2)[:3] == (NONE, -1, 7)
 
 
 # ---------------------------------------------------------------- OffsetForLeaderEpoch

@@ -18,10 +18,11 @@
 //   local and answered at once.
 // - A special timestamp the request's version does not know yet, or any
 //   other negative one: UNSUPPORTED_VERSION; a partition listed twice:
-//   INVALID_REQUEST for each (as Kafka).
+//   answered once, with INVALID_REQUEST (as Kafka).
 // The leader epoch answered is the partition's: on one node it never
 // changes, so it is also the epoch of every batch Kafka would report.
 #include <map>
+#include <set>
 #include <utility>
 
 #include "broker/handlers/handlers.h"
@@ -109,10 +110,13 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
     for (const auto& p : t.partitions) ++seen[{t.name, p.partition_index}];
 
   protocol::ListOffsetsResponse resp;
+  std::set<std::pair<std::string, int32_t>> answered;
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
     for (const auto& p : t.partitions) {
+      // A partition listed twice is answered once, INVALID_REQUEST (as Kafka).
+      if (!answered.insert({t.name, p.partition_index}).second) continue;
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
       pr.timestamp = -1;
@@ -129,6 +133,7 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
       }
       answer(*partition, req, p.timestamp, v >= 4 ? p.current_leader_epoch : -1, v, pr);
     }
+    if (tr.partitions.empty() && !t.partitions.empty()) resp.topics.pop_back();  // all repeats
   }
   ctx.respond(resp);
 }
