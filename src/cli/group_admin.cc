@@ -109,8 +109,9 @@ Status GroupAdmin::refresh_metadata(const std::vector<std::string>& topics) {
   brokers_.clear();
   for (const auto& b : resp->brokers) brokers_[b.node_id] = BrokerAddress{b.node_id, b.host, b.port};
   for (const auto& t : resp->topics) {
-    topic_errors_[t.name] = proto::to_int(t.error_code);
-    auto& parts = leaders_[t.name];
+    if (!t.name) continue;  // only an unknown topic id is answered without a name
+    topic_errors_[*t.name] = proto::to_int(t.error_code);
+    auto& parts = leaders_[*t.name];
     parts.clear();
     for (const auto& p : t.partitions) parts[p.partition_index] = p.leader_id;
   }

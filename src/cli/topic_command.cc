@@ -47,7 +47,7 @@ Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::stri
   std::vector<TopicInfo> out;
   for (const auto& t : resp->topics) {
     TopicInfo ti;
-    ti.name = t.name;
+    ti.name = t.name.value_or("");
     ti.internal = t.is_internal;
     ti.error_code = proto::to_int(t.error_code);
     for (const auto& p : t.partitions) {
@@ -143,7 +143,8 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
     return kExitFailure;
   }
   proto::DeleteTopicsRequest req;
-  req.topic_names = {a.name};
+  req.topic_names = {a.name};                         // v0-5
+  req.topics.push_back({a.name, proto::Uuid{}});     // v6+: by name
   req.timeout_ms = a.timeout_ms;
   auto resp = c.call<proto::DeleteTopicsRequest, proto::DeleteTopicsResponse>(req, *v);
   if (!resp) {
@@ -153,7 +154,7 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   std::vector<TopicOpResult> results;
   bool ok = true;
   for (const auto& r : resp->responses) {
-    results.push_back({r.name, proto::to_int(r.error_code), r.error_message.value_or(""), -1, -1});
+    results.push_back({r.name.value_or(""), proto::to_int(r.error_code), r.error_message.value_or(""), -1, -1});
     ok = ok && r.error_code == proto::ErrorCode::kNone;
   }
   if (results.empty()) {

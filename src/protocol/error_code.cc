@@ -127,6 +127,7 @@ std::string_view error_name(ErrorCode code) {
     case ErrorCode::kInvalidRegistration: return "INVALID_REGISTRATION";
     case ErrorCode::kTransactionAbortable: return "TRANSACTION_ABORTABLE";
     case ErrorCode::kInvalidRegularExpression: return "INVALID_REGULAR_EXPRESSION";
+    case ErrorCode::kRebootstrapRequired: return "REBOOTSTRAP_REQUIRED";
   }
   return "UNKNOWN_ERROR_CODE";
 }

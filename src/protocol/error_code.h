@@ -133,6 +133,7 @@ enum class ErrorCode : int16_t {
   kInvalidRegistration = 119,
   kTransactionAbortable = 120,
   kInvalidRegularExpression = 128,
+  kRebootstrapRequired = 129,
 };
 
 // Kafka's upper-case name, e.g. "UNKNOWN_TOPIC_OR_PARTITION".

@@ -300,12 +300,20 @@ std::optional<std::pair<int64_t, int64_t>> Log::offset_for_timestamp(int64_t ts)
 }
 
 std::optional<std::pair<int64_t, int64_t>> Log::max_timestamp_offset() const {
-  std::optional<std::pair<int64_t, int64_t>> best;
+  // The first segment holding the largest timestamp, then (as Kafka 3.8+,
+  // KAFKA-16310) the first record inside it carrying that timestamp rather
+  // than the last offset of its batch, which is all the segment tracks.
+  std::shared_ptr<Segment> best;
   for (const auto& seg : all_segments()) {
     int64_t ts = seg->max_timestamp();
-    if (ts >= 0 && (!best || ts > best->second)) best = std::make_pair(seg->offset_of_max_timestamp(), ts);
+    if (ts >= 0 && (!best || ts > best->max_timestamp())) best = seg;
   }
-  return best;
+  if (!best) return std::nullopt;
+  const int64_t ts = best->max_timestamp();
+  auto exact = best->find_timestamp(ts);
+  if (exact && *exact && (*exact)->second == ts) return **exact;
+  if (!exact) spdlog::warn("{}: max timestamp lookup: {}", dir_, exact.status().message());
+  return std::make_pair(best->offset_of_max_timestamp(), ts);
 }
 
 std::pair<int32_t, int64_t> Log::end_offset_for_epoch(int32_t epoch) const {

@@ -111,7 +111,9 @@ class Log : public std::enable_shared_from_this<Log> {
 
   // (offset, timestamp) of the first record with timestamp >= ts.
   std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const;
-  // (offset, timestamp) of the record with the largest timestamp (ListOffsets -3).
+  // (offset, timestamp) of the first record carrying the largest timestamp
+  // (ListOffsets MAX_TIMESTAMP, -3): a record inside its batch, not the
+  // batch's last offset. Not clamped to the log start offset (as Kafka).
   std::optional<std::pair<int64_t, int64_t>> max_timestamp_offset() const;
 
   // OffsetForLeaderEpoch: (epoch, end offset), (-1, -1) when unknown.

@@ -1,6 +1,15 @@
-// DescribeCluster (v0): this broker is the whole cluster and its controller.
+// DescribeCluster v0-2: this broker is the whole cluster and its controller.
 // Without an authorizer every cluster operation is allowed, so when asked the
 // authorized-operations bit set lists all of them (as Kafka does then).
+// - v1 EndpointType (KIP-919): 1 (brokers) is answered; 2 (controllers) on
+//   this broker listener is MISMATCHED_ENDPOINT_TYPE, any other value
+//   UNSUPPORTED_ENDPOINT_TYPE, with Kafka's messages and an otherwise empty
+//   answer. The answer's EndpointType is 1.
+// - v2 IncludeFencedBrokers (KIP-1073) and IsFenced: this broker is never
+//   fenced, so the list is the same either way and IsFenced is false.
+#include <string>
+
+#include "broker/handlers/authorized_ops.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/describe_cluster_request.h"
 #include "protocol/describe_cluster_response.h"
@@ -9,22 +18,27 @@
 namespace spool::broker {
 
 namespace {
-
-// Kafka's AclOperation codes that apply to the CLUSTER resource.
-constexpr int32_t kClusterOperations = (1 << 5)     // CREATE
-                                       | (1 << 7)   // ALTER
-                                       | (1 << 8)   // DESCRIBE
-                                       | (1 << 9)   // CLUSTER_ACTION
-                                       | (1 << 10)  // DESCRIBE_CONFIGS
-                                       | (1 << 11)  // ALTER_CONFIGS
-                                       | (1 << 12);  // IDEMPOTENT_WRITE
-
+constexpr int8_t kBrokerEndpoint = 1;
+constexpr int8_t kControllerEndpoint = 2;
 }  // namespace
 
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::DescribeClusterRequest req;
   if (!decode_or_close(ctx, body, req, "DescribeCluster")) return;
   protocol::DescribeClusterResponse resp;
+  resp.endpoint_type = kBrokerEndpoint;
+  if (ctx.version() >= 1 && req.endpoint_type != kBrokerEndpoint) {
+    if (req.endpoint_type == kControllerEndpoint) {
+      resp.error_code = protocol::ErrorCode::kMismatchedEndpointType;
+      resp.error_message =
+          "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER";
+    } else {
+      resp.error_code = protocol::ErrorCode::kUnsupportedEndpointType;
+      resp.error_message = "Unsupported endpoint type " + std::to_string(req.endpoint_type);
+    }
+    ctx.respond(resp);
+    return;
+  }
   resp.error_code = protocol::ErrorCode::kNone;
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
@@ -32,11 +46,12 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
   self.broker_id = b.settings.broker_id;
   self.host = b.settings.advertised_host;
   self.port = b.settings.advertised_port;
+  self.is_fenced = false;
   if (b.config != nullptr) {
     auto rack = b.config->get_optional("broker.rack");
     if (rack && !rack->empty()) self.rack = std::move(rack);
   }
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterOperations;
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterAuthorizedOperations;
   ctx.respond(resp);
 }
 

@@ -49,6 +49,8 @@
 #include "protocol/describe_log_dirs_response.h"
 #include "protocol/describe_producers_request.h"
 #include "protocol/describe_producers_response.h"
+#include "protocol/describe_topic_partitions_request.h"
+#include "protocol/describe_topic_partitions_response.h"
 #include "protocol/describe_transactions_request.h"
 #include "protocol/describe_transactions_response.h"
 #include "protocol/end_txn_request.h"
@@ -81,6 +83,8 @@
 #include "protocol/offset_delete_response.h"
 #include "protocol/offset_fetch_request.h"
 #include "protocol/offset_fetch_response.h"
+#include "protocol/offset_for_leader_epoch_request.h"
+#include "protocol/offset_for_leader_epoch_response.h"
 #include "protocol/produce_request.h"
 #include "protocol/produce_response.h"
 #include "protocol/sync_group_request.h"
@@ -134,6 +138,8 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
 void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_offset_for_leader_epoch(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // THE TABLE: one row per served API, ordered by api key (checked in
 // handler_table.cc):
@@ -144,8 +150,8 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
 #define SPOOL_SERVED_APIS(X) \
   X(Produce, 0, 8, handle_produce, kClientOnly)                                   \
   X(Fetch, 4, 11, handle_fetch, kClientOnly)                                      \
-  X(ListOffsets, 1, 5, handle_list_offsets, kClientOnly)                          \
-  X(Metadata, 0, 8, handle_metadata, kClientOnly)                                 \
+  X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly)                         \
+  X(Metadata, 0, 13, handle_metadata, kClientOnly)                                \
   X(OffsetCommit, 2, 7, handle_offset_commit, kClientOnly)                        \
   X(OffsetFetch, 1, 7, handle_offset_fetch, kClientOnly)                          \
   X(FindCoordinator, 0, 2, handle_find_coordinator, kClientOnly)                  \
@@ -155,11 +161,12 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   X(SyncGroup, 0, 3, handle_sync_group, kClientOnly)                              \
   X(DescribeGroups, 0, 4, handle_describe_groups, kClientOnly)                    \
   X(ListGroups, 0, 4, handle_list_groups, kClientOnly)                            \
-  X(ApiVersions, 0, 3, handle_api_versions, kClientOnly)                          \
+  X(ApiVersions, 0, 5, handle_api_versions, kClientOnly)                          \
   X(CreateTopics, 2, 7, handle_create_topics, kClientOnly)                        \
-  X(DeleteTopics, 1, 3, handle_delete_topics, kClientOnly)                        \
+  X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly)                        \
   X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly)                      \
   X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly)                   \
+  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly)     \
   X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly)          \
   X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly)                \
   X(EndTxn, 0, 4, handle_end_txn, kClientOnly)                                    \
@@ -172,10 +179,11 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   X(DeleteGroups, 0, 1, handle_delete_groups, kClientOnly)                        \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
-  X(DescribeCluster, 0, 0, handle_describe_cluster, kClientOnly)                  \
+  X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly)                  \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \
   X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly)        \
   X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly)                \
+  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly) \
   /* end of the table */
 
 // One row as a type: the message types and the range, checked against what

@@ -1,13 +1,29 @@
-// Metadata: this broker as the only broker and controller, and its topics.
-// v0: an empty topic list means all topics; v1+: null means all, empty none.
-// Unknown topics are created when auto.create.topics.enable is on and the
-// request allows it (v4+ flag); on a single node they are ready at once, so
-// the answer carries them with NONE instead of Kafka's LEADER_NOT_AVAILABLE.
-// Naming __consumer_offsets creates it (with its partitions loaded by the
-// group coordinator), as Kafka creates internal topics on request.
+// Metadata v0-13: this broker as the only broker and controller, and its
+// topics.
+// - v0: an empty topic list means all topics; v1+: null means all, empty none.
+// - Unknown topics are created when auto.create.topics.enable is on and the
+//   request allows it (v4+ flag); on a single node they are ready at once, so
+//   the answer carries them with NONE instead of Kafka's LEADER_NOT_AVAILABLE.
+//   Naming __consumer_offsets creates it (with its partitions loaded by the
+//   group coordinator), as Kafka creates internal topics on request.
+// - A name asked for twice is answered once (Kafka keeps a set).
+// - v8+: authorized operations on request (all allowed: no authorizer); the
+//   cluster's only in v8-10 (v11 moved it to DescribeCluster, KIP-700).
+// - v10+: TopicId in the answer. v10-11 requests must not use ids or null
+//   names: Kafka answers INVALID_REQUEST for every topic then.
+// - v12: a topic named by id (name null) is answered with its name; an
+//   unknown id with UNKNOWN_TOPIC_ID and no name, first. As Kafka, once any
+//   id is given the names in the request are ignored, and a null name
+//   without an id (nothing to look up) fails the whole request with
+//   UNKNOWN_SERVER_ERROR.
+// - v13: top-level ErrorCode (NONE, or the whole-request error).
+// - Bytes after the body are ignored (as Kafka does; librdkafka sends some).
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "broker/group_service.h"
+#include "broker/handlers/authorized_ops.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -17,10 +33,11 @@
 namespace spool::broker {
 
 using protocol::ErrorCode;
+using Resp = protocol::MetadataResponse;
 
 namespace {
 
-void describe_topic(BrokerContext& b, const TopicInfo& info, protocol::MetadataResponse::MetadataResponseTopic& t) {
+void describe_topic(BrokerContext& b, const TopicInfo& info, Resp::MetadataResponseTopic& t) {
   t.error_code = ErrorCode::kNone;
   t.name = info.name;
   t.topic_id = info.id;
@@ -37,55 +54,130 @@ void describe_topic(BrokerContext& b, const TopicInfo& info, protocol::MetadataR
   }
 }
 
+// The named topic's answer, creating it first when allowed.
+void answer_by_name(BrokerContext& b, const std::string& name, bool may_create, Resp::MetadataResponseTopic& t) {
+  t.name = name;
+  auto info = b.replicas.topic(name);
+  if (!info && name == kConsumerOffsetsTopic && b.groups != nullptr) {
+    // As Kafka: asking for the offsets topic creates it (whatever
+    // auto.create.topics.enable says), with its own settings.
+    if (b.groups->ensure_offsets_topic() == ErrorCode::kNone) info = b.replicas.topic(name);
+  }
+  if (!info && may_create && !is_internal_topic(name)) {
+    auto created = b.replicas.create_topic(name, b.settings.num_partitions, {}, false);
+    if (created) {
+      info = created.value();
+    } else if (created.status().kafka_code() == static_cast<int16_t>(ErrorCode::kTopicAlreadyExists)) {
+      info = b.replicas.topic(name);  // created concurrently by another request
+    } else {
+      spdlog::info("auto-creating topic '{}' refused: {}", name, created.status().message());
+      t.error_code = static_cast<ErrorCode>(created.status().kafka_code());
+      return;
+    }
+  }
+  if (!info) {
+    t.error_code = is_valid_topic_name(name) ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kInvalidTopicException;
+    return;
+  }
+  describe_topic(b, *info, t);
+}
+
+// Kafka's whole-request error answer: every requested topic with the error
+// (a null name as ""), no partitions; v13 also at top level.
+void respond_error(const RequestContext& ctx, const protocol::MetadataRequest& req, Resp& resp, ErrorCode e) {
+  resp.topics.clear();
+  if (req.topics) {
+    for (const auto& rt : *req.topics) {
+      auto& t = resp.topics.emplace_back();
+      t.error_code = e;
+      t.name = rt.name.value_or("");
+      t.topic_id = rt.topic_id;
+    }
+  }
+  resp.cluster_authorized_operations = INT32_MIN;
+  resp.error_code = e;
+  ctx.respond(resp);
+}
+
 }  // namespace
 
 void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::MetadataRequest req;
-  if (!decode_or_close(ctx, body, req, "Metadata")) return;
+  // Trailing bytes after the body are ignored here, as Kafka ignores them:
+  // librdkafka (2.16) asks for all topics at v9+ with a 4-byte placeholder
+  // where the compact array count goes (00 00 00 00: a null array, then
+  // three bytes Kafka never reads).
+  if (!req.decode(body, ctx.version()) || !body.ok()) {
+    ctx.close("undecodable Metadata v" + std::to_string(ctx.version()) + " request");
+    return;
+  }
   const int16_t v = ctx.version();
+  const protocol::Uuid kNoId{};
 
-  protocol::MetadataResponse resp;
+  Resp resp;
   auto& broker = resp.brokers.emplace_back();
   broker.node_id = b.settings.broker_id;
   broker.host = b.settings.advertised_host;
   broker.port = b.settings.advertised_port;
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
+  resp.error_code = ErrorCode::kNone;
 
-  bool all = !req.topics.has_value() || (v == 0 && req.topics->empty());
-  if (all) {
-    for (const auto& info : b.replicas.topics()) describe_topic(b, info, resp.topics.emplace_back());
-  } else {
-    bool may_create = b.settings.auto_create_topics && (v < 4 || req.allow_auto_topic_creation);
+  const bool all = !req.topics.has_value() || (v == 0 && req.topics->empty());
+  if (!all && v < 12) {
     for (const auto& rt : *req.topics) {
-      std::string name = rt.name.value_or("");
-      auto& t = resp.topics.emplace_back();
-      t.name = name;
-      auto info = b.replicas.topic(name);
-      if (!info && name == kConsumerOffsetsTopic && b.groups != nullptr) {
-        // As Kafka: asking for the offsets topic creates it (whatever
-        // auto.create.topics.enable says), with its own settings.
-        if (b.groups->ensure_offsets_topic() == ErrorCode::kNone) info = b.replicas.topic(name);
+      if (!rt.name || rt.topic_id != kNoId) return respond_error(ctx, req, resp, ErrorCode::kInvalidRequest);
+    }
+  }
+  const bool topic_ops = v >= 8 && req.include_topic_authorized_operations;
+  if (v >= 8 && v <= 10 && req.include_cluster_authorized_operations)
+    resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+
+  std::vector<std::string> names;
+  bool by_id = false;
+  if (all) {
+    for (const auto& info : b.replicas.topics()) names.push_back(info.name);
+  } else {
+    std::set<protocol::Uuid> ids_seen;
+    for (const auto& rt : *req.topics) {
+      if (rt.topic_id == kNoId || !ids_seen.insert(rt.topic_id).second) continue;
+      if (auto info = b.registry.get_by_id(rt.topic_id)) {
+        names.push_back(info->name);
+      } else {
+        auto& t = resp.topics.emplace_back();
+        t.error_code = ErrorCode::kUnknownTopicId;
+        t.name = std::nullopt;
+        t.topic_id = rt.topic_id;
       }
-      if (!info && may_create && !is_internal_topic(name)) {
-        auto created = b.replicas.create_topic(name, b.settings.num_partitions, {}, false);
-        if (created) {
-          info = created.value();
-        } else if (created.status().kafka_code() == static_cast<int16_t>(ErrorCode::kTopicAlreadyExists)) {
-          info = b.replicas.topic(name);  // created concurrently by another request
-        } else {
-          spdlog::info("auto-creating topic '{}' refused: {}", name, created.status().message());
-          t.error_code = static_cast<ErrorCode>(created.status().kafka_code());
-          continue;
-        }
+    }
+    by_id = !ids_seen.empty();
+    if (!by_id) {
+      for (const auto& rt : *req.topics) {
+        // Kafka fails on a null name with no id (its lookup of the null
+        // name throws) and answers the whole request UNKNOWN_SERVER_ERROR.
+        if (!rt.name) return respond_error(ctx, req, resp, ErrorCode::kUnknownServerError);
+        names.push_back(*rt.name);
       }
-      if (!info) {
-        t.error_code =
-            is_valid_topic_name(name) ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kInvalidTopicException;
+    }
+  }
+
+  const bool may_create = !all && !by_id && b.settings.auto_create_topics &&
+                          (v < 4 || req.allow_auto_topic_creation);
+  std::set<std::string> answered;
+  for (const auto& name : names) {
+    if (!answered.insert(name).second) continue;
+    auto& t = resp.topics.emplace_back();
+    if (all) {
+      if (auto info = b.replicas.topic(name)) {
+        describe_topic(b, *info, t);
+      } else {
+        resp.topics.pop_back();  // deleted meanwhile
         continue;
       }
-      describe_topic(b, *info, t);
+    } else {
+      answer_by_name(b, name, may_create, t);
     }
+    if (topic_ops) t.topic_authorized_operations = kTopicAuthorizedOperations;
   }
   ctx.respond(resp);
 }

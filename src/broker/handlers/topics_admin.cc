@@ -1,5 +1,6 @@
-// CreateTopics (v2-7) and DeleteTopics (v1-3) on a single node: replication
-// factor must be 1 (or -1 = default), assignments may only name this broker.
+// CreateTopics (v2-7) on a single node: replication factor must be 1 (or -1 =
+// default), assignments may only name this broker. (DeleteTopics is in
+// delete_topics.cc.)
 //
 // CreateTopics per version, as Kafka 4.4 answers: v2-4 name, error and
 // message per topic (v4: -1 partitions / replication factor take the broker
@@ -24,8 +25,6 @@
 #include "config/describe.h"
 #include "protocol/create_topics_request.h"
 #include "protocol/create_topics_response.h"
-#include "protocol/delete_topics_request.h"
-#include "protocol/delete_topics_response.h"
 #include "protocol/error_code.h"
 
 namespace spool::broker {
@@ -145,24 +144,6 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     } else {
       r.topic_config_error_code = ErrorCode::kUnknownServerError;  // never in a running broker
     }
-  }
-  ctx.respond(resp);
-}
-
-void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::DeleteTopicsRequest req;
-  if (!decode_or_close(ctx, body, req, "DeleteTopics")) return;
-  protocol::DeleteTopicsResponse resp;
-  for (const auto& name : req.topic_names) {
-    auto& r = resp.responses.emplace_back();
-    r.name = name;
-    if (!b.settings.delete_topic_enable) {
-      r.error_code = ErrorCode::kTopicDeletionDisabled;
-      continue;
-    }
-    Status s = b.replicas.delete_topic(name);
-    r.error_code = s ? ErrorCode::kNone : static_cast<ErrorCode>(s.kafka_code());
-    if (!s) r.error_message = s.message();
   }
   ctx.respond(resp);
 }

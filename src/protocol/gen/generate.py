@@ -116,7 +116,9 @@ class Gen:
             else:
                 write_array(x)
             return
-        if f.struct:
+        if f.is_nullable_struct() and not elem:
+            self.enc_nullable_struct(e, f, x, w)
+        elif f.struct:
             e.line(f"{x}.encode({w}, version);")
         elif kind == "bool":
             e.line(f"{w}.i8({x} ? 1 : 0);")
@@ -138,6 +140,59 @@ class Gen:
                 e.line(f"wire::write_nullable_bytes({w}, {x}, flex, {self.cond(f.nullable)});")
             else:
                 e.line(f"wire::write_bytes({w}, {x}, flex);")
+
+    def enc_nullable_struct(self, e, f, x, w):
+        """int8 -1 for null, 1 then the struct in nullableVersions (Kafka's
+        encoding); elsewhere the bare struct, a null one as its defaults."""
+        null_c = self.cond(f.nullable)
+
+        def marked():
+            e.open(f"if (!{x})")
+            e.line(f"{w}.i8(-1);")
+            e.close("} else {")
+            e.depth += 1
+            e.line(f"{w}.i8(1);")
+            e.line(f"{x}->encode({w}, version);")
+            e.close()
+
+        def bare():
+            e.line(f"{x}.value_or({f.struct.name}{{}}).encode({w}, version);")
+
+        if null_c in ("true", "false"):
+            (marked if null_c == "true" else bare)()
+            return
+        e.open(f"if ({null_c})")
+        marked()
+        e.close("} else {")
+        e.depth += 1
+        bare()
+        e.close()
+
+    def dec_nullable_struct(self, e, f, x, r):
+        """A negative marker is null (as Kafka reads it), any other is a
+        struct; outside nullableVersions the struct is always there."""
+        null_c = self.cond(f.nullable)
+
+        def marked():
+            e.open(f"if ({r}.i8() < 0)")
+            e.line(f"{x} = std::nullopt;")
+            e.close(f"}} else if ({r}.ok()) {{")
+            e.depth += 1
+            e.line(f"{x}.emplace().decode({r}, version);")
+            e.close()
+
+        def bare():
+            e.line(f"{x}.emplace().decode({r}, version);")
+
+        if null_c in ("true", "false"):
+            (marked if null_c == "true" else bare)()
+            return
+        e.open(f"if ({null_c})")
+        marked()
+        e.close("} else {")
+        e.depth += 1
+        bare()
+        e.close()
 
     def min_size(self, f):
         if f.struct:
@@ -178,7 +233,9 @@ class Gen:
             e.close()
             e.close()
             return
-        if f.struct:
+        if f.is_nullable_struct() and not elem:
+            self.dec_nullable_struct(e, f, x, r)
+        elif f.struct:
             e.line(f"{x}.decode({r}, version);")
         elif kind == "bool":
             e.line(f"{x} = {r}.i8() != 0;")

@@ -101,9 +101,17 @@ class Field:
             # A tagged value is encoded into its own buffer first, where file
             # regions could not be spliced; Kafka never tags records.
             raise GenError(f"{self.where}: records cannot be (inside) a tagged field")
-        if not self.nullable.empty() and not (self.is_array or self.elem in ("string", "bytes",
-                                                                             "records")):
-            raise GenError(f"{self.where}: only strings, bytes, records and arrays are nullable")
+        if not self.nullable.empty() and not (self.is_array or self.struct or
+                                              self.elem in ("string", "bytes", "records")):
+            raise GenError(f"{self.where}: only strings, bytes, records, arrays and structs "
+                           "are nullable")
+        if self.is_nullable_struct():
+            if self.tag is not None:
+                # Kafka tags no nullable struct; the marker byte inside a tagged
+                # value would need its own size rules.
+                raise GenError(f"{self.where}: a nullable struct cannot be tagged")
+            if self.nullable.intersect(self.versions).empty():
+                raise GenError(f"{self.where}: nullableVersions outside the field's versions")
         self.default_literal()  # validates the default now, naming the field
 
     def contains_records(self):
@@ -114,6 +122,12 @@ class Field:
     def is_nullable_type(self):
         # records are always optional: a fetch answer may carry none at all.
         return self.elem == "records" or not self.nullable.empty()
+
+    def is_nullable_struct(self):
+        """A single (not array) struct with nullableVersions: std::optional<S>,
+        on the wire an int8 marker (-1 null, 1 present) before the struct in
+        the nullable versions, the bare struct in the others."""
+        return bool(self.struct) and not self.is_array and not self.nullable.empty()
 
     def elem_cpp(self):
         if self.struct:
@@ -133,6 +147,8 @@ class Field:
             t = f"std::vector<{self.elem_cpp()}>"
             return f"std::optional<{t}>" if self.is_nullable_type() else t
         t = self.elem_cpp()
+        if self.is_nullable_struct():
+            return f"std::optional<{t}>"
         if self.elem in ("string", "bytes", "records") and self.is_nullable_type():
             return f"std::optional<{t}>"
         return t
@@ -188,6 +204,8 @@ class Field:
         are only written then)."""
         if self.is_array:
             return f"{x}.has_value()" if self.is_nullable_type() else f"!{x}.empty()"
+        if self.is_nullable_struct():
+            return f"{x}.has_value()"
         if self.struct:
             return f"!({x} == {self.struct.name}{{}})"
         if self.elem == "uuid":

@@ -129,7 +129,6 @@ def test_list_offsets_and_delete_records(admin, bootstrap, topic):
     assert [r["value"] for r in got] == [f"v{i}".encode() for i in range(4, 10)]
 
 
-@pytest.mark.spool_gap(reason="ListOffsets v7 (OffsetSpec.max_timestamp, KIP-734): Spool serves ListOffsets v1-5")
 def test_list_offsets_max_timestamp(admin, bootstrap, topic):
     base = int(time.time() * 1000) - 600_000
     _timed_partition(bootstrap, topic, base, [0, 1000, 2000, 3000, 4000, 5000, 6000, 90000, 8000, 9000])

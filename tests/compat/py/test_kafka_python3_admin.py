@@ -53,8 +53,6 @@ def test_topics(admin, topic):
         admin.delete_topics([topic])
 
 
-@pytest.mark.spool_gap(reason="kafka-python 3.0.12 describe_cluster() reads DescribeCluster v1's endpoint_type "
-                        "(KeyError on a v0 answer); Spool serves DescribeCluster v0 only")
 def test_describe_cluster(broker, admin):
     cluster = admin.describe_cluster()
     [node] = cluster["brokers"]

@@ -24,14 +24,15 @@ std::string to_hex(const Bytes& b) {
 
 TEST(HandlerTable, AdvertisedRanges) {
   const std::map<int16_t, std::pair<int16_t, int16_t>> expected = {
-      {0, {0, 8}}, {1, {4, 11}}, {2, {1, 5}}, {3, {0, 8}},
+      {0, {0, 8}}, {1, {4, 11}}, {2, {1, 11}}, {3, {0, 13}},
       {8, {2, 7}}, {9, {1, 7}}, {10, {0, 2}}, {11, {0, 5}},
       {12, {0, 3}}, {13, {0, 3}}, {14, {0, 3}}, {15, {0, 4}},
       {16, {0, 4}},
-      {18, {0, 3}}, {19, {2, 7}}, {20, {1, 3}}, {21, {0, 2}}, {22, {0, 5}},
+      {18, {0, 5}}, {19, {2, 7}}, {20, {1, 6}}, {21, {0, 2}}, {22, {0, 5}}, {23, {2, 4}},
       {24, {0, 5}}, {25, {0, 4}}, {26, {0, 4}}, {27, {1, 2}}, {28, {0, 6}},
       {32, {1, 4}}, {33, {0, 2}}, {35, {1, 5}}, {37, {0, 3}},
-      {42, {0, 1}}, {44, {0, 1}}, {47, {0, 0}}, {60, {0, 0}}, {61, {0, 0}}, {65, {0, 0}}, {66, {0, 2}}};
+      {42, {0, 1}}, {44, {0, 1}}, {47, {0, 0}}, {60, {0, 2}}, {61, {0, 0}}, {65, {0, 0}}, {66, {0, 2}},
+      {75, {0, 0}}};
   std::map<int16_t, std::pair<int16_t, int16_t>> served;
   for (const auto& a : served_apis()) served[a.api_key] = {a.min_version, a.max_version};
   EXPECT_EQ(served, expected);
@@ -50,9 +51,9 @@ TEST(HandlerTable, AdvertisedRanges) {
 }
 
 TEST(HandlerTable, Kip511UnsupportedVersionAnswer) {
-  // Header v0 (correlation id), error 35, one entry: ApiVersions 0-3.
+  // Header v0 (correlation id), error 35, one entry: ApiVersions 0-5.
   EXPECT_EQ(to_hex(encode_unsupported_api_versions(7, Listener::kClient)),
-            "00000007" "0023" "00000001" "0012" "0000" "0003");
+            "00000007" "0023" "00000001" "0012" "0000" "0005");
 }
 
 TEST(HandlerTable, EveryEntryIsServedOnTheClientListenerOnlyForNow) {

@@ -70,6 +70,28 @@ class Validation(unittest.TestCase):
     def test_nullable_int(self):
         self.bad([{"name": "X", "type": "int32", "versions": "0+", "nullableVersions": "0+"}])
 
+    def test_nullable_struct(self):
+        m = build(message([{"name": "Cursor", "type": "Cursor", "versions": "0+",
+                            "nullableVersions": "1+", "default": "null", "fields": [
+                                {"name": "Index", "type": "int32", "versions": "0+"}]},
+                           {"name": "Many", "type": "[]Thing", "versions": "0+", "fields": [
+                               {"name": "Index", "type": "int32", "versions": "0+"}]}]))
+        cursor, many = m.root.fields
+        self.assertTrue(cursor.is_nullable_struct())
+        self.assertEqual(cursor.cpp_type(), "std::optional<Cursor>")
+        self.assertIsNone(cursor.default_literal())
+        self.assertFalse(many.is_nullable_struct())  # arrays stay arrays
+        self.assertEqual(many.cpp_type(), "std::vector<Thing>")
+        # Kafka tags no nullable struct; the generator refuses one.
+        self.bad([{"name": "C", "type": "Cursor", "versions": "2+", "nullableVersions": "2+",
+                   "tag": 0, "fields": [{"name": "I", "type": "int32", "versions": "2+"}]}])
+        # Nullable only where the field is not on the wire makes no sense.
+        self.bad([{"name": "C", "type": "Cursor", "versions": "0-1", "nullableVersions": "2+",
+                   "fields": [{"name": "I", "type": "int32", "versions": "0+"}]}])
+        # A struct takes no default but null.
+        self.bad([{"name": "C", "type": "Cursor", "versions": "0+", "nullableVersions": "0+",
+                   "default": "x", "fields": [{"name": "I", "type": "int32", "versions": "0+"}]}])
+
     def test_duplicate_tag(self):
         self.bad([{"name": "A", "type": "int32", "versions": "2+", "tag": 1},
                   {"name": "B", "type": "int32", "versions": "2+", "tag": 1}])

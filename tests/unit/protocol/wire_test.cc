@@ -135,10 +135,10 @@ TEST(Versions, OutOfRangeVersionsRejected) {
   MetadataRequest m;
   Bytes b = hex("00000000");
   EXPECT_FALSE(decode(m, b, -1));
-  EXPECT_FALSE(decode(m, b, 9));
+  EXPECT_FALSE(decode(m, b, 14));
   EXPECT_TRUE(decode(m, b, 0));
   EXPECT_EQ(MetadataRequest::kMinVersion, 0);
-  EXPECT_EQ(MetadataRequest::kMaxVersion, 8);
+  EXPECT_EQ(MetadataRequest::kMaxVersion, 13);
   EXPECT_EQ(MetadataRequest::kFirstFlexibleVersion, 9);
   EXPECT_EQ(ApiVersionsRequest::kFirstFlexibleVersion, 3);
   EXPECT_EQ(FetchResponse::kApiKey, 1);

@@ -47,7 +47,6 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class AdminClientTest extends BrokerTestBase {
@@ -183,7 +182,6 @@ class AdminClientTest extends BrokerTestBase {
 
   /** ListOffsets with OffsetSpec.maxTimestamp() (KIP-734, ListOffsets v7). */
   @Test
-  @Tag("spool-gap")
   void listOffsetsMaxTimestamp() throws Exception {
     String topic = Clients.topic("java-admin-maxts");
     Clients.createTopic(admin, topic, 1, null);

@@ -1,0 +1,102 @@
+// DeleteTopics v1-6 on a single node.
+// - delete.topic.enable=false: TOPIC_DELETION_DISABLED (v3+; INVALID_REQUEST
+//   before, as Kafka) for every topic.
+// - v4 flexible; v5 ErrorMessage (Kafka's default message for the code).
+// - v6 (KIP-516): each topic by Name or by TopicId. Both given, or neither:
+//   INVALID_REQUEST with Kafka's message; an id no topic has (a deleted and
+//   re-created topic has a new one): UNKNOWN_TOPIC_ID with a null name. The
+//   answer names each topic and gives its id (zero when unknown).
+// An unknown name is UNKNOWN_TOPIC_OR_PARTITION, an illegal one too (as
+// Kafka's controller: it only looks the name up). __consumer_offsets cannot
+// be deleted here (see README, differences from Kafka).
+#include "broker/handlers/handlers.h"
+#include "broker/topic_name.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
+#include "protocol/error_code.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+const char* default_message(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::kUnknownTopicOrPartition: return "This server does not host this topic-partition.";
+    case ErrorCode::kUnknownTopicId: return "This server does not host this topic ID.";
+    case ErrorCode::kTopicDeletionDisabled: return "Topic deletion is disabled.";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
+  protocol::DeleteTopicsRequest req;
+  if (!decode_or_close(ctx, body, req, "DeleteTopics")) return;
+  const int16_t v = ctx.version();
+  const protocol::Uuid kNoId{};
+  // v6 names topics in `topics`; before, in `topic_names`.
+  std::vector<protocol::DeleteTopicsRequest::DeleteTopicState> wanted;
+  if (v >= 6) {
+    wanted = req.topics;
+  } else {
+    for (const auto& n : req.topic_names) wanted.push_back({n, kNoId});
+  }
+
+  protocol::DeleteTopicsResponse resp;
+  for (const auto& t : wanted) {
+    auto& r = resp.responses.emplace_back();
+    r.name = t.name;
+    r.topic_id = t.topic_id;
+    auto fail = [&](ErrorCode e, const char* message) {
+      r.error_code = e;
+      const char* m = message ? message : default_message(e);
+      if (m) r.error_message = m;
+    };
+    if (!b.settings.delete_topic_enable) {
+      fail(v < 3 ? ErrorCode::kInvalidRequest : ErrorCode::kTopicDeletionDisabled, nullptr);
+      continue;
+    }
+    if (t.name && t.topic_id != kNoId) {
+      fail(ErrorCode::kInvalidRequest, "You may not specify both topic name and topic id.");
+      continue;
+    }
+    if (!t.name && t.topic_id == kNoId) {
+      fail(ErrorCode::kInvalidRequest, "Neither topic name nor id were specified.");
+      continue;
+    }
+    std::string name;
+    if (t.name) {
+      name = *t.name;
+      auto info = b.replicas.topic(name);
+      if (!info) {
+        fail(ErrorCode::kUnknownTopicOrPartition, nullptr);
+        continue;
+      }
+      r.topic_id = info->id;
+    } else {
+      auto info = b.registry.get_by_id(t.topic_id);
+      if (!info) {
+        fail(ErrorCode::kUnknownTopicId, nullptr);
+        continue;
+      }
+      name = info->name;
+      r.name = name;
+    }
+    Status s = b.replicas.delete_topic(name);
+    if (s) {
+      r.error_code = ErrorCode::kNone;
+    } else {
+      fail(static_cast<ErrorCode>(s.kafka_code()), nullptr);
+      if (!r.error_message) r.error_message = s.message();
+    }
+  }
+  if (v < 5) {
+    for (auto& r : resp.responses) r.error_message.reset();
+  }
+  ctx.respond(resp);
+}
+
+}  // namespace spool::broker
