@@ -24,11 +24,9 @@ namespace spool::broker {
 using CommitSlots = std::multimap<coordinator::TopicPartitionKey, std::pair<size_t, size_t>>;
 
 template <typename RequestTopics, typename Response>
-std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(BrokerContext& b, RequestTopics& topics,
-                                                                    bool with_leader_epoch, Response& resp,
-                                                                    CommitSlots& slots,
-                                                                    const std::vector<protocol::ErrorCode>* topic_errors =
-                                                                        nullptr) {
+std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(
+    BrokerContext& b, RequestTopics& topics, bool with_leader_epoch, Response& resp, CommitSlots& slots,
+    const std::vector<protocol::ErrorCode>* topic_errors = nullptr) {
   std::vector<coordinator::OffsetCommitEntry> entries;
   size_t topic_index = 0;
   for (auto& t : topics) {

@@ -209,7 +209,8 @@ JoinGroupRequest join_request() {
 }
 
 TEST(GoldenGroupsV4JoinGroup, Request) {
-  const std::string head = "02 67 | 00002710 | 00007530 | 02 6d | 00 | 09 636f6e73756d6572 | 02 | 06 72616e6765 | 02 01 | 00 |";
+  const std::string head =
+      "02 67 | 00002710 | 00007530 | 02 6d | 00 | 09 636f6e73756d6572 | 02 | 06 72616e6765 | 02 01 | 00 |";
   check_golden(join_request(), 6, head + "00");
   JoinGroupRequest r = join_request();
   r.reason = "r";
@@ -351,7 +352,9 @@ TEST(GoldenGroupsV4ListGroups, RequestAndResponse) {
   g.group_state = "Stable";
   g.group_type = "classic";
   r.groups.push_back(g);
-  check_golden(r, 5, "00000000 | 0000 | 02 | 02 67 | 09 636f6e73756d6572 | 07 537461626c65 | 08 636c6173736963 | 00 | 00");
+  check_golden(r, 5,
+               "00000000 | 0000 | 02 | 02 67 | 09 636f6e73756d6572 | 07 537461626c65 | 08 636c6173736963 | 00 |"
+               "00");
 }
 
 TEST(GoldenGroupsV4DeleteGroups, RequestAndResponse) {
