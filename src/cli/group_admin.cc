@@ -127,7 +127,10 @@ Result<BrokerAddress> GroupAdmin::find_coordinator(const std::string& group) {
     proto::FindCoordinatorRequest req;
     req.key = group;
     req.key_type = 0;  // group
-    auto resp = (*c)->call<proto::FindCoordinatorRequest, proto::FindCoordinatorResponse>(req);
+    // v0-3: one key and the top-level answer (v4+ batches keys, KIP-699).
+    auto fv = (*c)->negotiate(proto::FindCoordinatorRequest::kApiKey, 0, 3);
+    if (!fv) return fv.status();
+    auto resp = (*c)->call<proto::FindCoordinatorRequest, proto::FindCoordinatorResponse>(req, *fv);
     if (!resp) return resp.status();
     if (resp->error_code == ErrorCode::kNone) {
       BrokerAddress addr{resp->node_id, resp->host, resp->port};
@@ -215,7 +218,10 @@ Result<GroupDescription> GroupAdmin::describe_group(const std::string& group) {
   auto r = with_coordinator(group, [&](BlockingClient& c) -> Result<GroupDescription> {
     proto::DescribeGroupsRequest req;
     req.groups = {group};
-    auto resp = c.call<proto::DescribeGroupsRequest, proto::DescribeGroupsResponse>(req);
+    // Up to v5: an unknown group reads as state Dead (v6 answers GROUP_ID_NOT_FOUND).
+    auto dv = c.negotiate(proto::DescribeGroupsRequest::kApiKey, 0, 5);
+    if (!dv) return dv.status();
+    auto resp = c.call<proto::DescribeGroupsRequest, proto::DescribeGroupsResponse>(req, *dv);
     if (!resp) return resp.status();
     for (const auto& g : resp->groups) {
       if (g.group_id != group) continue;
@@ -244,7 +250,8 @@ Result<std::map<TopicPartitionKey, int64_t>> GroupAdmin::committed_offsets(const
   using Out = std::map<TopicPartitionKey, int64_t>;
   return with_coordinator(group, [&](BlockingClient& c) -> Result<Out> {
     // v2+ takes a null topic list as "every partition with an offset".
-    auto v = c.negotiate(proto::OffsetFetchRequest::kApiKey, 2, proto::OffsetFetchRequest::kMaxVersion);
+    // v2-7: one group by name (v8+ batches groups, v10 names topics by id).
+    auto v = c.negotiate(proto::OffsetFetchRequest::kApiKey, 2, 7);
     if (!v) return v.status();
     proto::OffsetFetchRequest req;
     req.group_id = group;
@@ -347,7 +354,8 @@ Result<std::map<TopicPartitionKey, int16_t>> GroupAdmin::commit_offsets(
   using Out = std::map<TopicPartitionKey, int16_t>;
   return with_coordinator(group, [&](BlockingClient& c) -> Result<Out> {
     // v2+: generation/member fields exist, and no per-partition timestamp.
-    auto v = c.negotiate(proto::OffsetCommitRequest::kApiKey, 2, proto::OffsetCommitRequest::kMaxVersion);
+    // Up to v9: topics by name (v10 names them by id).
+    auto v = c.negotiate(proto::OffsetCommitRequest::kApiKey, 2, 9);
     if (!v) return v.status();
     proto::OffsetCommitRequest req;
     req.group_id = group;

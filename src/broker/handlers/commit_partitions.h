@@ -5,7 +5,9 @@
 // COORDINATOR_NOT_AVAILABLE; the others become coordinator entries whose
 // errors are filled into their slots when the coordinator answers.
 // Templates over the generated request/response types, whose commit fields
-// have the same names in both APIs.
+// have the same names in both APIs. `topic_errors` (OffsetCommit v10, topics
+// named by id): per request topic, an error that answers all its partitions
+// at once (UNKNOWN_TOPIC_ID for an id no topic has).
 #pragma once
 
 #include <map>
@@ -22,16 +24,24 @@ namespace spool::broker {
 using CommitSlots = std::multimap<coordinator::TopicPartitionKey, std::pair<size_t, size_t>>;
 
 template <typename RequestTopics, typename Response>
-std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(BrokerContext& b, RequestTopics& topics,
-                                                                    bool with_leader_epoch, Response& resp,
-                                                                    CommitSlots& slots) {
+std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(
+    BrokerContext& b, RequestTopics& topics, bool with_leader_epoch, Response& resp, CommitSlots& slots,
+    const std::vector<protocol::ErrorCode>* topic_errors = nullptr) {
   std::vector<coordinator::OffsetCommitEntry> entries;
+  size_t topic_index = 0;
   for (auto& t : topics) {
+    const protocol::ErrorCode topic_error =
+        topic_errors != nullptr ? (*topic_errors)[topic_index] : protocol::ErrorCode::kNone;
+    ++topic_index;
     auto& rt = resp.topics.emplace_back();
     rt.name = t.name;
     for (auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
+      if (topic_error != protocol::ErrorCode::kNone) {
+        rp.error_code = topic_error;
+        continue;
+      }
       if (b.groups == nullptr) {
         rp.error_code = protocol::ErrorCode::kCoordinatorNotAvailable;
         continue;

@@ -1,9 +1,20 @@
-// FindCoordinator v0-2. Key type 0 (GROUP): this broker, after making sure
-// __consumer_offsets exists (created with its partitions loaded on the first
-// call). Key type 1 (TRANSACTION): this broker, after making sure
-// __transaction_state exists (likewise created and loaded on first need); an
-// empty transactional id is INVALID_REQUEST. Any other key type is
-// INVALID_REQUEST. Errors answer node -1, host "", port -1 as Kafka does.
+// FindCoordinator v0-6. This single node coordinates every group and
+// transactional id, so each lookup answers this broker or an error:
+//  * Key type 0 (GROUP): after making sure __consumer_offsets exists
+//    (created with its partitions loaded on the first call).
+//  * Key type 1 (TRANSACTION): after making sure __transaction_state exists
+//    (likewise); an empty transactional id is INVALID_REQUEST.
+//  * Key type 2 (SHARE, KIP-932): Spool has no share groups, so it answers
+//    as Kafka with share groups off: INVALID_REQUEST (before v6 the key type
+//    is INVALID_REQUEST too).
+//  * Any other key type fails the whole request with INVALID_REQUEST
+//    (Kafka's InvalidRequestException from CoordinatorType.forId).
+// v0-3 look up Key and answer the top-level fields; errors answer node -1,
+// host "", port -1. v4+ (KIP-699) look up every CoordinatorKeys entry and
+// answer one Coordinators entry per key, in request order, with an empty
+// ErrorMessage (Kafka's per-key lookup leaves the field at its default "";
+// a whole-request error carries the error's default message). v5 (TRANSACTION_ABORTABLE) and v6 change no
+// answer of this broker.
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
@@ -18,39 +29,80 @@ using protocol::ErrorCode;
 namespace {
 constexpr int8_t kGroupKey = 0;
 constexpr int8_t kTransactionKey = 1;
+constexpr int8_t kShareKey = 2;
+
+struct Lookup {
+  ErrorCode error = ErrorCode::kNone;
+  const char* message = "NONE";
+};
+
+Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key) {
+  if (key_type == kTransactionKey) {
+    if (key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
+    if (b.txns == nullptr) return {ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
+    if (ErrorCode e = b.txns->ensure_state_topic(); e != ErrorCode::kNone)
+      return {e, "The coordinator is not available."};
+    return {};
+  }
+  if (key_type == kShareKey) return {ErrorCode::kInvalidRequest, "Share groups are not supported."};
+  if (b.groups == nullptr) return {ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
+  if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
+    return {e, "The coordinator is not available."};
+  return {};
+}
+
 }  // namespace
 
 void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::FindCoordinatorRequest req;
   if (!decode_or_close(ctx, body, req, "FindCoordinator")) return;
   protocol::FindCoordinatorResponse resp;
-  auto fail = [&](ErrorCode c, const char* message) {
-    resp.error_code = c;
-    resp.error_message = message;
+  const int16_t v = ctx.version();
+  const int8_t key_type = v >= 1 ? req.key_type : kGroupKey;
+  const bool known_type = key_type == kGroupKey || key_type == kTransactionKey || key_type == kShareKey;
+
+  if (v >= 4) {
+    resp.coordinators.reserve(req.coordinator_keys.size());
+    for (const auto& key : req.coordinator_keys) {
+      auto& c = resp.coordinators.emplace_back();
+      c.key = key;
+      c.error_message = "";
+      Lookup l;
+      if (!known_type) {
+        l = {ErrorCode::kInvalidRequest, nullptr};
+        c.error_message = "This most likely occurs because of a request being malformed by the client library or "
+                          "the message was sent to an incompatible broker. See the broker logs for more details.";
+      } else {
+        l = find_one(b, key_type, key);
+      }
+      c.error_code = l.error;
+      if (l.error == ErrorCode::kNone) {
+        c.node_id = b.settings.broker_id;
+        c.host = b.settings.advertised_host;
+        c.port = b.settings.advertised_port;
+      } else {
+        c.node_id = -1;
+        c.host = "";
+        c.port = -1;
+      }
+    }
+    ctx.respond(resp);
+    return;
+  }
+
+  Lookup l = known_type ? find_one(b, key_type, req.key)
+                        : Lookup{ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request"};
+  resp.error_code = l.error;
+  resp.error_message = l.message;
+  if (l.error == ErrorCode::kNone) {
+    resp.node_id = b.settings.broker_id;
+    resp.host = b.settings.advertised_host;
+    resp.port = b.settings.advertised_port;
+  } else {
     resp.node_id = -1;
     resp.host = "";
     resp.port = -1;
-    ctx.respond(resp);
-  };
-  const int8_t key_type = ctx.version() >= 1 ? req.key_type : kGroupKey;
-  if (key_type == kTransactionKey) {
-    if (req.key.empty()) return fail(ErrorCode::kInvalidRequest, "The transactional id is empty.");
-    if (b.txns == nullptr) return fail(ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available.");
-    if (ErrorCode e = b.txns->ensure_state_topic(); e != ErrorCode::kNone)
-      return fail(e, "The coordinator is not available.");
-  } else if (key_type != kGroupKey) {
-    return fail(ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request");
-  } else {
-    if (b.groups == nullptr)
-      return fail(ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available.");
-    if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
-      return fail(e, "The coordinator is not available.");
   }
-  resp.error_code = ErrorCode::kNone;
-  resp.error_message = "NONE";
-  resp.node_id = b.settings.broker_id;
-  resp.host = b.settings.advertised_host;
-  resp.port = b.settings.advertised_port;
   ctx.respond(resp);
 }
 

@@ -1,7 +1,19 @@
-// Group administration: DescribeGroups v0-4, ListGroups v0-4 (states filter
-// from v4), DeleteGroups v0-1. Authorized operations (DescribeGroups v3+) are
-// INT32_MIN unless asked for; when asked, every group operation (READ,
-// DELETE, DESCRIBE) is allowed, as Kafka answers without an authorizer.
+// Group administration (classic groups, the only kind Spool has):
+//  * DescribeGroups v0-6. Authorized operations (v3+) are INT32_MIN unless
+//    asked for; when asked, every group operation (READ, DELETE, DESCRIBE)
+//    is allowed, as Kafka answers without an authorizer. v5 is flexible. An
+//    unknown group answers state "Dead" with NONE before v6; from v6
+//    (KIP-1043) GROUP_ID_NOT_FOUND and the ErrorMessage "Group <id> not
+//    found.".
+//  * ListGroups v0-5: v4 StatesFilter (case-insensitive state names); v5
+//    TypesFilter (case-insensitive group types: only "classic" matches a
+//    Spool group, so a filter without it lists nothing) and GroupType
+//    "classic" in the answer.
+//  * DeleteGroups v0-3: v2 is flexible; v3 has a per-group ErrorMessage,
+//    which Kafka fills only for coordinator-level failures (a group's own
+//    GROUP_ID_NOT_FOUND / NON_EMPTY_GROUP keep it null).
+#include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include "broker/group_service.h"
@@ -21,12 +33,39 @@ using protocol::ErrorCode;
 namespace {
 // AclOperation codes READ (3), DELETE (6), DESCRIBE (8) as a bit field.
 constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+constexpr const char* kClassicGroupType = "classic";
+
+bool equals_ignore_case(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// DeleteGroups v3's message for a coordinator-level failure; null otherwise.
+std::optional<std::string> delete_error_message(ErrorCode e) {
+  switch (e) {
+    case ErrorCode::kNone:
+    case ErrorCode::kGroupIdNotFound:
+    case ErrorCode::kNonEmptyGroup:
+    case ErrorCode::kInvalidGroupId:
+      return std::nullopt;
+    case ErrorCode::kCoordinatorNotAvailable:
+      return "The coordinator is not available.";
+    case ErrorCode::kNotCoordinator:
+      return "This is not the correct coordinator.";
+    case ErrorCode::kCoordinatorLoadInProgress:
+      return "The coordinator is loading and hence can't process requests.";
+    default:
+      return std::string(protocol::error_name(e));
+  }
+}
 }  // namespace
 
 void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::DescribeGroupsRequest req;
   if (!decode_or_close(ctx, body, req, "DescribeGroups")) return;
   const bool with_ops = ctx.version() >= 3 && req.include_authorized_operations;
+  const bool not_found_error = ctx.version() >= 6;
   protocol::DescribeGroupsResponse resp;
   if (b.groups == nullptr) {
     for (const auto& g : req.groups) {
@@ -41,6 +80,10 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
   for (auto& g : described) {
     auto& out = resp.groups.emplace_back();
     out.error_code = g.error;
+    if (not_found_error && g.error == ErrorCode::kNone && !g.exists) {
+      out.error_code = ErrorCode::kGroupIdNotFound;
+      out.error_message = "Group " + g.group_id + " not found.";
+    }
     out.group_id = std::move(g.group_id);
     out.group_state = std::move(g.state);
     out.protocol_type = std::move(g.protocol_type);
@@ -54,7 +97,7 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
       om.member_metadata = std::move(m.metadata);
       om.member_assignment = std::move(m.assignment);
     }
-    out.authorized_operations = with_ops && g.error == ErrorCode::kNone ? kGroupOperations : INT32_MIN;
+    out.authorized_operations = with_ops && out.error_code == ErrorCode::kNone ? kGroupOperations : INT32_MIN;
   }
   ctx.respond(resp);
 }
@@ -71,11 +114,18 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
   auto [error, groups] =
       b.groups->coordinator().list_groups(ctx.version() >= 4 ? req.states_filter : std::vector<std::string>{});
   resp.error_code = error;
+  bool classic_wanted = true;
+  if (ctx.version() >= 5 && !req.types_filter.empty()) {
+    classic_wanted = std::any_of(req.types_filter.begin(), req.types_filter.end(),
+                                 [](const std::string& t) { return equals_ignore_case(t, kClassicGroupType); });
+  }
+  if (!classic_wanted) groups.clear();
   for (auto& g : groups) {
     auto& out = resp.groups.emplace_back();
     out.group_id = std::move(g.group_id);
     out.protocol_type = std::move(g.protocol_type);
     out.group_state = std::move(g.state);
+    out.group_type = kClassicGroupType;
   }
   ctx.respond(resp);
 }
@@ -89,6 +139,7 @@ void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReade
       auto& out = resp.results.emplace_back();
       out.group_id = g;
       out.error_code = ErrorCode::kCoordinatorNotAvailable;
+      out.error_message = delete_error_message(out.error_code);
     }
     ctx.respond(resp);
     return;
@@ -100,6 +151,7 @@ void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReade
                                             auto& out = resp.results.emplace_back();
                                             out.group_id = std::move(id);
                                             out.error_code = e;
+                                            out.error_message = delete_error_message(e);
                                           }
                                           ctx.respond(resp);
                                         });

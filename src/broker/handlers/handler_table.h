@@ -152,15 +152,15 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
   X(Fetch, 4, 11, handle_fetch, kClientOnly)                                      \
   X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly)                         \
   X(Metadata, 0, 13, handle_metadata, kClientOnly)                                \
-  X(OffsetCommit, 2, 7, handle_offset_commit, kClientOnly)                        \
-  X(OffsetFetch, 1, 7, handle_offset_fetch, kClientOnly)                          \
-  X(FindCoordinator, 0, 2, handle_find_coordinator, kClientOnly)                  \
-  X(JoinGroup, 0, 5, handle_join_group, kClientOnly)                              \
-  X(Heartbeat, 0, 3, handle_heartbeat, kClientOnly)                               \
-  X(LeaveGroup, 0, 3, handle_leave_group, kClientOnly)                            \
-  X(SyncGroup, 0, 3, handle_sync_group, kClientOnly)                              \
-  X(DescribeGroups, 0, 4, handle_describe_groups, kClientOnly)                    \
-  X(ListGroups, 0, 4, handle_list_groups, kClientOnly)                            \
+  X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly)                       \
+  X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly)                         \
+  X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly)                  \
+  X(JoinGroup, 0, 9, handle_join_group, kClientOnly)                              \
+  X(Heartbeat, 0, 4, handle_heartbeat, kClientOnly)                               \
+  X(LeaveGroup, 0, 5, handle_leave_group, kClientOnly)                            \
+  X(SyncGroup, 0, 5, handle_sync_group, kClientOnly)                              \
+  X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly)                    \
+  X(ListGroups, 0, 5, handle_list_groups, kClientOnly)                            \
   X(ApiVersions, 0, 5, handle_api_versions, kClientOnly)                          \
   X(CreateTopics, 2, 7, handle_create_topics, kClientOnly)                        \
   X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly)                        \
@@ -176,7 +176,7 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
   X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly)                        \
   X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly)                 \
   X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly)                \
-  X(DeleteGroups, 0, 1, handle_delete_groups, kClientOnly)                        \
+  X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly)                        \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly)                  \

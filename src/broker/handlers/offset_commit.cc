@@ -1,9 +1,15 @@
-// OffsetCommit v2-7. Partitions of unknown topics (or beyond a topic's
-// partition count) get UNKNOWN_TOPIC_OR_PARTITION here; the rest go to the
-// coordinator in one call, which answers once the commit is durable. The
-// answer lists every requested partition in request order. v2-4 carry a
-// retention time (-1 = offsets.retention.minutes); v5+ have none; v7 adds
-// group.instance.id.
+// OffsetCommit v2-10 (classic groups). Partitions of unknown topics (or
+// beyond a topic's partition count) get UNKNOWN_TOPIC_OR_PARTITION here; the
+// rest go to the coordinator in one call, which answers once the commit is
+// durable. The answer lists every requested partition in request order.
+//  * v2-4 carry a retention time (-1 = offsets.retention.minutes); v5+ none.
+//  * v6 CommittedLeaderEpoch; v7 group.instance.id; v8 is the first flexible.
+//  * v9 (KIP-848): GenerationIdOrMemberEpoch is the generation for a classic
+//    group; a commit with a generation >= 0 for a group that does not exist
+//    answers GROUP_ID_NOT_FOUND instead of ILLEGAL_GENERATION.
+//  * v10: topics are named by TopicId (resolved through the topic
+//    registry); an id no topic has answers UNKNOWN_TOPIC_ID for each of its
+//    partitions, and the answer names topics by the same ids.
 #include <memory>
 
 #include "broker/group_service.h"
@@ -20,10 +26,24 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
   protocol::OffsetCommitRequest req;
   if (!decode_or_close(ctx, body, req, "OffsetCommit")) return;
   const int16_t v = ctx.version();
+  std::vector<ErrorCode> topic_errors(req.topics.size(), ErrorCode::kNone);
+  if (v >= 10) {
+    for (size_t i = 0; i < req.topics.size(); ++i) {
+      auto& t = req.topics[i];
+      auto info = b.registry.get_by_id(t.topic_id);
+      if (info) {
+        t.name = info->name;
+      } else {
+        t.name.clear();
+        topic_errors[i] = ErrorCode::kUnknownTopicId;
+      }
+    }
+  }
   auto resp = std::make_shared<protocol::OffsetCommitResponse>();
   coordinator::OffsetCommitParams p;
   CommitSlots slots;
-  p.offsets = split_commit_partitions(b, req.topics, v >= 6, *resp, slots);
+  p.offsets = split_commit_partitions(b, req.topics, v >= 6, *resp, slots, &topic_errors);
+  for (size_t i = 0; i < req.topics.size(); ++i) resp->topics[i].topic_id = req.topics[i].topic_id;
   if (p.offsets.empty()) {
     ctx.respond(*resp);
     return;
@@ -33,6 +53,7 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
   p.member_id = std::move(req.member_id);
   if (v >= 7) p.group_instance_id = std::move(req.group_instance_id);
   p.retention_time_ms = v <= 4 ? req.retention_time_ms : -1;
+  p.group_id_not_found = v >= 9;
   b.groups->coordinator().commit_offsets(
       std::move(p), [ctx, resp, slots = std::move(slots)](coordinator::PartitionErrors errors) {
         fill_commit_errors(*resp, slots, errors);

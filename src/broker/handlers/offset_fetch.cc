@@ -1,10 +1,23 @@
-// OffsetFetch v1-7 and OffsetDelete v0.
+// OffsetFetch v1-10 and OffsetDelete v0 (classic groups).
 // OffsetFetch: a partition without a committed offset answers offset -1,
-// metadata "" and NONE (Kafka's INVALID_OFFSET / NO_METADATA); a null topic
-// list (v2+) asks for every committed partition of the group. A group-level
-// error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, ...) goes in the
-// top-level error_code with no topics from v2 on; v1 has no such field, so
-// there every requested partition carries it (Kafka's getErrorResponse).
+// metadata "" and NONE (Kafka's INVALID_OFFSET / NO_METADATA), also for a
+// group that does not exist; a null topic list (v2+) asks for every
+// committed partition of the group.
+//  * v1-7 name one group. A group-level error (NOT_COORDINATOR,
+//    COORDINATOR_LOAD_IN_PROGRESS, ...) goes in the top-level error_code with
+//    no topics from v2 on; v1 has no such field, so there every requested
+//    partition carries it (Kafka's getErrorResponse).
+//  * v7 RequireStable: a requested partition with a pending commit answers
+//    UNSTABLE_OFFSET_COMMIT (from v8 for every group of the request).
+//  * v8 (KIP-709) names several groups and answers one Groups entry per
+//    group, in request order, each with its own error code (a group-level
+//    error answers that group with no topics).
+//  * v9 adds MemberId/MemberEpoch, which Kafka validates only for KIP-848
+//    consumer groups; Spool's groups are classic, so they are ignored.
+//  * v10 names topics by TopicId (resolved through the topic registry): an
+//    id no topic has answers UNKNOWN_TOPIC_ID for each requested partition;
+//    in the all-topics form, committed topics that no longer exist (no id)
+//    are left out, as Kafka cannot name them.
 // OffsetDelete: partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION;
 // a group-level error answers the error alone.
 #include <map>
@@ -53,10 +66,116 @@ protocol::OffsetFetchResponse partition_level_error(const protocol::OffsetFetchR
 
 }  // namespace
 
+namespace {
+
+using GroupTopic = protocol::OffsetFetchResponse::OffsetFetchResponseTopics;
+using GroupPartition = protocol::OffsetFetchResponse::OffsetFetchResponsePartitions;
+
+GroupPartition group_partition(int32_t index, int64_t offset, int32_t epoch, std::optional<std::string> metadata,
+                               ErrorCode error) {
+  GroupPartition p;
+  p.partition_index = index;
+  p.committed_offset = offset;
+  p.committed_leader_epoch = epoch;
+  p.metadata = metadata.value_or("");
+  p.error_code = error;
+  return p;
+}
+
+// One group of a v8+ request.
+protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
+    BrokerContext& b, protocol::OffsetFetchRequest::OffsetFetchRequestGroup& g, bool use_ids, bool require_stable) {
+  protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
+  out.group_id = g.group_id;
+  if (b.groups == nullptr) {
+    out.error_code = ErrorCode::kCoordinatorNotAvailable;
+    return out;
+  }
+  // Per requested topic: its name (resolved from the id from v10), or an
+  // error for all its partitions.
+  std::vector<ErrorCode> topic_errors;
+  std::optional<std::vector<coordinator::TopicPartitionKey>> wanted;
+  if (g.topics) {
+    wanted.emplace();
+    for (auto& t : *g.topics) {
+      ErrorCode e = ErrorCode::kNone;
+      if (use_ids) {
+        auto info = b.registry.get_by_id(t.topic_id);
+        if (info) {
+          t.name = info->name;
+        } else {
+          e = ErrorCode::kUnknownTopicId;
+        }
+      }
+      topic_errors.push_back(e);
+      if (e != ErrorCode::kNone) continue;
+      for (int32_t index : t.partition_indexes) wanted->push_back({t.name, index});
+    }
+  }
+  auto result = b.groups->coordinator().fetch_offsets(g.group_id, wanted, require_stable);
+  if (result.error != ErrorCode::kNone) {
+    out.error_code = result.error;
+    return out;
+  }
+  std::map<coordinator::TopicPartitionKey, const coordinator::CommittedOffset*> found;
+  for (const auto& o : result.offsets) found.emplace(o.tp, &o);
+  if (g.topics) {
+    for (size_t i = 0; i < g.topics->size(); ++i) {
+      const auto& t = (*g.topics)[i];
+      auto& rt = out.topics.emplace_back();
+      rt.name = t.name;
+      rt.topic_id = t.topic_id;
+      for (int32_t index : t.partition_indexes) {
+        auto it = topic_errors[i] == ErrorCode::kNone ? found.find({t.name, index}) : found.end();
+        if (it == found.end()) {
+          rt.partitions.push_back(group_partition(index, -1, -1, "", topic_errors[i]));
+        } else {
+          const auto& o = *it->second;
+          rt.partitions.push_back(group_partition(index, o.offset, o.leader_epoch, o.metadata, o.error));
+        }
+      }
+    }
+    return out;
+  }
+  // All committed partitions, grouped by topic (the map keeps them sorted).
+  const std::string* current = nullptr;
+  bool current_skipped = false;
+  for (const auto& [tp, o] : found) {
+    if (current == nullptr || *current != tp.topic) {
+      current = &tp.topic;
+      TopicId id{};
+      if (use_ids) {
+        auto info = b.registry.get(tp.topic);
+        current_skipped = !info;
+        if (current_skipped) continue;
+        id = info->id;
+      }
+      auto& rt = out.topics.emplace_back();
+      rt.name = tp.topic;
+      rt.topic_id = id;
+    } else if (current_skipped) {
+      continue;
+    }
+    out.topics.back().partitions.push_back(
+        group_partition(tp.partition, o->offset, o->leader_epoch, o->metadata, o->error));
+  }
+  return out;
+}
+
+void handle_offset_fetch_groups(BrokerContext& b, const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
+  protocol::OffsetFetchResponse resp;
+  resp.groups.reserve(req.groups.size());
+  for (auto& g : req.groups) resp.groups.push_back(fetch_group(b, g, ctx.version() >= 10, req.require_stable));
+  ctx.respond(resp);
+}
+
+}  // namespace
+
 void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::OffsetFetchRequest req;
   if (!decode_or_close(ctx, body, req, "OffsetFetch")) return;
   const int16_t v = ctx.version();
+  if (v >= 8) return handle_offset_fetch_groups(b, ctx, req);
   auto group_error = [&](ErrorCode e) {
     if (v < 2) {
       ctx.respond(partition_level_error(req, e));

@@ -106,7 +106,7 @@ Member* Group::replace_static_member(const std::string& instance_id, const std::
     r.member_id = old_id;
     invoke_join(*m, std::move(r));
   }
-  if (m->is_awaiting_sync()) invoke_sync(*m, SyncGroupResult{ErrorCode::kFencedInstanceId, {}});
+  if (m->is_awaiting_sync()) invoke_sync(*m, SyncGroupResult{ErrorCode::kFencedInstanceId, {}, {}, {}});
   m->member_id = new_id;
   if (pending_sync_members.erase(old_id)) pending_sync_members.insert(new_id);
   if (is_leader(old_id)) leader_id = new_id;

@@ -157,7 +157,7 @@ void GroupCoordinator::unload_partition(int32_t partition) {
       r.error = ErrorCode::kNotCoordinator;
       r.member_id = id;
       g->invoke_join(*m, std::move(r));
-      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kNotCoordinator, {}});
+      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kNotCoordinator, {}, {}, {}});
     }
     g->transition_to(GroupState::kDead, impl_->wall_now());
     impl_->join_purgatory.check_and_complete(Impl::join_key(*g));
@@ -211,8 +211,10 @@ std::vector<DescribedGroup> GroupCoordinator::describe_groups(const std::vector<
       out.push_back(std::move(d));
       continue;
     }
+    d.exists = false;
     if (auto g = impl_->get_group(id)) {
       GroupLock gl(*g);
+      d.exists = !g->is(GroupState::kDead);
       d.state = state_name(g->state);
       d.protocol_type = g->protocol_type.value_or("");
       // Kafka shows the protocol and member metadata only when Stable.
@@ -357,7 +359,7 @@ void GroupCoordinator::shutdown() {
       r.error = ErrorCode::kCoordinatorNotAvailable;
       r.member_id = id;
       g->invoke_join(*m, std::move(r));
-      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kCoordinatorNotAvailable, {}});
+      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kCoordinatorNotAvailable, {}, {}, {}});
     }
     g->transition_to(GroupState::kDead, impl_->wall_now());
   }

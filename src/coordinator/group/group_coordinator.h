@@ -67,12 +67,18 @@ struct JoinGroupParams {
   std::string protocol_type;
   std::vector<std::pair<std::string, Bytes>> protocols;  // name, metadata; in preference order
   bool require_known_member_id = false;  // v4+: MEMBER_ID_REQUIRED round trip
+  // v9+ (KIP-814): a static leader that rejoins a Stable group without
+  // changing the selected protocol gets the members back with
+  // skip_assignment set, instead of an answer naming the old leader id.
+  bool supports_skip_assignment = false;
 };
 struct JoinGroupResult {
   ErrorCode error = ErrorCode::kNone;
   int32_t generation_id = -1;
   std::string protocol_name;  // selected protocol ("" on error)
+  std::optional<std::string> protocol_type;  // the group's (v7+); null on error
   std::string leader_id;
+  bool skip_assignment = false;  // v9+: see JoinGroupParams::supports_skip_assignment
   std::string member_id;
   struct Member {
     std::string member_id;
@@ -89,10 +95,17 @@ struct SyncGroupParams {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   std::vector<std::pair<std::string, Bytes>> assignments;  // member id, assignment (leader only)
+  // v5+ (KIP-559): when given, must equal the group's protocol type / the
+  // selected protocol, else INCONSISTENT_GROUP_PROTOCOL.
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol_name;
 };
 struct SyncGroupResult {
   ErrorCode error = ErrorCode::kNone;
   Bytes assignment;
+  // The group's protocol type and selected protocol on success (v5+).
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol_name;
 };
 
 // ---- LeaveGroup ----
@@ -123,6 +136,9 @@ struct OffsetCommitParams {
   std::string member_id;
   std::optional<std::string> group_instance_id;
   int64_t retention_time_ms = -1;  // v2-v4; -1 = broker default
+  // v9+: a commit with a generation >= 0 for a group that does not exist
+  // answers GROUP_ID_NOT_FOUND (older versions: ILLEGAL_GENERATION).
+  bool group_id_not_found = false;
   std::vector<OffsetCommitEntry> offsets;
 };
 using PartitionErrors = std::vector<std::pair<TopicPartitionKey, ErrorCode>>;
@@ -167,6 +183,7 @@ struct DescribedMember {
 };
 struct DescribedGroup {
   ErrorCode error = ErrorCode::kNone;
+  bool exists = true;  // false: no such group (answered as state "Dead")
   std::string group_id;
   std::string state;  // "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"
   std::string protocol_type;

@@ -120,6 +120,7 @@ void GroupCoordinator::Impl::do_current_member_join(const std::shared_ptr<Group>
     JoinGroupResult r;
     r.generation_id = g->generation;
     r.protocol_name = g->protocol_name.value_or("");
+    r.protocol_type = g->protocol_type;
     r.leader_id = g->leader_id.value_or("");
     r.member_id = m.member_id;
     if (g->is_leader(m.member_id)) r.members = g->current_member_metadata();
@@ -195,11 +196,14 @@ void GroupCoordinator::Impl::update_static_member_and_rebalance(const std::share
         return;
       }
       // Same protocol: no rebalance; persist the new member id and give the
-      // member its current assignment. The old leader id is reported so a
-      // restarted static leader does not recompute assignments.
+      // member its current assignment. Before v9 the old leader id is
+      // reported so a restarted static leader does not recompute
+      // assignments; from v9 (KIP-814) the leader learns it leads, gets the
+      // members and skip_assignment, and syncs without assigning.
       const int32_t generation = g->generation;
+      const bool skip = p.supports_skip_assignment;
       store_group(g, nullptr, [this, g, instance, old_id, new_id, old_leader, old_protocols, old_session, old_rebalance,
-                               generation](ErrorCode e) {
+                               generation, skip](ErrorCode e) {
         GroupLock gl(*g);
         Member* mm = g->get(new_id);
         if (!mm) return;
@@ -216,8 +220,14 @@ void GroupCoordinator::Impl::update_static_member_and_rebalance(const std::share
         JoinGroupResult r;
         r.generation_id = generation;
         r.protocol_name = g->protocol_name.value_or("");
+        r.protocol_type = g->protocol_type;
         r.leader_id = old_leader.value_or("");
         r.member_id = new_id;
+        if (skip) {
+          r.leader_id = g->leader_id.value_or("");
+          r.skip_assignment = g->is_leader(new_id);
+          if (r.skip_assignment) r.members = g->current_member_metadata();
+        }
         g->invoke_join(*mm, std::move(r));
       });
       return;
@@ -292,7 +302,7 @@ void GroupCoordinator::Impl::on_complete_join(const std::shared_ptr<Group>& g) {
   for (const auto& id : gone) {
     if (auto m = g->remove(id)) {
       m->is_leaving = true;
-      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kUnknownMemberId, {}});
+      g->invoke_sync(*m, SyncGroupResult{ErrorCode::kUnknownMemberId, {}, {}, {}});
       heartbeat_purgatory.check_and_complete(member_key(*g, id));
     }
   }
@@ -310,6 +320,7 @@ void GroupCoordinator::Impl::on_complete_join(const std::shared_ptr<Group>& g) {
     JoinGroupResult r;
     r.generation_id = g->generation;
     r.protocol_name = g->protocol_name.value_or("");
+    r.protocol_type = g->protocol_type;
     r.leader_id = g->leader_id.value_or("");
     r.member_id = id;
     if (g->is_leader(id)) r.members = g->current_member_metadata();
@@ -392,7 +403,7 @@ void GroupCoordinator::Impl::remove_member_and_update_group(const std::shared_pt
   if (!m) return;
   // A new member may time out while its join waits: answer it.
   g->invoke_join(*m, join_error(ErrorCode::kUnknownMemberId, member_id));
-  g->invoke_sync(*m, SyncGroupResult{ErrorCode::kUnknownMemberId, {}});
+  g->invoke_sync(*m, SyncGroupResult{ErrorCode::kUnknownMemberId, {}, {}, {}});
   m->is_leaving = true;
   std::shared_ptr<Member> keep = g->remove(member_id);
   heartbeat_purgatory.check_and_complete(member_key(*g, member_id));
@@ -422,7 +433,9 @@ void GroupCoordinator::Impl::reset_and_propagate_assignment_error(const std::sha
 void GroupCoordinator::Impl::propagate_assignment(const std::shared_ptr<Group>& g, ErrorCode error) {
   for (auto& [id, m] : g->members) {
     if (!m->is_awaiting_sync()) continue;
-    g->invoke_sync(*m, SyncGroupResult{error, error == ErrorCode::kNone ? m->assignment : Bytes{}});
+    SyncGroupResult r{error, {}, std::nullopt, std::nullopt};
+    if (error == ErrorCode::kNone) r = {error, m->assignment, g->protocol_type, g->protocol_name};
+    g->invoke_sync(*m, std::move(r));
     // Expiry was suspended while the member waited; restart it.
     schedule_heartbeat(g, *m, m->session_timeout_ms);
   }

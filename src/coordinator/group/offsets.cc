@@ -53,7 +53,7 @@ void GroupCoordinator::Impl::commit(OffsetCommitParams p, std::function<void(Par
   if (ErrorCode e = status_for(p.group_id); e != ErrorCode::kNone) return done(all(e));
   const bool simple = p.generation_id < 0 && p.member_id.empty() && !p.group_instance_id;
   std::shared_ptr<Group> g = get_or_create_group(p.group_id, p.generation_id < 0);
-  if (!g) return done(all(ErrorCode::kIllegalGeneration));
+  if (!g) return done(all(p.group_id_not_found ? ErrorCode::kGroupIdNotFound : ErrorCode::kIllegalGeneration));
   GroupLock gl(*g);
   auto answer = [&](ErrorCode e) { g->defer([done = std::move(done), r = all(e)]() mutable { done(std::move(r)); }); };
   if (g->is(GroupState::kDead)) return answer(ErrorCode::kCoordinatorNotAvailable);

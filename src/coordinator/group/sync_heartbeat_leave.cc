@@ -5,22 +5,29 @@
 namespace spool::coordinator {
 
 void GroupCoordinator::Impl::sync(SyncGroupParams p, std::function<void(SyncGroupResult)> done) {
-  if (p.group_id.empty()) return done(SyncGroupResult{ErrorCode::kInvalidGroupId, {}});
+  if (p.group_id.empty()) return done(SyncGroupResult{ErrorCode::kInvalidGroupId, {}, {}, {}});
   if (ErrorCode e = status_for(p.group_id); e != ErrorCode::kNone) {
     // A loading coordinator lost the rebalance in flight: make the member
     // rejoin rather than rediscover the coordinator (as Kafka).
     if (e == ErrorCode::kCoordinatorLoadInProgress) e = ErrorCode::kRebalanceInProgress;
-    return done(SyncGroupResult{e, {}});
+    return done(SyncGroupResult{e, {}, {}, {}});
   }
   std::shared_ptr<Group> g = get_group(p.group_id);
-  if (!g) return done(SyncGroupResult{ErrorCode::kUnknownMemberId, {}});
+  if (!g) return done(SyncGroupResult{ErrorCode::kUnknownMemberId, {}, {}, {}});
   GroupLock gl(*g);
-  auto answer = [&](ErrorCode e) { g->defer([done = std::move(done), e] { done(SyncGroupResult{e, {}}); }); };
+  auto answer = [&](ErrorCode e) { g->defer([done = std::move(done), e] { done(SyncGroupResult{e, {}, {}, {}}); }); };
   if (g->is(GroupState::kDead)) return answer(ErrorCode::kCoordinatorNotAvailable);
   if (g->is_static_member_fenced(p.member_id, p.group_instance_id)) return answer(ErrorCode::kFencedInstanceId);
   Member* m = g->get(p.member_id);
   if (!m) return answer(ErrorCode::kUnknownMemberId);
   if (p.generation_id != g->generation) return answer(ErrorCode::kIllegalGeneration);
+  // KIP-559 (v5+): a given protocol type/name must be the group's.
+  auto inconsistent = [](const std::optional<std::string>& given, const std::optional<std::string>& group) {
+    return given && group && *given != *group;
+  };
+  if (inconsistent(p.protocol_type, g->protocol_type) || inconsistent(p.protocol_name, g->protocol_name)) {
+    return answer(ErrorCode::kInconsistentGroupProtocol);
+  }
   switch (g->state) {
     case GroupState::kEmpty:
       return answer(ErrorCode::kUnknownMemberId);
@@ -28,8 +35,8 @@ void GroupCoordinator::Impl::sync(SyncGroupParams p, std::function<void(SyncGrou
       return answer(ErrorCode::kRebalanceInProgress);
     case GroupState::kStable: {
       g->pending_sync_members.erase(p.member_id);
-      Bytes a = m->assignment;
-      g->defer([done = std::move(done), a = std::move(a)] { done(SyncGroupResult{ErrorCode::kNone, a}); });
+      SyncGroupResult r{ErrorCode::kNone, m->assignment, g->protocol_type, g->protocol_name};
+      g->defer([done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
       schedule_heartbeat(g, *m, m->session_timeout_ms);
       return;
     }
@@ -40,7 +47,7 @@ void GroupCoordinator::Impl::sync(SyncGroupParams p, std::function<void(SyncGrou
   }
   g->pending_sync_members.erase(p.member_id);
   // A duplicate sync from the same member replaces the earlier one.
-  if (m->is_awaiting_sync()) g->invoke_sync(*m, SyncGroupResult{ErrorCode::kRebalanceInProgress, {}});
+  if (m->is_awaiting_sync()) g->invoke_sync(*m, SyncGroupResult{ErrorCode::kRebalanceInProgress, {}, {}, {}});
   m->awaiting_sync = std::move(done);
   if (!g->is_leader(p.member_id)) return;  // followers wait for the leader
   // Unknown member ids in the leader's plan are ignored; members it left

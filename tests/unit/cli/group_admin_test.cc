@@ -170,8 +170,8 @@ struct Script {
       }
       case proto::ListGroupsRequest::kApiKey: {
         proto::ListGroupsResponse resp;
-        resp.groups.push_back({"g", "consumer", state});
-        resp.groups.push_back({"offsets-only", "", "Empty"});
+        resp.groups.push_back({"g", "consumer", state, "classic"});
+        resp.groups.push_back({"offsets-only", "", "Empty", "classic"});
         resp.encode(w, v);
         break;
       }

@@ -128,7 +128,7 @@ TEST(GoldenDeleteGroups, RequestAndResponse) {
   check_golden(m, 0, "00000001 0001 67");
   check_golden(m, 1, "00000001 0001 67");
   DeleteGroupsResponse r;
-  r.results.push_back({"g", ErrorCode::kGroupIdNotFound});
+  r.results.push_back({"g", ErrorCode::kGroupIdNotFound, std::nullopt});
   check_golden(r, 0, "00000000 | 00000001 | 0001 67 | 0045");
   check_golden(r, 1, "00000000 | 00000001 | 0001 67 | 0045");
 }
