@@ -31,6 +31,7 @@ bool CachedPartition::must_respond(const FetchPartitionResult& r, bool update) {
     if (update) high_watermark = -1;
     must = true;
   }
+  if (r.diverging_epoch.epoch >= 0) must = true;  // always sent, so the fetcher truncates
   return must;
 }
 
@@ -38,30 +39,37 @@ size_t FetchSession::KeyHash::operator()(const Key& k) const {
   return std::hash<std::string>()(k.first) * 31 + std::hash<int32_t>()(k.second);
 }
 
-CachedPartition* FetchSession::find(const std::string& topic, int32_t partition) {
-  auto it = index_.find(Key(topic, partition));
+FetchSession::Key FetchSession::key(const std::string& topic, const TopicId& id, int32_t partition) const {
+  if (uses_topic_ids_) return Key(std::string(reinterpret_cast<const char*>(id.data()), id.size()), partition);
+  return Key(topic, partition);
+}
+
+CachedPartition* FetchSession::find(const std::string& topic, const TopicId& id, int32_t partition) {
+  auto it = index_.find(key(topic, id, partition));
   return it == index_.end() ? nullptr : &*it->second;
 }
 
 void FetchSession::upsert(const FetchPartitionWanted& w) {
-  if (CachedPartition* p = find(w.topic, w.partition)) {
+  if (CachedPartition* p = find(w)) {
+    std::string name = std::move(p->wanted.topic);
     p->wanted = w;
+    if (uses_topic_ids_ && !name.empty()) p->wanted.topic = std::move(name);
     return;
   }
   order_.push_back(CachedPartition{w});
-  index_.emplace(Key(w.topic, w.partition), std::prev(order_.end()));
+  index_.emplace(key(w.topic, w.topic_id, w.partition), std::prev(order_.end()));
 }
 
-bool FetchSession::remove(const std::string& topic, int32_t partition) {
-  auto it = index_.find(Key(topic, partition));
+bool FetchSession::remove(const std::string& topic, const TopicId& id, int32_t partition) {
+  auto it = index_.find(key(topic, id, partition));
   if (it == index_.end()) return false;
   order_.erase(it->second);
   index_.erase(it);
   return true;
 }
 
-void FetchSession::move_to_back(const std::string& topic, int32_t partition) {
-  auto it = index_.find(Key(topic, partition));
+void FetchSession::move_to_back(const FetchPartitionWanted& w) {
+  auto it = index_.find(key(w.topic, w.topic_id, w.partition));
   if (it != index_.end()) order_.splice(order_.end(), order_, it->second);
 }
 
@@ -71,8 +79,11 @@ protocol::FetchResponse build_fetch_response(const std::vector<FetchPartitionWan
   protocol::FetchResponse resp;
   for (size_t i = 0; i < wanted.size() && i < results.size(); ++i) {
     if (include != nullptr && !(*include)[i]) continue;
-    if (resp.responses.empty() || resp.responses.back().topic != wanted[i].topic) {
-      resp.responses.emplace_back().topic = wanted[i].topic;
+    if (resp.responses.empty() || resp.responses.back().topic != wanted[i].topic ||
+        resp.responses.back().topic_id != wanted[i].topic_id) {
+      auto& t = resp.responses.emplace_back();
+      t.topic = wanted[i].topic;
+      t.topic_id = wanted[i].topic_id;
     }
     auto& pr = resp.responses.back().partitions.emplace_back(std::move(results[i]));
     pr.partition_index = wanted[i].partition;
@@ -101,7 +112,7 @@ protocol::FetchResponse FetchContext::make_response(std::vector<FetchPartitionRe
       return resp;
     }
     case Kind::kFull: {
-      int32_t id = cache_->maybe_create_session(privileged_, partitions_, results);
+      int32_t id = cache_->maybe_create_session(privileged_, uses_topic_ids_, partitions_, results);
       auto resp = build_fetch_response(partitions_, results);
       resp.session_id = id;
       return resp;

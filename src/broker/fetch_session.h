@@ -13,8 +13,17 @@
 //                    removed, all session partitions are read, and only the
 //                    changed ones are answered. An emptied session is closed
 //                    and the request becomes sessionless.
-//   * session error - unknown id (FETCH_SESSION_ID_NOT_FOUND) or wrong epoch
-//                    (INVALID_FETCH_SESSION_EPOCH): no partitions are read.
+//   * session error - unknown id (FETCH_SESSION_ID_NOT_FOUND), wrong epoch
+//                    (INVALID_FETCH_SESSION_EPOCH), or a request version on
+//                    the other side of v13 from the one that created the
+//                    session (FETCH_SESSION_TOPIC_ID_ERROR): no partitions
+//                    are read.
+//
+// Topic ids (KIP-516): a session created by a v13+ request is keyed by
+// (topic id, partition), as are its incremental updates and forgotten
+// topics; older ones by (name, partition). A partition of an id-keyed session
+// keeps the name the id resolved to when it was added (empty when the id was
+// unknown then; the reader resolves it again, as Kafka does).
 //
 // How a request is answered (at once, or later by a delayed fetch) is not
 // decided here: a context lists the partitions to read, the caller reads them
@@ -30,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <optional>
@@ -37,6 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "broker/topic_registry.h"
 #include "protocol/error_code.h"
 #include "protocol/fetch_response.h"
 
@@ -54,14 +65,20 @@ int32_t next_fetch_epoch(int32_t epoch);
 
 // One partition a request (or a session) asks to read.
 struct FetchPartitionWanted {
-  std::string topic;
+  std::string topic;  // v13+: the name the id resolved to, empty if unknown
   int32_t partition = 0;
   int64_t fetch_offset = 0;
   int32_t max_bytes = 0;
   int64_t log_start_offset = -1;  // the fetcher's, followers only
   int32_t current_leader_epoch = -1;
+  TopicId topic_id{};             // v13+ only; all zero before
+  int32_t last_fetched_epoch = -1;  // v12+; -1 = none
   bool operator==(const FetchPartitionWanted&) const = default;
 };
+
+// v13+ requests name topics by id: the registry's name for an id, or "" if
+// it has none. Empty function = every id unknown.
+using TopicIdResolver = std::function<std::string(const TopicId&)>;
 
 // The read result of one partition, in the response's shape.
 using FetchPartitionResult = protocol::FetchResponse::PartitionData;
@@ -75,7 +92,8 @@ struct CachedPartition {
   int64_t local_log_start_offset = -1;  // last sent
 
   // True if `r` must be in an incremental response: records, a changed high
-  // watermark or log start offset, a preferred replica, or an error. With
+  // watermark or log start offset, a preferred replica, an error, or a
+  // diverging epoch. With
   // `update`, remember what is being sent.
   bool must_respond(const FetchPartitionResult& r, bool update);
 };
@@ -84,11 +102,17 @@ struct CachedPartition {
 // move to the back so partitions that got nothing are read first next time.
 class FetchSession {
  public:
-  FetchSession(int32_t id, bool privileged, int64_t now_ms)
-      : id_(id), privileged_(privileged), creation_ms_(now_ms), last_used_ms_(now_ms) {}
+  FetchSession(int32_t id, bool privileged, bool uses_topic_ids, int64_t now_ms)
+      : id_(id),
+        privileged_(privileged),
+        uses_topic_ids_(uses_topic_ids),
+        creation_ms_(now_ms),
+        last_used_ms_(now_ms) {}
 
   int32_t id() const { return id_; }
   bool privileged() const { return privileged_; }
+  // Created by a v13+ request: keyed by topic id.
+  bool uses_topic_ids() const { return uses_topic_ids_; }
   int64_t creation_ms() const { return creation_ms_; }
   int64_t last_used_ms() const { return last_used_ms_; }
   int32_t epoch() const { return epoch_; }
@@ -97,21 +121,28 @@ class FetchSession {
   bool empty() const { return order_.empty(); }
   const std::list<CachedPartition>& partitions() const { return order_; }
 
-  CachedPartition* find(const std::string& topic, int32_t partition);
-  // Adds at the back, or updates the request parameters of a known partition.
+  // Partitions are named by (topic, topic_id, partition); the session's key
+  // uses the id or the name (uses_topic_ids()), the other is ignored.
+  CachedPartition* find(const std::string& topic, const TopicId& id, int32_t partition);
+  CachedPartition* find(const FetchPartitionWanted& w) { return find(w.topic, w.topic_id, w.partition); }
+  // Adds at the back, or updates the request parameters of a known partition
+  // (an id-keyed partition keeps the name it was added with unless that was
+  // empty).
   void upsert(const FetchPartitionWanted& w);
-  bool remove(const std::string& topic, int32_t partition);
-  void move_to_back(const std::string& topic, int32_t partition);
+  bool remove(const std::string& topic, const TopicId& id, int32_t partition);
+  void move_to_back(const FetchPartitionWanted& w);
 
  private:
   friend class FetchSessionCache;
-  using Key = std::pair<std::string, int32_t>;
+  using Key = std::pair<std::string, int32_t>;  // name, or the 16 id bytes
+  Key key(const std::string& topic, const TopicId& id, int32_t partition) const;
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
 
   const int32_t id_;
   const bool privileged_;
+  const bool uses_topic_ids_;
   const int64_t creation_ms_;
   int64_t last_used_ms_;
   int32_t epoch_ = next_fetch_epoch(kInitialFetchEpoch);  // the epoch the next request must carry
@@ -152,6 +183,7 @@ class FetchContext {
   std::shared_ptr<FetchSession> session_;  // incremental only; kept alive even if evicted meanwhile
   int32_t request_epoch_ = kFinalFetchEpoch;
   bool privileged_ = false;
+  bool uses_topic_ids_ = false;  // the request is v13+
 };
 
 // Builds a response with the given results, grouped into topics.

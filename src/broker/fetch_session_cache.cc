@@ -5,21 +5,32 @@
 #include <chrono>
 #include <climits>
 #include <map>
+#include <tuple>
 
 namespace spool::broker {
 
 namespace {
 
 // The request's partitions in order; a partition listed twice keeps its first
-// position and its last parameters (as a Java LinkedHashMap put would).
-std::vector<FetchPartitionWanted> wanted_from_request(const protocol::FetchRequest& req) {
+// position and its last parameters (as a Java LinkedHashMap put would). v13+
+// names topics by id: each id is resolved once (a name, or "" if unknown) and
+// partitions are told apart by id.
+std::vector<FetchPartitionWanted> wanted_from_request(const protocol::FetchRequest& req, bool by_id,
+                                                      const TopicIdResolver& resolve) {
   std::vector<FetchPartitionWanted> out;
-  std::map<std::pair<std::string, int32_t>, size_t> seen;
+  std::map<std::tuple<std::string, TopicId, int32_t>, size_t> seen;
   for (const auto& t : req.topics) {
+    std::string name = t.topic;
+    TopicId id{};
+    if (by_id) {
+      id = t.topic_id;
+      name = resolve ? resolve(id) : std::string();
+    }
     for (const auto& p : t.partitions) {
-      FetchPartitionWanted w{t.topic, p.partition, p.fetch_offset, p.partition_max_bytes, p.log_start_offset,
-                             p.current_leader_epoch};
-      auto [it, fresh] = seen.emplace(std::make_pair(t.topic, p.partition), out.size());
+      FetchPartitionWanted w{by_id ? std::string() : name, p.partition, p.fetch_offset, p.partition_max_bytes,
+                             p.log_start_offset, p.current_leader_epoch, id, p.last_fetched_epoch};
+      auto [it, fresh] = seen.emplace(std::make_tuple(w.topic, id, p.partition), out.size());
+      w.topic = name;
       if (fresh) {
         out.push_back(std::move(w));
       } else {
@@ -40,10 +51,12 @@ int64_t FetchSessionCache::now_ms() const {
       .count();
 }
 
-FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, int16_t version, bool is_follower) {
+FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, int16_t version, bool is_follower,
+                                            const TopicIdResolver& resolve) {
   // Before v7 there are no sessions: every request is a full, final one.
   const int32_t session_id = version >= 7 ? req.session_id : kInvalidFetchSessionId;
   const int32_t epoch = version >= 7 ? req.session_epoch : kFinalFetchEpoch;
+  const bool by_id = version >= 13;
 
   if (epoch == kInitialFetchEpoch || epoch == kFinalFetchEpoch) {
     if (session_id != kInvalidFetchSessionId) {
@@ -57,9 +70,10 @@ FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, i
     }
     FetchContext ctx(epoch == kFinalFetchEpoch ? FetchContext::Kind::kSessionless : FetchContext::Kind::kFull,
                      this);
-    ctx.partitions_ = wanted_from_request(req);
+    ctx.partitions_ = wanted_from_request(req, by_id, resolve);
     ctx.privileged_ = is_follower;
     ctx.request_epoch_ = epoch;
+    ctx.uses_topic_ids_ = by_id;
     return ctx;
   }
 
@@ -77,10 +91,18 @@ FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, i
     ctx.error_ = protocol::ErrorCode::kInvalidFetchSessionEpoch;
     return ctx;
   }
-  auto wanted = wanted_from_request(req);
+  if (session->uses_topic_ids() != by_id) {
+    // Kafka: a session stays on the side of v13 it was created on.
+    spdlog::debug("fetch session {}: created {} topic ids, request v{} cannot", session_id,
+                  session->uses_topic_ids() ? "with" : "without", version);
+    FetchContext ctx(FetchContext::Kind::kSessionError, this);
+    ctx.error_ = protocol::ErrorCode::kFetchSessionTopicIdError;
+    return ctx;
+  }
+  auto wanted = wanted_from_request(req, by_id, resolve);
   for (const auto& w : wanted) session->upsert(w);
   for (const auto& f : req.forgotten_topics_data) {
-    for (int32_t p : f.partitions) session->remove(f.topic, p);
+    for (int32_t p : f.partitions) session->remove(f.topic, by_id ? f.topic_id : TopicId{}, p);
   }
   if (session->empty()) {
     // Nothing left to follow: close the session, answer what was asked.
@@ -90,6 +112,7 @@ FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, i
     ctx.partitions_ = std::move(wanted);
     ctx.privileged_ = is_follower;
     ctx.request_epoch_ = epoch;
+    ctx.uses_topic_ids_ = by_id;
     return ctx;
   }
   touch_locked(*session, now_ms());
@@ -100,6 +123,7 @@ FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, i
   ctx.session_ = std::move(session);
   ctx.privileged_ = is_follower;
   ctx.request_epoch_ = epoch;
+  ctx.uses_topic_ids_ = by_id;
   return ctx;
 }
 
@@ -119,17 +143,18 @@ protocol::FetchResponse FetchSessionCache::complete_incremental(FetchContext& ct
   std::vector<bool> include(results.size(), true);
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& w = ctx.partitions_[i];
-    CachedPartition* cp = s.find(w.topic, w.partition);
+    CachedPartition* cp = s.find(w);
     if (cp == nullptr) continue;  // cannot happen while the epoch matches; sending it is the safe side
     include[i] = cp->must_respond(results[i], /*update=*/true);
-    if (include[i]) s.move_to_back(w.topic, w.partition);
+    if (include[i]) s.move_to_back(w);
   }
   auto resp = build_fetch_response(ctx.partitions_, results, &include);
   resp.session_id = s.id();
   return resp;
 }
 
-int32_t FetchSessionCache::maybe_create_session(bool privileged, const std::vector<FetchPartitionWanted>& wanted,
+int32_t FetchSessionCache::maybe_create_session(bool privileged, bool uses_topic_ids,
+                                                const std::vector<FetchPartitionWanted>& wanted,
                                                 const std::vector<FetchPartitionResult>& results) {
   std::lock_guard lock(mu_);
   const int64_t now = now_ms();
@@ -139,10 +164,10 @@ int32_t FetchSessionCache::maybe_create_session(bool privileged, const std::vect
     spdlog::debug("no fetch session created (privileged={}, size={}): cache full", privileged, size);
     return kInvalidFetchSessionId;
   }
-  auto s = std::make_shared<FetchSession>(new_session_id_locked(), privileged, now);
+  auto s = std::make_shared<FetchSession>(new_session_id_locked(), privileged, uses_topic_ids, now);
   for (size_t i = 0; i < wanted.size(); ++i) {
     s->upsert(wanted[i]);
-    CachedPartition* cp = s->find(wanted[i].topic, wanted[i].partition);
+    CachedPartition* cp = s->find(wanted[i]);
     cp->high_watermark = results[i].high_watermark;
     cp->local_log_start_offset = results[i].log_start_offset;
   }

@@ -54,8 +54,9 @@ class FetchSessionCache {
   // Classifies the (already decoded) request and, for incremental requests,
   // applies it to the session: checks the epoch, adds/updates/forgets
   // partitions and advances the epoch. `is_follower` = replica_id >= 0
-  // (privileged sessions).
-  FetchContext new_context(const protocol::FetchRequest& req, int16_t version, bool is_follower);
+  // (privileged sessions). `resolve` names the topic ids of v13+ requests.
+  FetchContext new_context(const protocol::FetchRequest& req, int16_t version, bool is_follower,
+                           const TopicIdResolver& resolve = {});
 
   // ---- Introspection (tests, metrics).
   struct SessionInfo {
@@ -77,7 +78,7 @@ class FetchSessionCache {
 
   int64_t now_ms() const;
   // Returns the new session's id, or 0 when there is no room.
-  int32_t maybe_create_session(bool privileged, const std::vector<FetchPartitionWanted>& wanted,
+  int32_t maybe_create_session(bool privileged, bool uses_topic_ids, const std::vector<FetchPartitionWanted>& wanted,
                                const std::vector<FetchPartitionResult>& results);
   protocol::FetchResponse complete_incremental(FetchContext& ctx, std::vector<FetchPartitionResult>& results);
 

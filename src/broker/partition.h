@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "broker/topic_registry.h"
 #include "storage/log.h"
 #include "util/status.h"
 
@@ -38,6 +39,12 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // "topic-partition": the key delayed operations watch.
   const std::string& key() const { return key_; }
   int32_t leader_epoch() const { return leader_epoch_.load(); }
+  // The topic id (KIP-516) this partition's data belongs to. Set by the
+  // ReplicaManager before the partition is published and never changed, so
+  // id-based requests (Produce v13, Fetch v13+) can tell a re-created topic
+  // of the same name from the one they named.
+  const TopicId& topic_id() const { return topic_id_; }
+  void set_topic_id(const TopicId& id) { topic_id_ = id; }
   storage::Log& log() { return *log_; }
   const std::shared_ptr<storage::Log>& log_ptr() const { return log_; }
 
@@ -91,6 +98,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   storage::Flusher& flusher_;
   std::atomic<bool> durable_;
   std::atomic<int32_t> leader_epoch_{0};
+  TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
 };

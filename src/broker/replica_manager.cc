@@ -86,6 +86,7 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
     }
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
+    parts.back()->set_topic_id(info.id);
     parts.back()->set_max_message_bytes(max_bytes);
     parts.back()->set_min_insync_replicas(min_isr);
   }

@@ -5,11 +5,13 @@ One log (two partitions, small segments so reads cross segment files, raw
 batches of varied sizes plus committed and aborted transactions) is written,
 then served — after a restart, so nothing moves — first by a broker with
 sendfile, then from the same log directory by one without;
-the same ~300 Fetch requests (v4, v7, v11; read_uncommitted and
+the same ~500 Fetch requests (v4, v7, v11, flexible v12 and v18 by topic id;
+read_uncommitted and
 read_committed; offsets at the start, inside and near the end; request and
 partition byte limits from 1 byte to 50 MB) must get the same bytes back.
 """
 
+import base64
 import os
 import shutil
 import struct
@@ -18,6 +20,7 @@ import tempfile
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from harness import Broker
+import data_wire as dw
 import kafka_wire as w
 import txn_util
 
@@ -74,16 +77,29 @@ def high_watermarks(port, topic):
         s.close()
 
 
-def requests(topic, ends):
+def topic_id(log_dir, topic):
+    """The id partition.metadata names (Kafka's format: base64url, no padding)."""
+    text = open(os.path.join(log_dir, f"{topic}-0", "partition.metadata")).read()
+    line = next(x for x in text.splitlines() if x.startswith("topic_id: "))
+    return base64.urlsafe_b64decode(line[len("topic_id: "):] + "==")
+
+
+def requests(topic, ends, tid):
     out = []
     corr = 1000
-    for version in (4, 7, 11):
+    for version in (4, 7, 11, 12, 18):
         for isolation in (0, 1):
             for frac in (0.0, 0.37, 0.9):
                 for max_bytes, pmax in ((1, 1), (1000, 5000), (20000, 1 << 20), (50 << 20, 5000),
                                         (50 << 20, 1 << 20), (50 << 20, 50 << 20)):
-                    parts = [(topic, p, int(ends[p] * frac), pmax) for p in (0, 1)]
                     corr += 1
+                    if version >= 12:  # flexible; v13+ names the topic by id
+                        name = tid if version >= 13 else topic
+                        parts = [(name, p, int(ends[p] * frac), -1, -1, pmax) for p in (0, 1)]
+                        out.append((corr, version, dw.fetch(corr, version, parts, max_bytes=max_bytes,
+                                                            isolation=isolation)))
+                        continue
+                    parts = [(topic, p, int(ends[p] * frac), pmax) for p in (0, 1)]
                     out.append((corr, version, w.request(1, version, corr, fetch_body(version, parts, max_bytes,
                                                                                      isolation))))
     return out
@@ -141,7 +157,8 @@ def test_fetch_answers_are_byte_identical_with_and_without_sendfile(topic):
         on.start()
         ends = high_watermarks(on.port, topic)
         assert min(ends) > 0, ends
-        reqs = requests(topic, ends)
+        tid = topic_id(log_dir, topic)
+        reqs = requests(topic, ends, tid)
         with_sendfile = run_fetches(on.port, reqs)
         assert on.stop() == 0
 
@@ -168,9 +185,9 @@ def test_fetch_answers_are_byte_identical_with_and_without_sendfile(topic):
         assert a is not None and b is not None, f"no answer to request {corr}"
         assert a == b, f"Fetch v{version} answer {corr} differs with sendfile on/off"
         if version >= 7:
-            parsed = w.parse_fetch(a, version)
+            parsed = dw.parse_fetch(a, version) if version >= 12 else w.parse_fetch(a, version)
             assert parsed["corr"] == corr
             for part in parsed["partitions"]:
                 assert part["error"] == 0, part
                 total_records += len(part["records"] or b"")
-    assert total_records > 1_000_000, "the comparison should cover plenty of record bytes"
+    assert total_records > 1_600_000, "the comparison should cover plenty of record bytes"

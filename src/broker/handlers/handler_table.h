@@ -148,8 +148,8 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
 // the runtime entries in handler_table.cc, expand these rows, so this list is
 // the only place the facts about an API are written down.
 #define SPOOL_SERVED_APIS(X) \
-  X(Produce, 0, 8, handle_produce, kClientOnly)                                   \
-  X(Fetch, 4, 11, handle_fetch, kClientOnly)                                      \
+  X(Produce, 0, 13, handle_produce, kClientOnly)                                  \
+  X(Fetch, 4, 18, handle_fetch, kClientOnly)                                      \
   X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly)                         \
   X(Metadata, 0, 13, handle_metadata, kClientOnly)                                \
   X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly)                       \

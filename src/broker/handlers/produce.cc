@@ -12,6 +12,19 @@
 // Produce v0-2 carry the old message formats that Spool does not store; they
 // are advertised (librdkafka keeps its codecs on only when v0 is in range) and
 // answered with UNSUPPORTED_VERSION per partition.
+// Versions: v9 is flexible (same semantics). v10 (KIP-951) adds the
+// CurrentLeader / NodeEndpoints tags, filled for partitions answered
+// NOT_LEADER_OR_FOLLOWER (never on one node, where this broker leads every
+// partition; the code path is there for cluster mode). v11/v12 (KIP-890) only
+// allow TRANSACTION_ABORTABLE, which Kafka returns when transaction
+// verification fails; Spool does no partition verification, so it never
+// occurs, and v12's implicit AddPartitionsToTxn of transaction version 2 is
+// not done either (Spool does not enable transaction.version 2, so clients
+// still add partitions explicitly). v13 (KIP-516) names each topic by id: an
+// id the registry does not know (deleted, never existed, or all zero) is
+// UNKNOWN_TOPIC_ID for each of its partitions; a partition whose data belongs
+// to another id (the topic was re-created meanwhile) is INCONSISTENT_TOPIC_ID;
+// the answer carries the id, not the name.
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -35,6 +48,27 @@ constexpr int16_t kFirstServedVersion = 3;
 
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
+// KIP-951 (v10+): a partition answered NOT_LEADER_OR_FOLLOWER names the
+// leader (here: this node, at the partition's epoch) and the response lists
+// that leader's endpoint once.
+void add_current_leaders(const BrokerContext& b, protocol::ProduceResponse& resp) {
+  for (auto& tr : resp.responses) {
+    for (auto& pr : tr.partition_responses) {
+      if (pr.error_code != ErrorCode::kNotLeaderOrFollower) continue;
+      auto partition = b.replicas.partition(tr.name, pr.index);
+      if (!partition) continue;  // leader unknown: the tag stays at its default (-1, -1)
+      pr.current_leader.leader_id = b.settings.broker_id;
+      pr.current_leader.leader_epoch = partition->leader_epoch();
+      if (resp.node_endpoints.empty()) {
+        auto& n = resp.node_endpoints.emplace_back();
+        n.node_id = b.settings.broker_id;
+        n.host = b.settings.advertised_host;
+        n.port = b.settings.advertised_port;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
@@ -54,6 +88,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     for (auto& td : req.topic_data) {
       auto& tr = resp.responses.emplace_back();
       tr.name = td.name;
+      tr.topic_id = td.topic_id;
       for (auto& pd : td.partition_data) {
         auto& pr = tr.partition_responses.emplace_back();
         pr.index = pd.index;
@@ -75,7 +110,17 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
   resp.responses.reserve(req.topic_data.size());
   for (auto& td : req.topic_data) {
     auto& tr = resp.responses.emplace_back();
-    tr.name = td.name;
+    // v13: the topic is named by id; resolved once per topic, not per partition.
+    bool unknown_id = false;
+    if (v >= 13) {
+      tr.topic_id = td.topic_id;
+      if (auto info = b.registry.get_by_id(td.topic_id)) {
+        td.name = std::move(info->name);  // the request's name field is not on the wire at v13
+      } else {
+        unknown_id = true;
+      }
+    }
+    tr.name = td.name;  // not encoded at v13; kept for the partition lookups below
     tr.partition_responses.reserve(td.partition_data.size());
     for (auto& pd : td.partition_data) {
       auto& pr = tr.partition_responses.emplace_back();
@@ -92,6 +137,10 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         fail(ErrorCode::kUnsupportedVersion, "produce v0-2 (message format v0/v1) is not supported");
         continue;
       }
+      if (unknown_id) {
+        fail(ErrorCode::kUnknownTopicId);
+        continue;
+      }
       if (is_internal_topic(td.name)) {
         fail(ErrorCode::kInvalidTopicException, "Cannot append to internal topic " + td.name);
         continue;
@@ -99,6 +148,12 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       auto partition = b.replicas.partition(td.name, pd.index);
       if (!partition) {
         fail(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      if (v >= 13 && partition->topic_id() != td.topic_id) {
+        // Deleted and re-created between the id lookup and here: never
+        // append to the new topic under the old id.
+        fail(ErrorCode::kInconsistentTopicId);
         continue;
       }
       pr.log_start_offset = partition->log_start_offset();
@@ -162,6 +217,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     }
     return;
   }
+  if (v >= 10 && any_error) add_current_leaders(b, resp);
   if (waits.empty()) {
     ctx.respond(resp);
     return;

@@ -1,5 +1,6 @@
 // FetchSessionCache / FetchContext: request kinds, epoch rules, incremental
-// updates and response filtering, cache limit and eviction (KIP-227).
+// updates and response filtering, cache limit and eviction (KIP-227), and
+// the v13+ sessions keyed by topic id (KIP-516).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -429,6 +430,101 @@ TEST_F(FetchSessionTest, ConcurrentSessionsStayConsistent) {
   EXPECT_GT(incremental_ok.load(), 0);
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.total_partitions(), 0);
+}
+
+// ---- v13+: topics by id.
+
+TopicId id_of(uint8_t n) {
+  TopicId id{};
+  id[0] = n;
+  return id;
+}
+
+FetchRequest request_by_id(int32_t session_id, int32_t epoch, const std::vector<std::pair<TopicId, int32_t>>& parts,
+                           const std::vector<std::pair<TopicId, int32_t>>& forget = {}) {
+  FetchRequest r;
+  r.session_id = session_id;
+  r.session_epoch = epoch;
+  for (const auto& [id, p] : parts) {
+    if (r.topics.empty() || r.topics.back().topic_id != id) r.topics.emplace_back().topic_id = id;
+    auto& fp = r.topics.back().partitions.emplace_back();
+    fp.partition = p;
+    fp.partition_max_bytes = 1024;
+  }
+  for (const auto& [id, p] : forget) {
+    auto& f = r.forgotten_topics_data.emplace_back();
+    f.topic_id = id;
+    f.partitions.push_back(p);
+  }
+  return r;
+}
+
+// Names ids 1 and 2; every other id is unknown.
+std::string resolve(const TopicId& id) {
+  if (id == id_of(1)) return "a";
+  if (id == id_of(2)) return "b";
+  return "";
+}
+
+TEST_F(FetchSessionTest, V13ResolvesIdsAndKeepsUnknownOnes) {
+  auto cache = make_cache();
+  auto ctx = cache.new_context(request_by_id(0, 0, {{id_of(1), 0}, {id_of(9), 0}, {id_of(1), 1}}), 13, false,
+                               resolve);
+  ASSERT_EQ(ctx.partitions().size(), 3u);
+  EXPECT_EQ(ctx.partitions()[0].topic, "a");
+  EXPECT_EQ(ctx.partitions()[0].topic_id, id_of(1));
+  EXPECT_EQ(ctx.partitions()[1].topic, "") << "an unknown id stays unnamed";
+  EXPECT_EQ(ctx.partitions()[1].topic_id, id_of(9));
+  auto resp = ctx.make_response({result(1), result(-1, -1, 0, ErrorCode::kUnknownTopicId), result(2)});
+  // Grouped by id, in request order: a/0, ?/0, a/1.
+  ASSERT_EQ(resp.responses.size(), 3u);
+  EXPECT_EQ(resp.responses[0].topic_id, id_of(1));
+  EXPECT_EQ(resp.responses[1].topic_id, id_of(9));
+  EXPECT_EQ(resp.responses[1].partitions[0].error_code, ErrorCode::kUnknownTopicId);
+  EXPECT_GT(resp.session_id, 0);
+}
+
+TEST_F(FetchSessionTest, V13SessionIsKeyedByIdAndForgetsById) {
+  auto cache = make_cache();
+  auto full = cache.new_context(request_by_id(0, 0, {{id_of(1), 0}, {id_of(2), 0}}), 18, false, resolve);
+  const int32_t id = full.make_response({result(10), result(20)}).session_id;
+  ASSERT_GT(id, 0);
+  // The same partition named by id again is an update, not a new partition.
+  auto inc = cache.new_context(request_by_id(id, 1, {{id_of(1), 0}}, {{id_of(2), 0}}), 18, false, resolve);
+  ASSERT_EQ(inc.kind(), Kind::kIncremental);
+  ASSERT_EQ(inc.partitions().size(), 1u) << "b/0 forgotten by id";
+  EXPECT_EQ(inc.partitions()[0].topic, "a");
+  auto resp = inc.make_response({result(11)});
+  ASSERT_EQ(resp.responses.size(), 1u);
+  EXPECT_EQ(resp.responses[0].topic_id, id_of(1));
+  // A name-based forget cannot touch an id-keyed session (v12 is refused).
+  auto wrong = cache.new_context(request(id, 2, {}), 12, false, resolve);
+  EXPECT_EQ(wrong.error(), ErrorCode::kFetchSessionTopicIdError);
+  EXPECT_EQ(wrong.make_response({}).session_id, 0);
+  // The session is intact: the right version continues it.
+  auto next = cache.new_context(request_by_id(id, 2, {}), 13, false, resolve);
+  EXPECT_EQ(next.kind(), Kind::kIncremental);
+  ASSERT_EQ(next.partitions().size(), 1u);
+  EXPECT_EQ(next.partitions()[0].topic_id, id_of(1));
+}
+
+TEST_F(FetchSessionTest, NameSessionRefusesV13) {
+  auto cache = make_cache();
+  const int32_t id = open(cache);
+  ASSERT_GT(id, 0);
+  EXPECT_EQ(cache.new_context(request_by_id(id, 1, {}), 13, false, resolve).error(),
+            ErrorCode::kFetchSessionTopicIdError);
+  EXPECT_EQ(cache.new_context(request(id, 1, {}), 12, false).kind(), Kind::kIncremental);
+}
+
+TEST_F(FetchSessionTest, DivergingEpochIsAlwaysSentIncrementally) {
+  auto cache = make_cache();
+  const int32_t id = open(cache);
+  auto ctx = cache.new_context(request(id, 1, {}), 12, false);
+  auto diverged = result(20);
+  diverged.diverging_epoch = {0, 15};
+  auto resp = ctx.make_response({result(10), diverged});  // nothing else changed
+  EXPECT_EQ(listed(resp), (std::vector<std::pair<std::string, int32_t>>{{"t", 1}}));
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ FetchRequest fetch_request(int16_t v) {
   if (v >= 9) p.current_leader_epoch = 3;
   t.partitions.push_back(p);
   m.topics.push_back(t);
-  if (v >= 7) m.forgotten_topics_data.push_back({"u", {1, 2}});
+  if (v >= 7) m.forgotten_topics_data.push_back({"u", {}, {1, 2}});
   if (v >= 11) m.rack_id = "r1";
   return m;
 }

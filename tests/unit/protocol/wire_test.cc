@@ -50,7 +50,7 @@ TEST(Nullable, MetadataTopicsNullOnlyFromV1) {
 TEST(Nullable, StringsAndRecords) {
   ProduceRequest m;
   m.acks = 1;
-  m.topic_data.push_back({"t", {{0, std::nullopt}}});
+  m.topic_data.push_back({"t", {}, {{0, std::nullopt}}});
   EXPECT_EQ(to_hex(encode(m, 3)), "ffff" "0001" "00000000" "00000001" "000174" "00000001"
                                   "00000000" "ffffffff");
   ProduceRequest d;
