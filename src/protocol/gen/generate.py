@@ -170,7 +170,10 @@ class Gen:
 
     def dec_nullable_struct(self, e, f, x, r):
         """A negative marker is null (as Kafka reads it), any other is a
-        struct; outside nullableVersions the struct is always there."""
+        struct; outside nullableVersions the struct is always there. The
+        struct is built as `T{}` and moved in: clang rejects `emplace()` of a
+        nested struct with default member initializers (it caches
+        is_constructible<T> as false while the enclosing class is parsed)."""
         null_c = self.cond(f.nullable)
 
         def marked():
@@ -178,11 +181,11 @@ class Gen:
             e.line(f"{x} = std::nullopt;")
             e.close(f"}} else if ({r}.ok()) {{")
             e.depth += 1
-            e.line(f"{x}.emplace().decode({r}, version);")
+            e.line(f"{x}.emplace(std::decay_t<decltype({x})>::value_type{{}}).decode({r}, version);")
             e.close()
 
         def bare():
-            e.line(f"{x}.emplace().decode({r}, version);")
+            e.line(f"{x}.emplace(std::decay_t<decltype({x})>::value_type{{}}).decode({r}, version);")
 
         if null_c in ("true", "false"):
             (marked if null_c == "true" else bare)()
