@@ -199,8 +199,9 @@ TEST(GoldenFetchV4, RequestV18FollowerTags) {
                        "03 7231 | 00"));
   // HighWatermark's default is INT64_MAX ("not supported"), not -1: absent.
   FetchRequest d;
-  ByteReader r(testing::hex(with_id("000001f4 00000001 7fffffff 00 00000000 ffffffff 02 ID 02 00000000 00000003"
-                                    "0000000000000007 00000002 ffffffffffffffff 00100000 00 00 01 03 7231 00")));
+  const Bytes wire = testing::hex(with_id("000001f4 00000001 7fffffff 00 00000000 ffffffff 02 ID 02 00000000 00000003"
+                                         "0000000000000007 00000002 ffffffffffffffff 00100000 00 00 01 03 7231 00"));
+  ByteReader r(wire);  // a view: the bytes must outlive it
   ASSERT_TRUE(d.decode(r, 18));
   EXPECT_EQ(d.topics[0].partitions[0].high_watermark, INT64_MAX);
   EXPECT_EQ(d.replica_state.replica_id, -1);
