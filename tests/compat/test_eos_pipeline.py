@@ -37,6 +37,8 @@ import threading
 import time
 import uuid
 
+import pytest
+
 from harness import which_peer
 from txn_util import (WAIT_S, create_topic, parse, payload, plain_producer, produce,
                       read_until_sentinels, wait_until, write_sentinels)
@@ -248,9 +250,21 @@ def test_exactly_once_across_broker_crashes(broker_factory):
             b.kill9()
             broker_kills += 1
             b.start()
-        wait_until(lambda: live() and _committed(bootstrap, spec["group"], src) == ends,
-                   timeout=180, what="group offsets at the input's end",
-                   state=lambda: (_committed(bootstrap, spec["group"], src), live().output()))
+        try:
+            wait_until(lambda: live() and _committed(bootstrap, spec["group"], src) == ends,
+                       timeout=180, what="group offsets at the input's end",
+                       state=lambda: (_committed(bootstrap, spec["group"], src), live().output()))
+        except AssertionError:
+            # The same Kafka 4.4 bug on the group's side: a rolled-back
+            # transaction's ABORT marker skipped on a __consumer_offsets
+            # partition leaves its offsets pending for ever, so every
+            # require-stable OffsetFetch answers UNSTABLE_OFFSET_COMMIT.
+            stuck = _kafka_skipped_marker_parts(b.all_logs(), "__consumer_offsets") if which_peer() else set()
+            if not stuck:
+                raise
+            pytest.xfail(f"Kafka 4.4 sent no transaction marker to __consumer_offsets partitions "
+                         f"{sorted(stuck)} after a restart: the group's offsets stay unstable "
+                         "(tests/compat/README.md, exactly-once across a broker kill -9)")
         procs[-1].terminate()
     finally:
         for pr in procs:
