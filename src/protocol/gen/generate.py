@@ -158,6 +158,12 @@ class Gen:
         def bare():
             e.line(f"{x}.value_or({f.struct.name}{{}}).encode({w}, version);")
 
+        self.marked_or_bare(e, null_c, marked, bare)
+
+    @staticmethod
+    def marked_or_bare(e, null_c, marked, bare):
+        """Emits marked() where the nullable-versions condition holds and
+        bare() elsewhere (just one of them when the condition is constant)."""
         if null_c in ("true", "false"):
             (marked if null_c == "true" else bare)()
             return
@@ -181,21 +187,13 @@ class Gen:
             e.line(f"{x} = std::nullopt;")
             e.close(f"}} else if ({r}.ok()) {{")
             e.depth += 1
-            e.line(f"{x}.emplace(std::decay_t<decltype({x})>::value_type{{}}).decode({r}, version);")
+            e.line(f"{x}.emplace({f.struct.name}{{}}).decode({r}, version);")
             e.close()
 
         def bare():
-            e.line(f"{x}.emplace(std::decay_t<decltype({x})>::value_type{{}}).decode({r}, version);")
+            e.line(f"{x}.emplace({f.struct.name}{{}}).decode({r}, version);")
 
-        if null_c in ("true", "false"):
-            (marked if null_c == "true" else bare)()
-            return
-        e.open(f"if ({null_c})")
-        marked()
-        e.close("} else {")
-        e.depth += 1
-        bare()
-        e.close()
+        self.marked_or_bare(e, null_c, marked, bare)
 
     def min_size(self, f):
         if f.struct:
