@@ -15,7 +15,6 @@ Documented difference: EndTxn v5 (KIP-890 part 2) is served by Kafka (epoch
 bumped, new epoch returned) and not by Spool, which closes the connection.
 """
 
-import json
 import os
 import struct
 import time
@@ -23,6 +22,7 @@ import time
 import pytest
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import data_wire as dw
 import kafka_wire as w
 from harness import which_peer
 
@@ -203,43 +203,6 @@ def write_txn_markers_v2(corr, pid, epoch, commit, topic, partition, txn_version
     return flex(27, 2, corr, ca([marker], lambda m: m))
 
 
-def metadata_v12_topic_id(corr, topic):
-    body = ca([topic], lambda t: bytes(16) + cs(t) + TAGS) + struct.pack(">??", False, False)
-    return flex(3, 12, corr, body)
-
-
-def parse_metadata_v12_topic_id(frame):
-    r = w.FlexReader(frame)
-    r.take(">i")
-    r.tags()
-    r.take(">i")
-    for _ in range(r.compact_len()):  # brokers
-        r.take(">i")
-        r.compact_string()
-        r.take(">i")
-        r.compact_string()
-        r.tags()
-    r.compact_string()  # cluster id
-    r.take(">i")  # controller
-    ids = {}
-    for _ in range(r.compact_len()):
-        err = r.take(">h")
-        name = r.compact_string()
-        tid = bytes(r.data[r.pos:r.pos + 16])
-        r.pos += 16
-        r.take(">?")
-        for _ in range(r.compact_len()):
-            r.take(">hiii")
-            for _ in range(3):
-                for _ in range(r.compact_len()):
-                    r.take(">i")
-            r.tags()
-        r.take(">i")
-        r.tags()
-        ids[name] = (err, tid)
-    return ids
-
-
 def produce_v3_txn(corr, tid, topic, partition, records):
     body = w.string(tid) + struct.pack(">hi", -1, 10000)
     body += struct.pack(">i", 1) + w.string(topic)
@@ -284,17 +247,11 @@ def describe(s, tid):
     return d
 
 
-def topic_id(broker, s, topic):
-    """The topic's id: Metadata v12 where served (Kafka), else Spool's registry
-    file (Spool's Metadata does not carry ids yet on this branch)."""
-    _, err, apis = w.parse_api_versions_v0(w.roundtrip(s, w.request(18, 0, 1)))
-    if apis.get(3, (0, 0))[1] >= 12:
-        err, tid = parse_metadata_v12_topic_id(w.roundtrip(s, metadata_v12_topic_id(15, topic)))[topic]
-        assert err == NONE
-        return tid
-    with open(os.path.join(broker.log_dir, "spool-metadata.json")) as f:
-        (entry,) = [t for t in json.load(f)["topics"] if t["name"] == topic]
-    return bytes.fromhex(entry["id"])
+def topic_id(s, topic):
+    """The topic's id through Metadata v12."""
+    err, tid, _parts = dw.parse_metadata_v12(w.roundtrip(s, dw.metadata_v12(15, [topic])))[topic]
+    assert err == NONE
+    return tid
 
 
 def wait_state(s, tid, state):
@@ -462,7 +419,7 @@ def test_txn_offset_commit_verification_by_version(broker, request):
         assert ("__consumer_offsets", offsets_partition(group)) in describe(s, tid)["partitions"]
         assert commit(4, [(topic, [(1, 8)])]) == NONE
         # v6: topics by id.
-        tid_bytes = topic_id(broker, s, topic)
+        tid_bytes = topic_id(s, topic)
         assert tid_bytes != bytes(16)
         unknown_id = os.urandom(16)
         parts = parse_txn_offset_commit(w.roundtrip(s, txn_offset_commit(16, 6, tid, group, pid, epoch, [
