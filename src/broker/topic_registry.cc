@@ -112,6 +112,7 @@ Result<std::unique_ptr<TopicRegistry>> TopicRegistry::open(const std::filesystem
         info.configs[it.key()] = it.value().get<std::string>();
       }
     }
+    if (info.id != TopicId{}) reg->names_by_id_[info.id] = info.name;  // zero: Kafka's "no id"
     reg->topics_[info.name] = std::move(info);
   }
   return reg;
@@ -133,14 +134,17 @@ std::optional<TopicInfo> TopicRegistry::get(const std::string& name) const {
 }
 
 std::optional<TopicInfo> TopicRegistry::get_by_id(const TopicId& id) const {
-  if (id == TopicId{}) return std::nullopt;
   std::lock_guard lk(mu_);
-  // Linear: topics are few (hundreds) and id lookups are per request, not per
-  // record; a second index would have to be kept in step on every change.
-  for (const auto& [_, t] : topics_) {
-    if (t.id == id) return t;
-  }
-  return std::nullopt;
+  auto n = names_by_id_.find(id);
+  if (n == names_by_id_.end()) return std::nullopt;
+  return topics_.at(n->second);
+}
+
+std::optional<std::string> TopicRegistry::name_of(const TopicId& id) const {
+  std::lock_guard lk(mu_);
+  auto n = names_by_id_.find(id);
+  if (n == names_by_id_.end()) return std::nullopt;
+  return n->second;
 }
 
 Result<TopicInfo> TopicRegistry::add(const std::string& name, int32_t partitions,
@@ -149,9 +153,11 @@ Result<TopicInfo> TopicRegistry::add(const std::string& name, int32_t partitions
   if (topics_.count(name)) return Status::error("topic '" + name + "' already exists", 36);
   TopicInfo info{name, random_topic_id(), partitions, std::move(configs)};
   topics_[name] = info;
+  names_by_id_[info.id] = name;
   Status s = save_locked();
   if (!s) {
     topics_.erase(name);
+    names_by_id_.erase(info.id);
     return s;
   }
   return info;
@@ -163,8 +169,12 @@ Status TopicRegistry::remove(const std::string& name) {
   if (it == topics_.end()) return Status::error("unknown topic '" + name + "'", 3);
   TopicInfo saved = it->second;
   topics_.erase(it);
+  names_by_id_.erase(saved.id);
   Status s = save_locked();
-  if (!s) topics_[name] = std::move(saved);
+  if (!s) {
+    names_by_id_[saved.id] = name;
+    topics_[name] = std::move(saved);
+  }
   return s;
 }
 

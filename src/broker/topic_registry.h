@@ -44,6 +44,9 @@ class TopicRegistry {
   // topic has a new id, so an old id never finds the new topic. The all-zero
   // id (Kafka's "no id") finds nothing.
   std::optional<TopicInfo> get_by_id(const TopicId& id) const;
+  // Just the name of the topic with this id: the id-based Produce and Fetch
+  // versions resolve with it per request (no copy of the topic's configs).
+  std::optional<std::string> name_of(const TopicId& id) const;
   // Fails if the name exists. Assigns a random topic id.
   Result<TopicInfo> add(const std::string& name, int32_t partitions,
                         std::map<std::string, std::string> configs);
@@ -63,6 +66,7 @@ class TopicRegistry {
   std::filesystem::path file_;
   mutable std::mutex mu_;
   std::map<std::string, TopicInfo> topics_;
+  std::map<TopicId, std::string> names_by_id_;  // kept in step with topics_ (never holds the zero id)
 };
 
 }  // namespace spool::broker

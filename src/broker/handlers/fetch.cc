@@ -88,7 +88,7 @@ struct FetchOp : std::enable_shared_from_this<FetchOp> {
     const std::string* name = &fp.topic;
     if (by_id() && name->empty()) {
       // Unknown when the request (or the session) named it; maybe known now.
-      if (auto t = b.registry.get_by_id(fp.topic_id)) resolved = std::move(t->name);
+      if (auto n = b.registry.name_of(fp.topic_id)) resolved = std::move(*n);
       name = &resolved;
     }
     if (by_id() && name->empty()) {
@@ -298,8 +298,8 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
     return;
   }
   auto resolve = [&b](const TopicId& id) {
-    auto t = b.registry.get_by_id(id);
-    return t ? std::move(t->name) : std::string();
+    auto n = b.registry.name_of(id);
+    return n ? std::move(*n) : std::string();
   };
   op->session.emplace(b.fetch_sessions.new_context(op->req, ctx.version(), /*is_follower=*/false, resolve));
   if (op->session->error()) {

@@ -114,8 +114,8 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     bool unknown_id = false;
     if (v >= 13) {
       tr.topic_id = td.topic_id;
-      if (auto info = b.registry.get_by_id(td.topic_id)) {
-        td.name = std::move(info->name);  // the request's name field is not on the wire at v13
+      if (auto name = b.registry.name_of(td.topic_id)) {
+        td.name = std::move(*name);  // the request's name field is not on the wire at v13
       } else {
         unknown_id = true;
       }
