@@ -1,4 +1,4 @@
-// Server: the TCP listener and its reactor threads (DESIGN.md section 3).
+// Server: the TCP listener and its reactor threads (docs/ARCHITECTURE.md sections 3 and 4).
 //
 // Protocol-agnostic: it reads size-prefixed frames, hands each to the
 // RequestHandler and writes the answers back, size-prefixed, in request order.

@@ -1,6 +1,6 @@
 // Record batch v2 header: layout constants and a checked view of the fixed
 // 61-byte header. The batch bytes are stored and served exactly as they came
-// on the wire (DESIGN.md section 1), so this reads fields in place and offers
+// on the wire (docs/ARCHITECTURE.md section 1), so this reads fields in place and offers
 // in-place rewrites of the two fields outside the CRC (base offset and
 // partition leader epoch). Pure functions; no ownership.
 #pragma once

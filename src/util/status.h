@@ -1,4 +1,4 @@
-// Status / Result<T>: the internal failure type (DESIGN.md section 6).
+// Status / Result<T>: the internal failure type (docs/ARCHITECTURE.md section 7).
 // A Status is either ok or carries a message and an optional Kafka error
 // code; Result<T> is a value or a Status. No exceptions cross module borders.
 #pragma once
