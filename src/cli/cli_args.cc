@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/client_options.h"
+#include "cli/cluster_command.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
 
@@ -186,6 +187,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
 
   configure_group(app, args);
   configure_txn(app, args);
+  configure_cluster(app, args);
   configure_bench(app, args);
 }
 

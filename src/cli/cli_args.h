@@ -83,12 +83,22 @@ struct TxnArgs {
   std::vector<std::string> transactional_ids;  // describe: one or more
 };
 
+// `spool cluster describe`: brokers, controller, under-replicated and
+// offline partitions.
+struct ClusterArgs {
+  std::string action;  // describe
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn | bench
+  std::string command;  // broker | topic | group | txn | cluster | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
   TxnArgs txn;
+  ClusterArgs cluster;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/metadata_fetch.h"
 #include "cli/topic_format.h"
 #include "client/blocking_client.h"
 #include "protocol/create_partitions_request.h"
@@ -19,48 +20,12 @@
 #include "protocol/describe_configs_response.h"
 #include "protocol/incremental_alter_configs_request.h"
 #include "protocol/incremental_alter_configs_response.h"
-#include "protocol/metadata_request.h"
-#include "protocol/metadata_response.h"
 
 namespace spool::cli {
 namespace {
 
 using client::BlockingClient;
 namespace proto = spool::protocol;
-
-Result<std::vector<TopicInfo>> fetch_metadata(BlockingClient& c, const std::string& only_topic, int timeout_ms) {
-  auto v = c.negotiate<proto::MetadataRequest>();
-  if (!v) return v.status();
-  proto::MetadataRequest req;
-  req.allow_auto_topic_creation = false;
-  if (!only_topic.empty()) {
-    proto::MetadataRequest::MetadataRequestTopic t;
-    t.name = only_topic;
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{t};
-  } else if (*v == 0) {
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
-  } else {
-    req.topics = std::nullopt;  // v1+: null = every topic
-  }
-  auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
-  if (!resp) return resp.status();
-  std::vector<TopicInfo> out;
-  for (const auto& t : resp->topics) {
-    TopicInfo ti;
-    ti.name = t.name.value_or("");
-    ti.internal = t.is_internal;
-    ti.error_code = proto::to_int(t.error_code);
-    for (const auto& p : t.partitions) {
-      ti.partitions.push_back(PartitionInfo{p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes,
-                                            p.isr_nodes, p.offline_replicas, proto::to_int(p.error_code)});
-    }
-    std::sort(ti.partitions.begin(), ti.partitions.end(),
-              [](const PartitionInfo& a, const PartitionInfo& b) { return a.partition < b.partition; });
-    out.push_back(std::move(ti));
-  }
-  std::sort(out.begin(), out.end(), [](const TopicInfo& a, const TopicInfo& b) { return a.name < b.name; });
-  return out;
-}
 
 // Fills each existing topic's overrides when the broker serves DescribeConfigs;
 // leaves configs_known false (and says nothing) when it does not.
@@ -315,11 +280,12 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
   if (a.action == "delete-records") return do_delete_records(c, a, out, err);
   if (a.action == "alter-config") return do_alter_config(c, a, out, err);
 
-  auto topics = fetch_metadata(c, a.action == "describe" ? a.name : std::string(), a.timeout_ms);
-  if (!topics) {
-    err << who << topics.status().message() << "\n";
+  auto meta = fetch_cluster_metadata(c, a.action == "describe" ? a.name : std::string());
+  if (!meta) {
+    err << who << meta.status().message() << "\n";
     return kExitFailure;
   }
+  std::vector<TopicInfo>* topics = &meta->topics;
   if (a.action == "list") {
     out << format_topic_list(*topics, a.output);
     return kExitOk;

@@ -1,0 +1,50 @@
+#include "cli/metadata_fetch.h"
+
+#include <algorithm>
+
+#include "protocol/metadata_request.h"
+#include "protocol/metadata_response.h"
+
+namespace spool::cli {
+
+namespace proto = spool::protocol;
+
+Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic) {
+  auto v = c.negotiate<proto::MetadataRequest>();
+  if (!v) return v.status();
+  proto::MetadataRequest req;
+  req.allow_auto_topic_creation = false;
+  if (!only_topic.empty()) {
+    proto::MetadataRequest::MetadataRequestTopic t;
+    t.name = only_topic;
+    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{t};
+  } else if (*v == 0) {
+    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
+  } else {
+    req.topics = std::nullopt;  // v1+: null = every topic
+  }
+  auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
+  if (!resp) return resp.status();
+  ClusterInfo out;
+  out.cluster_id = resp->cluster_id.value_or("");
+  out.controller_id = resp->controller_id;
+  for (const auto& b : resp->brokers) out.brokers.push_back(BrokerInfo{b.node_id, b.host, b.port, b.rack});
+  std::sort(out.brokers.begin(), out.brokers.end(), [](const BrokerInfo& a, const BrokerInfo& b) { return a.id < b.id; });
+  for (const auto& t : resp->topics) {
+    TopicInfo ti;
+    ti.name = t.name.value_or("");
+    ti.internal = t.is_internal;
+    ti.error_code = proto::to_int(t.error_code);
+    for (const auto& p : t.partitions) {
+      ti.partitions.push_back(PartitionInfo{p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes,
+                                            p.isr_nodes, p.offline_replicas, proto::to_int(p.error_code)});
+    }
+    std::sort(ti.partitions.begin(), ti.partitions.end(),
+              [](const PartitionInfo& a, const PartitionInfo& b) { return a.partition < b.partition; });
+    out.topics.push_back(std::move(ti));
+  }
+  std::sort(out.topics.begin(), out.topics.end(), [](const TopicInfo& a, const TopicInfo& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace spool::cli
