@@ -66,6 +66,8 @@ class StoreResult {
   explicit operator bool() const { return is_ok(); }
   T& value() { return std::get<0>(v_); }
   const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   // kOk when is_ok().
@@ -154,6 +156,7 @@ class MetadataStore {
 // existing node is fine. For start-up layout (/brokers/ids, /config/...).
 StoreResult<bool> ensure_path(MetadataStore& store, const std::string& path);
 // Deletes `path` and everything under it (DeleteTopics' znodes, tests).
+// true when something was deleted, false when `path` was already absent.
 StoreResult<bool> remove_recursive(MetadataStore& store, const std::string& path);
 
 }  // namespace spool::cluster
