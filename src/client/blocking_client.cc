@@ -10,21 +10,14 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protocol/api_table.h"
+#include "client/wire_frame.h"
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
-#include "protocol/header.h"
 
 namespace spool::client {
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
-
-std::string api_label(int16_t key) {
-  const std::string_view name = protocol::api_name(key);
-  std::string k = "api key " + std::to_string(key);
-  return name.empty() ? k : std::string(name) + " (" + k + ")";
-}
 
 // Waits for `events` on fd; false on timeout or error.
 Status wait_fd(int fd, short events, int timeout_ms, const char* what) {
@@ -186,16 +179,10 @@ Status BlockingClient::read_all(uint8_t* p, size_t n) {
 
 Result<Bytes> BlockingClient::round_trip(int16_t api_key, int16_t version, const Bytes& body) {
   if (fd_ < 0) return Status::error("not connected");
-  protocol::RequestHeader h;
-  h.api_key = api_key;
-  h.api_version = version;
-  h.correlation_id = next_correlation_id_++;
-  h.client_id = client_id_;
+  const int32_t correlation_id = next_correlation_id_++;
   ByteWriter w;
-  w.i32(0);
-  protocol::encode_request_header(w, h);
-  w.bytes(ByteSpan(body.data(), body.size()));
-  w.patch_i32(0, static_cast<int32_t>(w.size() - 4));
+  append_request_frame(w, api_key, version, correlation_id, client_id_,
+                       [&](ByteWriter& out) { out.bytes(ByteSpan(body.data(), body.size())); });
   Status s = write_all(w.buffer().data(), w.size());
   if (!s) { close(); return s; }
 
@@ -203,26 +190,18 @@ Result<Bytes> BlockingClient::round_trip(int16_t api_key, int16_t version, const
   s = read_all(size_buf, 4);
   if (!s) { close(); return s; }
   ByteReader sr(size_buf, 4);
-  int32_t size = sr.i32();
-  if (size < 4 || size > kMaxResponseBytes) {
-    close();
-    return Status::error("invalid response size " + std::to_string(size));
-  }
+  const int32_t size = sr.i32();
+  s = check_response_size(size, kMaxResponseBytes);
+  if (!s) { close(); return s; }
   Bytes frame(static_cast<size_t>(size));
   s = read_all(frame.data(), frame.size());
   if (!s) { close(); return s; }
-  ByteReader r(frame);
-  int32_t correlation_id = 0;
-  if (!protocol::decode_response_header(r, protocol::response_header_flexible(api_key, version), correlation_id)) {
+  auto body_at = parse_response_header(frame, api_key, version, correlation_id);
+  if (!body_at) {
     close();
-    return Status::error("malformed response header");
+    return body_at.status();
   }
-  if (correlation_id != h.correlation_id) {
-    close();
-    return Status::error("response correlation id " + std::to_string(correlation_id) + " does not match request " +
-                         std::to_string(h.correlation_id));
-  }
-  return Bytes(frame.begin() + static_cast<std::ptrdiff_t>(r.position()), frame.end());
+  return Bytes(frame.begin() + static_cast<std::ptrdiff_t>(*body_at), frame.end());
 }
 
 Status BlockingClient::fetch_api_versions() {
@@ -240,26 +219,14 @@ Status BlockingClient::fetch_api_versions() {
     if (resp->error_code == protocol::ErrorCode::kUnsupportedVersion && v != 0) continue;
     if (resp->error_code != protocol::ErrorCode::kNone)
       return Status::error("ApiVersions error code " + std::to_string(protocol::to_int(resp->error_code)));
-    broker_versions_.clear();
-    for (const auto& k : resp->api_keys) broker_versions_[k.api_key] = {k.min_version, k.max_version};
+    broker_versions_ = ApiVersionTable(*resp);
     return Status::ok();
   }
   return Status::error("the broker did not answer ApiVersions");
 }
 
 Result<int16_t> BlockingClient::negotiate(int16_t api_key, int16_t our_min, int16_t our_max) const {
-  auto it = broker_versions_.find(api_key);
-  if (it == broker_versions_.end()) {
-    return Status::error("the broker does not support " + api_label(api_key));
-  }
-  int16_t lo = std::max(our_min, it->second.first);
-  int16_t hi = std::min(our_max, it->second.second);
-  if (lo > hi) {
-    return Status::error("no common version for " + api_label(api_key) + " (broker " +
-                         std::to_string(it->second.first) + "-" + std::to_string(it->second.second) + ", client " +
-                         std::to_string(our_min) + "-" + std::to_string(our_max) + ")");
-  }
-  return hi;
+  return broker_versions_.negotiate(api_key, our_min, our_max);
 }
 
 }  // namespace spool::client

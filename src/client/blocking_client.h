@@ -1,14 +1,14 @@
 // BlockingClient: a small synchronous Kafka protocol client over one TCP
-// connection, for the `spool` CLI and tests (the broker's own async client is
-// separate).
+// connection, for the `spool` CLI and tests (the broker's own asynchronous
+// client is client/network_client.h).
 //
 // connect() opens the socket (with a timeout) and negotiates versions with
-// ApiVersions; call() sends one request (header v1/v2 by flexibility) and
-// waits for its response (header v0/v1), checking the correlation id. Every
-// socket operation is bounded by the timeout given at connect. Responses are
-// bounded in size before allocation. Failures come back as Status, never
-// exceptions. One object per thread; movable, not copyable; the destructor
-// closes the socket.
+// ApiVersions; call() sends one request and waits for its response,
+// checking the correlation id (framing and negotiation: client/wire_frame.h,
+// shared with NetworkClient). Every socket operation is bounded by the
+// timeout given at connect. Responses are bounded in size before
+// allocation. Failures come back as Status, never exceptions. One object per
+// thread; movable, not copyable; the destructor closes the socket.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "client/wire_frame.h"
 #include "util/bytes.h"
 #include "util/status.h"
 
@@ -70,7 +71,7 @@ class BlockingClient {
   Result<Bytes> round_trip(int16_t api_key, int16_t version, const Bytes& body);
 
   // Broker's advertised ranges: api key -> (min, max).
-  const std::map<int16_t, std::pair<int16_t, int16_t>>& broker_versions() const { return broker_versions_; }
+  const std::map<int16_t, std::pair<int16_t, int16_t>>& broker_versions() const { return broker_versions_.ranges(); }
 
  private:
   BlockingClient(int fd, int timeout_ms, std::string client_id)
@@ -84,7 +85,7 @@ class BlockingClient {
   int timeout_ms_ = 0;
   std::string client_id_;
   int32_t next_correlation_id_ = 1;
-  std::map<int16_t, std::pair<int16_t, int16_t>> broker_versions_;
+  ApiVersionTable broker_versions_;
 };
 
 // Parses "host:port" / "[v6]:port"; port defaults to `default_port` when absent.

@@ -1,0 +1,100 @@
+// NodeConnection: NetworkClient's connection to one destination (host,
+// port), the state machine behind the contract in client/network_client.h:
+//
+//   idle --send--> [waiting out the backoff] --> connecting --> handshake
+//        --ApiVersions ok--> ready --error/timeout/close--> idle (+backoff)
+//
+// Requests submitted before `ready` queue in `pending_` (each with its
+// deadline); on `ready` they are negotiated, encoded and written. Written
+// requests sit in `inflight_` in write order, which is the order responses
+// come back in. Writes are batched: all frames queued while a write is
+// under way go out together in the next one.
+//
+// Threading: every member runs on the client's I/O thread only. Async
+// handlers hold a shared_ptr to the connection and the generation they were
+// started in; close() bumps the generation, so handlers of a closed socket
+// do nothing. Owned by NetworkClient (one per destination, kept until
+// shutdown).
+#pragma once
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/network_client.h"
+#include "client/reconnect_backoff.h"
+#include "client/wire_frame.h"
+
+namespace spool::client {
+
+class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  NodeConnection(asio::io_context& ctx, const NetworkClientOptions& options, Node node, uint64_t seed);
+
+  void submit(RawRequest request, RawCallback callback);
+  // Fails everything queued or in flight with `why` and closes the socket.
+  // `backoff`: count it as a failure (the next connect waits).
+  void close(const Status& why, bool backoff);
+
+ private:
+  enum class State { kIdle, kWaiting, kConnecting, kHandshake, kReady };
+  struct Call {
+    RawRequest request;
+    RawCallback callback;  // empty for the internal ApiVersions handshake
+    Clock::time_point deadline;
+    int16_t version = -1;
+    int32_t correlation_id = 0;
+  };
+
+  void start_connect();
+  void begin_connect();
+  void on_connected();
+  void send_handshake(int16_t version);
+  void on_handshake(const RawResponse& resp);
+  void dispatch(Call call);
+  void write_call(Call call, int16_t version);
+  void flush();
+  void read_size();
+  void read_frame(int32_t size);
+  void on_frame(std::shared_ptr<FrameBytes> frame);
+  void arm_deadline();
+  void on_deadline();
+  void complete(Call& call, Result<RawResponse> result);
+
+  std::string describe() const;  // "node 1 (127.0.0.1:9092)"
+  // NETWORK_EXCEPTION: "<what> <describe()>..."
+  Status network_error(const std::string& what) const;
+
+  asio::io_context& ctx_;
+  const NetworkClientOptions& options_;
+  Node node_;
+  asio::ip::tcp::resolver resolver_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer connect_timer_;   // connect timeout, or the backoff wait
+  asio::steady_timer deadline_timer_;  // earliest request deadline
+  Clock::time_point armed_deadline_ = Clock::time_point::max();
+
+  State state_ = State::kIdle;
+  uint64_t gen_ = 0;
+  ReconnectBackoff backoff_;
+  Clock::time_point next_attempt_{};
+  ApiVersionTable versions_;
+  int32_t next_correlation_id_ = 1;
+
+  std::deque<Call> pending_;   // not written yet (no connection)
+  std::deque<Call> inflight_;  // written, in order
+  std::vector<Bytes> outq_;    // frames waiting for the current write
+  bool writing_ = false;
+  uint8_t size_buf_[4] = {};
+};
+
+}  // namespace spool::client
