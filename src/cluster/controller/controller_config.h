@@ -1,0 +1,31 @@
+// ControllerConfig: the inputs the controller takes from the broker's
+// configuration (Kafka's KafkaConfig keys in the comments) and its clock.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace spool::cluster::controller {
+
+struct ControllerConfig {
+  int32_t broker_id = -1;  // broker.id
+  // unclean.leader.election.enable, the broker default (Kafka's false).
+  bool unclean_leader_election_enable = false;
+  // The topic-level unclean.leader.election.enable override, when the topic
+  // has one (read from /config/topics/T by the caller). Empty = no overrides.
+  std::function<std::optional<bool>(const std::string& topic)> topic_unclean_leader_election;
+  bool delete_topic_enable = true;  // delete.topic.enable
+  // Wall clock in ms for the /controller timestamp; empty = system clock.
+  std::function<int64_t()> now_ms;
+
+  bool unclean_enabled_for(const std::string& topic) const {
+    if (topic_unclean_leader_election) {
+      if (auto v = topic_unclean_leader_election(topic)) return *v;
+    }
+    return unclean_leader_election_enable;
+  }
+};
+
+}  // namespace spool::cluster::controller

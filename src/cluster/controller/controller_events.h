@@ -1,0 +1,101 @@
+// The controller's events (Kafka's ControllerEvent subclasses). Store
+// watches, the broker channel and the request handlers only build one of
+// these and enqueue it; the Controller processes them one at a time on its
+// event thread (controller_event_manager.h).
+//
+// Events that carry a callback (AlterPartition, ControlledShutdown) must get
+// exactly one answer: the result when processed, or NOT_CONTROLLER when the
+// event is dropped ("preempted") by a resignation or shutdown.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cluster/controller/broker_channel.h"
+#include "protocol/error_code.h"
+#include "util/topic_partition.h"
+
+namespace spool::cluster::controller {
+
+// AlterPartitionRequest (KIP-497), already resolved to topic names.
+struct AlterPartitionItem {
+  TopicPartition partition;
+  int32_t leader_epoch = 0;     // LeaderEpoch
+  std::vector<int32_t> new_isr;  // NewIsr
+  LeaderRecoveryState leader_recovery_state = LeaderRecoveryState::kRecovered;  // LeaderRecoveryState
+  int32_t partition_epoch = 0;  // PartitionEpoch
+};
+struct AlterPartitionRequest {
+  int32_t broker_id = -1;     // BrokerId (the leader)
+  int64_t broker_epoch = -1;  // BrokerEpoch
+  std::vector<AlterPartitionItem> partitions;
+};
+// Per partition: an error, or the state now in ZooKeeper.
+struct AlterPartitionItemResult {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  LeaderAndIsr state;  // when error == kNone
+};
+struct AlterPartitionResult {
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;  // top-level ErrorCode
+  std::vector<AlterPartitionItemResult> partitions;       // in request order
+};
+
+// ControlledShutdownResponse: ErrorCode and RemainingPartitions.
+struct ControlledShutdownResult {
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::vector<TopicPartition> remaining;
+};
+
+struct StartupEvent {};
+struct ControllerChangeEvent {};  // /controller created or changed
+struct ReelectEvent {};           // /controller deleted
+struct SessionExpiredEvent {};    // resign now; re-register and re-elect on the new session
+struct BrokerChangeEvent {};      // children of /brokers/ids changed
+struct BrokerModificationEvent {  // data of /brokers/ids/N changed
+  int32_t broker = -1;
+};
+struct TopicChangeEvent {};  // children of /brokers/topics changed
+struct PartitionModificationsEvent {  // data of /brokers/topics/T changed
+  std::string topic;
+};
+struct TopicDeletionEvent {};  // children of /admin/delete_topics changed
+struct UncleanLeaderElectionEnableEvent {  // unclean election turned on (topic, or broker-wide when empty)
+  std::optional<std::string> topic;
+};
+struct BrokerResponseEvent {
+  int32_t broker = -1;
+  ControllerRequest request;
+  ControllerResponse response;
+};
+struct AlterPartitionEvent {
+  AlterPartitionRequest request;
+  std::function<void(const AlterPartitionResult&)> callback;
+};
+struct ControlledShutdownEvent {
+  int32_t broker = -1;
+  int64_t broker_epoch = -1;
+  std::function<void(const ControlledShutdownResult&)> callback;
+};
+// Runs an arbitrary function on the event thread (tests; Kafka's MockEvent).
+struct RunEvent {
+  std::function<void()> fn;
+};
+
+using ControllerEvent =
+    std::variant<StartupEvent, ControllerChangeEvent, ReelectEvent, SessionExpiredEvent, BrokerChangeEvent,
+                 BrokerModificationEvent, TopicChangeEvent, PartitionModificationsEvent, TopicDeletionEvent,
+                 UncleanLeaderElectionEnableEvent, BrokerResponseEvent, AlterPartitionEvent, ControlledShutdownEvent,
+                 RunEvent>;
+
+const char* event_name(const ControllerEvent& e);
+
+// Answers the callback of a dropped event with NOT_CONTROLLER (no-op for
+// events without one).
+void preempt_event(ControllerEvent& e);
+
+}  // namespace spool::cluster::controller
