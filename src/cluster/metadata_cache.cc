@@ -53,7 +53,7 @@ std::optional<LiveBroker> MetadataCache::broker(int32_t id) const {
 
 bool MetadataCache::is_live(int32_t id) const { return snapshot()->brokers.count(id) > 0; }
 
-std::optional<BrokerEndpoint> MetadataCache::endpoint(int32_t id, const std::string& listener) const {
+std::optional<EndPoint> MetadataCache::endpoint(int32_t id, const std::string& listener) const {
   auto b = broker(id);
   if (!b) return std::nullopt;
   for (const auto& e : b->endpoints) {

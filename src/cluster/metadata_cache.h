@@ -33,24 +33,17 @@
 #include <string>
 #include <vector>
 
+#include "cluster/zk_data.h"
 #include "util/topic_partition.h"
 
 namespace spool::cluster {
 
-inline constexpr int32_t kNoLeader = -1;
+// UpdateMetadata's leader of a partition whose topic is being deleted.
 inline constexpr int32_t kLeaderDuringDelete = -2;
-
-struct BrokerEndpoint {
-  std::string listener;  // listener name, e.g. "PLAINTEXT"
-  std::string host;
-  int32_t port = 0;
-  std::string security_protocol = "PLAINTEXT";
-  bool operator==(const BrokerEndpoint&) const = default;
-};
 
 struct LiveBroker {
   int32_t id = -1;
-  std::vector<BrokerEndpoint> endpoints;
+  std::vector<EndPoint> endpoints;  // zk_data.h's endpoint (listener, host, port, protocol)
   std::optional<std::string> rack;
   bool operator==(const LiveBroker&) const = default;
 };
@@ -58,7 +51,7 @@ struct LiveBroker {
 // One partition's state as UpdateMetadata carries it.
 struct PartitionMetadata {
   TopicPartition tp;
-  std::string topic_id;  // 16 raw bytes (KIP-516), empty when unknown
+  TopicId topic_id{};  // KIP-516; all zero when unknown
   int32_t controller_epoch = 0;
   int32_t leader = kNoLeader;
   int32_t leader_epoch = 0;
@@ -98,7 +91,7 @@ class MetadataCache {
   std::optional<LiveBroker> broker(int32_t id) const;
   bool is_live(int32_t id) const;
   // The broker's endpoint on `listener`, if it is live and has one.
-  std::optional<BrokerEndpoint> endpoint(int32_t id, const std::string& listener) const;
+  std::optional<EndPoint> endpoint(int32_t id, const std::string& listener) const;
 
   std::optional<PartitionMetadata> partition(const TopicPartition& tp) const;
   // Every partition of `topic`, by index; empty when the topic is unknown.

@@ -11,7 +11,7 @@ namespace spool::cluster {
 namespace {
 
 LiveBroker broker(int32_t id, int32_t port, std::optional<std::string> rack = std::nullopt) {
-  return LiveBroker{id, {BrokerEndpoint{"PLAINTEXT", "127.0.0.1", port, "PLAINTEXT"}}, std::move(rack)};
+  return LiveBroker{id, {EndPoint{"PLAINTEXT", "127.0.0.1", port, "PLAINTEXT"}}, std::move(rack)};
 }
 
 PartitionMetadata part(const std::string& topic, int32_t index, int32_t leader, int32_t epoch,
