@@ -3,7 +3,7 @@ processes on free loopback ports, everything under one temp dir, for the
 system tests of cluster mode (issue 13) and `scripts/run-cluster`.
 
 Layout (base = a fresh temp dir, kept on failure):
-  base/zk/            ZooKeeper: zoo.cfg, data/, zk.log, zk.pid
+  base/zk/            ZooKeeper: zoo.cfg, data/, zookeeper.log, zk.pid
   base/broker-I/data  log.dirs of broker I; base/broker-I/broker.N.log = its
                       stdout+stderr of start number N.
 
@@ -34,9 +34,11 @@ then SIGCONT. The broker wakes up to an expired session and must re-register.
 No client library hook is needed and it works for any ZooKeeper client.
 
 ZooKeeper comes from tests/support/zk-server (start DIR PORT / stop DIR /
-kill9 DIR) when that script exists, else from our own launcher below: Debian's
-ZooKeeper 3.8 standalone (org.apache.zookeeper.server.ZooKeeperServerMain),
-zoo.cfg in DIR, logging through slf4j-simple to DIR/zk.log.
+kill9 DIR; the store helper's script) when that script exists, else from our
+own launcher below with the same files: Debian's ZooKeeper 3.8 standalone
+(org.apache.zookeeper.server.ZooKeeperServerMain), DIR/zoo.cfg, DIR/zk.pid,
+logging through slf4j-simple to DIR/zookeeper.log. SPOOL_ZK_SERVER=builtin
+forces our launcher, SPOOL_ZK_SERVER=/path/zk-server another script.
 
 Every wait is bounded; errors raise `ClusterError` with the relevant log tail.
 Not thread-safe: drive a Cluster from one thread (the workload's threads only
@@ -117,13 +119,18 @@ def freeze_until_expired(pid, zk, znode, owner, limit_s):
 
 
 class ZooKeeper:
-    """One standalone ZooKeeper server with data under `dir`, on 127.0.0.1:port."""
+    """One standalone ZooKeeper server with data under `dir`, on 127.0.0.1:port.
+    Through tests/support/zk-server when it exists (or SPOOL_ZK_SERVER names a
+    script with its CLI; SPOOL_ZK_SERVER=builtin forces our own launcher)."""
 
-    def __init__(self, dir, port=None, use_script=None):
-        self.dir = dir
+    def __init__(self, dir, port=None, script=None):
+        self.dir = os.path.abspath(dir)
         self.port = port or free_port()
-        os.makedirs(dir, exist_ok=True)
-        self.use_script = os.access(ZK_SCRIPT, os.X_OK) if use_script is None else use_script
+        os.makedirs(self.dir, exist_ok=True)
+        if script is None:
+            env = os.environ.get("SPOOL_ZK_SERVER")
+            script = None if env == "builtin" else (env or (ZK_SCRIPT if os.access(ZK_SCRIPT, os.X_OK) else None))
+        self.script = script
         self.proc = None
         self.starts = 0
 
@@ -133,19 +140,21 @@ class ZooKeeper:
 
     @property
     def log_path(self):
-        return os.path.join(self.dir, "zk.log")
+        return os.path.join(self.dir, "zookeeper.log")
 
     def log(self):
-        text = _read(self.log_path)
-        if self.use_script:  # whatever the script writes into DIR
-            for name in sorted(os.listdir(self.dir)):
-                if name.endswith(".log") and name != "zk.log":
-                    text += f"\n--- {name} ---\n" + _read(os.path.join(self.dir, name))
-        return text
+        return _read(self.log_path)
 
     def ok(self):
         """Serving clients (srvr answers with its mode, not just ruok)."""
         return zk_wire.serving(self.port)
+
+    def _pid(self):
+        try:
+            with open(os.path.join(self.dir, "zk.pid")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
 
     def _write_cfg(self):
         data = os.path.join(self.dir, "data")
@@ -154,53 +163,61 @@ class ZooKeeper:
             f.write(f"dataDir={data}\nclientPort={self.port}\nclientPortAddress=127.0.0.1\n"
                     "tickTime=500\ninitLimit=10\nsyncLimit=5\nminSessionTimeout=1000\n"
                     "maxSessionTimeout=60000\nadmin.enableServer=false\n"
-                    "4lw.commands.whitelist=ruok,srvr,cons,stat\nmaxClientCnxns=0\n")
+                    "4lw.commands.whitelist=ruok,srvr\nmaxClientCnxns=0\n")
+
+    def _script(self, *args, timeout):
+        return subprocess.run([self.script, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout)
 
     def start(self, timeout=ZK_START_TIMEOUT_S):
         if zk_wire.ruok(self.port):
             raise ClusterError(f"something already answers ruok on ZooKeeper port {self.port}")
         self.starts += 1
-        if self.use_script:
-            r = subprocess.run([ZK_SCRIPT, "start", self.dir, str(self.port)], stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True, timeout=timeout + 30)
+        with open(self.log_path, "ab") as logf:
+            logf.write(f"----- zookeeper start #{self.starts} -----\n".encode())
+        if self.script:
+            r = self._script("start", self.dir, str(self.port), timeout=timeout + 30)
             if r.returncode != 0:
-                raise ClusterError(f"zk-server start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
+                raise ClusterError(f"{self.script} start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
                                    f"{_tail(self.log())}")
         else:
             for jar in ZK_JARS:
                 if not os.path.exists(jar):
                     raise ClusterError(f"{jar} missing: install Debian's zookeeper (scripts/install-deps)")
             self._write_cfg()
-            logf = open(self.log_path, "ab")
-            logf.write(f"----- zookeeper start #{self.starts} -----\n".encode())
-            logf.flush()
-            cp = ":".join((self.dir,) + ZK_JARS)
-            self.proc = subprocess.Popen(
-                ["java", "-Xmx256m", "-Dorg.slf4j.simpleLogger.showDateTime=true", "-cp", cp,
-                 "org.apache.zookeeper.server.ZooKeeperServerMain", os.path.join(self.dir, "zoo.cfg")],
-                stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir)
-            logf.close()
+            cp = ":".join(ZK_JARS)
+            with open(self.log_path, "ab") as logf:
+                self.proc = subprocess.Popen(
+                    ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                     "-Dorg.slf4j.simpleLogger.showDateTime=true", "-cp", cp,
+                     "org.apache.zookeeper.server.ZooKeeperServerMain", os.path.join(self.dir, "zoo.cfg")],
+                    stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir)
             with open(os.path.join(self.dir, "zk.pid"), "w") as f:
                 f.write(f"{self.proc.pid}\n")
-        if not _wait(lambda: self.ok() or (self.proc is not None and self.proc.poll() is not None), timeout) \
-                or not self.ok():
+        if not _wait(lambda: self.ok() or not self.alive(), timeout) or not self.ok():
             self.kill9()
             raise ClusterError(f"ZooKeeper did not serve (srvr) on {self.port} within {timeout} s:\n"
                                f"{_tail(self.log())}")
         return self
 
     def alive(self):
-        if self.use_script:
-            return self.ok()
+        if self.script:
+            pid = self._pid()
+            if pid is None:
+                return False
+            try:
+                os.kill(pid, 0)
+                return True
+            except OSError:
+                return False
         return self.proc is not None and self.proc.poll() is None
 
     def stop(self, timeout=ZK_STOP_TIMEOUT_S):
-        """SIGTERM and wait; returns True for a clean exit (0, or the JVM's 143
-        for SIGTERM). Escalates to SIGKILL (and returns False) after timeout."""
-        if self.use_script:
-            r = subprocess.run([ZK_SCRIPT, "stop", self.dir], stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True, timeout=timeout + 30)
-            return r.returncode == 0
+        """SIGTERM and wait; True for a clean exit (builtin: exit 0, or the
+        JVM's 143 for SIGTERM; zk-server: its stop succeeded). Escalates to
+        SIGKILL (builtin: returns False) after timeout."""
+        if self.script:
+            return self._script("stop", self.dir, timeout=timeout + 30).returncode == 0
         if self.proc is None or self.proc.poll() is not None:
             return self.proc is not None and self.proc.returncode in (0, 143)
         self.proc.send_signal(signal.SIGTERM)
@@ -213,9 +230,8 @@ class ZooKeeper:
         return self.proc.returncode in (0, 143)
 
     def kill9(self):
-        if self.use_script:
-            subprocess.run([ZK_SCRIPT, "kill9", self.dir], stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=30)
+        if self.script:
+            self._script("kill9", self.dir, timeout=30)
             return
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
