@@ -231,3 +231,66 @@ def test_cluster_close_kills_everything_and_keeps_logs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"cluster logs kept under {tmp_path}/c" in err and "broker.1.log" in err
     assert os.path.exists(c.brokers[0].log_path(1))
+
+
+NOZK_WRAPPER = """#!/usr/bin/env bash
+# today's single-node broker: drops the cluster-mode overrides run-cluster adds
+args=(); skip=0
+for a in "$@"; do
+  if [ "$skip" = 1 ]; then skip=0
+    case "$a" in zookeeper.connect=*|broker.id=*) unset 'args[${#args[@]}-1]'; args=("${args[@]}"); continue;; esac
+  fi
+  [ "$a" = --override ] && skip=1
+  args+=("$a")
+done
+exec "$REAL_SPOOL_BIN" "${args[@]}"
+"""
+
+
+def test_run_cluster_script_starts_serves_and_stops_on_ctrl_c(tmp_path):
+    """scripts/run-cluster end to end with one broker (cluster mode is not
+    there yet: a wrapper drops zookeeper.connect so today's broker starts):
+    ZooKeeper and the broker come up, the script prints the bootstrap, and
+    SIGINT (Ctrl-C) stops everything with exit 0 and nothing left running."""
+    wrapper = tmp_path / "spool"
+    wrapper.write_text(NOZK_WRAPPER)
+    wrapper.chmod(0o755)
+    zk_port, port = cl.free_port(), cl.free_port()
+    env = dict(os.environ, ZK_PORT=str(zk_port), BROKER_PORTS=str(port), DATA_DIR=str(tmp_path / "data"),
+               SPOOL_BIN=str(wrapper), REAL_SPOOL_BIN=cl.spool_bin(), READY_TIMEOUT="30")
+    env.pop("SPOOL_ZK_SERVER", None)
+    p = subprocess.Popen([os.path.join(cl.REPO_ROOT, "scripts", "run-cluster")], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert cl._wait(lambda: cl.port_accepts(port) and zk_wire.serving(zk_port), 60), "not up"
+        assert cl._wait(lambda: (tmp_path / "data" / "broker-0.log").exists(), 5)
+        time.sleep(1.0)
+        assert p.poll() is None
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 0, out
+    assert f"bootstrap servers:  127.0.0.1:{port}" in out and "every broker exited 0" in out, out
+    assert not cl.port_accepts(port) and not zk_wire.ruok(zk_port)
+    assert os.path.isdir(tmp_path / "data" / "broker-0") and (tmp_path / "data" / "zk" / "zoo.cfg").exists()
+
+
+def test_run_cluster_script_fails_cleanly_when_a_broker_cannot_start(tmp_path):
+    """Today's broker refuses zookeeper.connect: the script reports it with
+    the log tail, stops ZooKeeper and the other brokers, and exits 1."""
+    zk_port, ports = cl.free_port(), [cl.free_port() for _ in range(3)]
+    env = dict(os.environ, ZK_PORT=str(zk_port), BROKER_PORTS=" ".join(map(str, ports)),
+               DATA_DIR=str(tmp_path / "data"), SPOOL_BIN=cl.spool_bin(), READY_TIMEOUT="20")
+    env.pop("SPOOL_ZK_SERVER", None)
+    r = subprocess.run([os.path.join(cl.REPO_ROOT, "scripts", "run-cluster")], env=env, capture_output=True,
+                       text=True, timeout=120, start_new_session=True)
+    out = r.stdout + r.stderr
+    if "zookeeper.connect: cluster mode is not supported yet" not in out:
+        pytest.fail("cluster mode has landed: replace this test by test_cluster_mode.py's run-cluster check\n"
+                    + out)
+    assert r.returncode == 1, out
+    assert "exited during start" in out and "--- tail of" in out
+    assert not zk_wire.ruok(zk_port) and not any(cl.port_accepts(p) for p in ports)
