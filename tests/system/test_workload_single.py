@@ -1,13 +1,16 @@
 """The workload driver (workload.py) and the checker on a real single
 `spool broker` (RF=1, no ZooKeeper): a clean run passes the checker, and so
 does a run with a kill -9 and restart of the broker in the middle (acks=all on
-Spool means fsynced, so nothing acknowledged may be lost or duplicated).
+Spool means fsynced, so nothing acknowledged may be lost or duplicated). After
+the drain the broker is stopped and its on-disk log (log_dump.py) joins the
+history as a replica: it must hold exactly what the drain read.
 The cluster-mode scenarios (RF=3, min.insync.replicas=2) use the same driver
 once brokers can form a cluster.
 """
 
 import os
 
+import log_dump
 from workload import Workload, create_topic
 
 PARTITIONS = 3
@@ -25,6 +28,9 @@ def _run(c, topic, fault=None, seed=None):
     finally:
         wl.stop(timeout=60)
     ends = wl.drain(timeout=60)
+    # the broker's own log, read from disk after a clean stop, joins the history as a replica
+    c.stop(0)
+    log_dump.record_replicas(wl.history, {0: c.brokers[0].data_dir}, topic, range(PARTITIONS))
     res = wl.check()
     if not res.valid:
         path = wl.save(os.path.join(c.base, "history.json"))
@@ -35,6 +41,9 @@ def _run(c, topic, fault=None, seed=None):
     acked = {w.value for w in wl.history.writes if w.outcome == "ok"}
     assert acked <= {r.value for r in drained}
     assert sum(ends.values()) == len(drained)
+    on_disk = sorted((rl.partition, o, v) for rl in wl.history.replicas for o, v in rl.records)
+    assert on_disk == sorted((r.partition, r.offset, r.value) for r in drained)
+    assert [rl.hw for rl in wl.history.replicas] == [ends[p] for p in range(PARTITIONS)]
     return wl, res
 
 
