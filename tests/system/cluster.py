@@ -170,9 +170,9 @@ class ZooKeeper:
                               text=True, timeout=timeout)
 
     def start(self, timeout=ZK_START_TIMEOUT_S):
-        if zk_wire.ruok(self.port):
-            raise ClusterError(f"something already answers ruok on ZooKeeper port {self.port}")
         self.starts += 1
+        if port_accepts(self.port):
+            raise ClusterError(f"ZooKeeper port {self.port} already in use")
         with open(self.log_path, "ab") as logf:
             logf.write(f"----- zookeeper start #{self.starts} -----\n".encode())
         if self.script:
@@ -300,11 +300,17 @@ class ClusterBroker:
                                          stderr=subprocess.STDOUT)
         self.paused = False
 
-    def wait_port(self, timeout=BROKER_START_TIMEOUT_S):
+    def wait_port(self, timeout=BROKER_START_TIMEOUT_S, retry_port=False):
+        """Until the port accepts. retry_port (first start only): a broker that
+        lost the race for its free port gets a new one and starts again, once."""
         if not _wait(lambda: not self.alive() or port_accepts(self.port), timeout, 0.05) \
                 or not self.alive():
             rc = self.proc.poll()
             self.kill9()
+            if retry_port and self.starts == 1 and "in use" in _read(self.log_path()).lower():
+                self.port = free_port()
+                self.spawn()
+                return self.wait_port(timeout)
             raise ClusterError(f"broker {self.id} not listening on {self.port} within {timeout} s "
                                f"(exit {rc}):\n{_tail(_read(self.log_path()))}")
 
@@ -367,13 +373,24 @@ class Cluster:
     def start(self, timeout=CLUSTER_READY_TIMEOUT_S):
         if self.zk is not None:
             if not self.zk.alive():
-                self.zk.start()
+                try:
+                    self.zk.start()
+                except ClusterError as e:
+                    # lost the race for a free port (first start only): once more on another
+                    if self.zk.starts > 1 or "in use" not in (str(e) + self.zk.log()).lower():
+                        raise
+                    self.zk.port = free_port()
+                    for b in self.brokers:
+                        b.zk_connect = f"{self.zk.connect}{self.chroot}"
+                    self.zk.start()
             with self.zk.session() as s:  # the chroot must exist before brokers connect
                 s.ensure_path(self.chroot)
         for b in self.brokers:
+            if b.starts == 0 and port_accepts(b.port):  # taken since we picked it
+                b.port = free_port()
             b.spawn()
         for b in self.brokers:
-            b.wait_port()
+            b.wait_port(retry_port=True)
         self.wait_ready(timeout)
         return self
 

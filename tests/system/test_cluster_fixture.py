@@ -294,3 +294,34 @@ def test_run_cluster_script_fails_cleanly_when_a_broker_cannot_start(tmp_path):
     assert r.returncode == 1, out
     assert "exited during start" in out and "--- tail of" in out
     assert not zk_wire.ruok(zk_port) and not any(cl.port_accepts(p) for p in ports)
+
+
+def test_ports_lost_to_another_process_are_picked_again(tmp_path):
+    """A free port taken before the first start: ZooKeeper (port listening:
+    found before the start) and the broker (port bound, not listening: the
+    broker's bind fails, "Address already in use") each move to a new port
+    once (later restarts keep theirs)."""
+    import socket
+    squat = [socket.socket(), socket.socket()]
+    try:
+        for s in squat:
+            s.bind(("127.0.0.1", 0))
+        squat[0].listen()
+        taken = [s.getsockname()[1] for s in squat]
+        z = cl.Cluster(n=1, zookeeper=True, base=str(tmp_path / "z"), zk_port=taken[0])
+        z.brokers = []  # ZooKeeper only: brokers cannot join a cluster yet
+        try:
+            z.start()
+            assert z.zk.port != taken[0] and z.zk.ok() and z.zk.starts == 2
+        finally:
+            z.close()
+        b = cl.Cluster(n=1, zookeeper=False, base=str(tmp_path / "b"), ports=[taken[1]])
+        try:
+            b.start()
+            assert b.brokers[0].port != taken[1] and b.brokers[0].starts == 2
+            assert b.bootstrap == f"127.0.0.1:{b.brokers[0].port}"
+        finally:
+            b.close()
+    finally:
+        for s in squat:
+            s.close()
