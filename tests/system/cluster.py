@@ -20,10 +20,16 @@ API (see `Cluster`):
   c.start_broker(i)          start a stopped broker, wait until it serves
   c.log(i)                   all its output, every start, as text
   c.metadata(i=None)         Metadata v7 from broker i (or any live one)
-  c.zk.stop()/start()/kill9()/restart(), c.zk.connect, c.zk.port
+  c.wait_ready()             again after faults (bounded)
+  c.leader_of(topic, p), c.controller()   from Metadata
+  c.zk.stop()/start()/kill9()/restart(), c.zk.connect, c.zk.port, c.zk.session()
+  c.chroot, c.broker_znode(i), c.registration(i)   /brokers/ids/I stat or None
   c.expire_session(i)        make broker i's ZooKeeper session expire (below)
+  c.stop_all()               SIGTERM every broker, then ZooKeeper; exit codes
   c.close(keep_logs=False)   kills everything still running; removes base
                              unless keep_logs (then prints the log paths)
+  Ports are picked free at construction (a port taken before the first start
+  is picked again once); restarts keep them.
 
 Session expiry (the robust trick, as in Kafka's and Redpanda's tests): the
 broker is SIGSTOPped; a frozen process sends no heartbeats, so ZooKeeper
@@ -395,10 +401,11 @@ class Cluster:
         return self
 
     def wait_ready(self, timeout=CLUSTER_READY_TIMEOUT_S, brokers=None):
-        """Until every live broker (or those in `brokers`) answers Metadata
-        listing exactly the expected live broker ids (all N in cluster mode)."""
+        """Until every live, unpaused broker (or those in `brokers`) answers
+        Metadata listing exactly the running broker ids (cluster mode; a
+        paused broker counts as running: its session may still be alive)."""
         want_live = sorted(b.id for b in self.brokers if b.alive())
-        ids = brokers if brokers is not None else want_live
+        ids = brokers if brokers is not None else [b.id for b in self.brokers if b.alive() and not b.paused]
         last = {}
 
         def ready():

@@ -10,7 +10,7 @@ Contract:
   * The high watermark comes from DIR/replication-offset-checkpoint (Kafka's
     checkpoint text: version, count, "topic partition offset" lines) when the
     broker wrote one, else it is the log end (a single node: its HW is its
-    fsynced log end).
+    fsynced log end). record_replicas cuts all replicas at the highest.
   * Control batches (transaction markers) contribute bytes but no records.
     Compressed batches are decompressed for gzip, snappy, lz4 and zstd when the
     Python module is there (python3-snappy/-lz4/-zstandard are in install-deps).
@@ -126,14 +126,21 @@ def dump_partition(log_dir, topic, partition, hw=None):
 
 
 def record_replicas(history, replicas, topic, partitions, as_bytes=False):
-    """Adds each replica's dump of each partition to a checker.History.
+    """Adds each replica's dump of each partition to a checker.History, all
+    replicas of a partition cut at one high watermark: the highest any of
+    them checkpointed (a follower's checkpoint lags the leader's, but an
+    in-sync follower holds every record below the leader's HW), or the
+    longest log end where none wrote a checkpoint.
     replicas: {replica id: log dir}; partitions: partition numbers; the
     history's partition key is (topic, partition) as the workload records."""
-    for rid, log_dir in replicas.items():
-        for p in partitions:
-            if not os.path.isdir(os.path.join(log_dir, f"{topic}-{p}")):
-                continue  # not a replica of this partition
-            records, raw, hw = dump_partition(log_dir, topic, p)
+    for p in partitions:
+        dirs = {rid: d for rid, d in replicas.items() if os.path.isdir(os.path.join(d, f"{topic}-{p}"))}
+        hws = [dump_partition(d, topic, p)[2] for d in dirs.values()]
+        if not hws:
+            continue
+        hw = max(hws)
+        for rid, d in dirs.items():
+            records, raw, _ = dump_partition(d, topic, p, hw=hw)
             if as_bytes:
                 history.replica(rid, (topic, p), hw, data=raw)
             else:

@@ -44,6 +44,15 @@ def _finish(c, wl, topic):
     wl.stop(timeout=90)
     ends = wl.drain(timeout=90)
     assert wl.history.drained, f"drain did not reach {ends}"
+    for b in c.brokers:  # every replica back and caught up before the logs are compared
+        if not b.alive():
+            c.start_broker(b.id)
+
+    def full_isr():
+        md = c.metadata(topics=[topic])
+        return all(sorted(x["IsrNodes"]) == [0, 1, 2] for x in md["Topics"][0]["Partitions"])
+
+    assert _wait(full_isr, 60, 0.5), c.metadata(topics=[topic])
     for b in c.brokers:
         if b.alive():
             assert c.stop(b.id) == 0

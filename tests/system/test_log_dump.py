@@ -41,3 +41,53 @@ def test_read_checkpoint(tmp_path):
     f.write_text("0\n2\nmy topic 0 17\nt 3 5\n")
     assert log_dump.read_checkpoint(str(f)) == {("my topic", 0): 17, ("t", 3): 5}
     assert log_dump.read_checkpoint(str(tmp_path / "missing")) == {}
+
+
+def test_record_replicas_cuts_every_copy_at_the_highest_hw(cluster_factory, tmp_path):
+    """Three copies of a real partition dir as three replicas: a lagging
+    checkpoint on one copy is fine (cut at the highest HW), a copy missing its
+    last batch is replicas-diverge, in records and in bytes."""
+    import shutil
+
+    from checker import History, check
+
+    c = cluster_factory(n=1, zookeeper=False)
+    p = Producer({"bootstrap.servers": c.bootstrap, "acks": "all", "linger.ms": 0})
+    for k in range(30):
+        p.produce("rr", f"v{k}".encode(), partition=0)
+        p.flush(10)  # one batch per record
+    c.stop(0)
+    dirs = {}
+    for rid in (1, 2, 3):
+        d = tmp_path / f"r{rid}"
+        shutil.copytree(c.brokers[0].data_dir, d)
+        dirs[rid] = str(d)
+    (tmp_path / "r1" / "replication-offset-checkpoint").write_text("0\n1\nrr 0 30\n")
+    (tmp_path / "r2" / "replication-offset-checkpoint").write_text("0\n1\nrr 0 12\n")  # lagging
+    def history():
+        h = History()
+        for k in range(30):
+            h.complete(h.invoke("p", f"v{k}", ("rr", 0), k), "ok", k + 0.5, k)
+        return h
+
+    for as_bytes in (False, True):
+        h = history()
+        log_dump.record_replicas(h, dirs, "rr", [0], as_bytes=as_bytes)
+        assert [rl.hw for rl in h.replicas] == [30, 30, 30]
+        assert check(h).valid, check(h).describe()
+    seg = next((tmp_path / "r3" / "rr-0").glob("*.log"))
+    data = seg.read_bytes()
+    last = list(log_dump.parse_batches(data))[-1]
+    seg.write_bytes(data[:len(data) - len(last[4])])
+    def history():
+        h = History()
+        for k in range(30):
+            h.complete(h.invoke("p", f"v{k}", ("rr", 0), k), "ok", k + 0.5, k)
+        return h
+
+    for as_bytes in (False, True):
+        h = history()
+        log_dump.record_replicas(h, dirs, "rr", [0], as_bytes=as_bytes)
+        r = check(h)
+        assert r.kinds() == {"replicas-diverge"}, r.describe()
+    assert r.anomalies["replicas-diverge"][0]["bytes"][3] == len(data) - len(last[4])
