@@ -1,5 +1,7 @@
 # Spool — the two commands a user needs:
 #   make run    install missing packages, build Release, start a broker on 127.0.0.1:9092 (data in ./data)
+#   make run-cluster  the same for ZooKeeper (127.0.0.1:2181) and 3 brokers (9092-9094), data in
+#               ./data-cluster; Ctrl-C stops them all (scripts/run-cluster; ports overridable by env)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, short fuzz runs)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
@@ -12,7 +14,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build debug asan fuzz run test test-peer test-unit test-asan test-fuzz bench clean
+.PHONY: all deps build debug asan fuzz run run-cluster test test-peer test-unit test-asan test-fuzz bench clean
 
 all: build
 
@@ -38,6 +40,9 @@ fuzz: deps
 run: build
 	@mkdir -p data
 	$(BUILD)/spool broker --override log.dirs=$(CURDIR)/data --override listeners=PLAINTEXT://127.0.0.1:9092
+
+run-cluster: build
+	@SPOOL_BIN=$(CURDIR)/$(BUILD)/spool scripts/run-cluster
 
 test: build asan fuzz
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 600

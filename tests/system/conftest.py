@@ -6,3 +6,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from spool_fixtures import *  # noqa: E402,F401,F403
 from spool_fixtures import pytest_runtest_makereport  # noqa: E402,F401
+
+# Cluster fixtures (tests/system/cluster_fixtures.py): cluster_factory.
+from cluster_fixtures import cluster_factory, register as _register_cluster_plugin  # noqa: E402,F401
+
+
+def pytest_configure(config):
+    _register_cluster_plugin(config)
