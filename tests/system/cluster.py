@@ -40,11 +40,9 @@ then SIGCONT. The broker wakes up to an expired session and must re-register.
 No client library hook is needed and it works for any ZooKeeper client.
 
 ZooKeeper comes from tests/support/zk-server (start DIR PORT / stop DIR /
-kill9 DIR; the store helper's script) when that script exists, else from our
-own launcher below with the same files: Debian's ZooKeeper 3.8 standalone
-(org.apache.zookeeper.server.ZooKeeperServerMain), DIR/zoo.cfg, DIR/zk.pid,
-logging through slf4j-simple to DIR/zookeeper.log. SPOOL_ZK_SERVER=builtin
-forces our launcher, SPOOL_ZK_SERVER=/path/zk-server another script.
+kill9 DIR): Debian's ZooKeeper 3.8 standalone with DIR/zoo.cfg, DIR/zk.pid
+and DIR/zookeeper.log. SPOOL_ZK_SERVER=/path/zk-server names another script
+with the same CLI.
 
 Every wait is bounded; errors raise `ClusterError` with the relevant log tail.
 Not thread-safe: drive a Cluster from one thread (the workload's threads only
@@ -67,7 +65,6 @@ import meta_wire  # noqa: E402
 import zk_wire  # noqa: E402
 
 ZK_SCRIPT = os.path.join(REPO_ROOT, "tests", "support", "zk-server")
-ZK_JARS = ("/usr/share/java/zookeeper.jar", "/usr/share/java/slf4j-simple.jar")
 ZK_START_TIMEOUT_S = 30.0
 ZK_STOP_TIMEOUT_S = 15.0
 BROKER_START_TIMEOUT_S = 30.0
@@ -126,18 +123,15 @@ def freeze_until_expired(pid, zk, znode, owner, limit_s):
 
 class ZooKeeper:
     """One standalone ZooKeeper server with data under `dir`, on 127.0.0.1:port.
-    Through tests/support/zk-server when it exists (or SPOOL_ZK_SERVER names a
-    script with its CLI; SPOOL_ZK_SERVER=builtin forces our own launcher)."""
+    Through tests/support/zk-server (or the script SPOOL_ZK_SERVER names)."""
 
     def __init__(self, dir, port=None, script=None):
         self.dir = os.path.abspath(dir)
         self.port = port or free_port()
         os.makedirs(self.dir, exist_ok=True)
-        if script is None:
-            env = os.environ.get("SPOOL_ZK_SERVER")
-            script = None if env == "builtin" else (env or (ZK_SCRIPT if os.access(ZK_SCRIPT, os.X_OK) else None))
-        self.script = script
-        self.proc = None
+        self.script = script or os.environ.get("SPOOL_ZK_SERVER") or ZK_SCRIPT
+        if not os.access(self.script, os.X_OK):
+            raise ClusterError(f"{self.script} is missing or not executable")
         self.starts = 0
 
     @property
@@ -162,15 +156,6 @@ class ZooKeeper:
         except (OSError, ValueError):
             return None
 
-    def _write_cfg(self):
-        data = os.path.join(self.dir, "data")
-        os.makedirs(data, exist_ok=True)
-        with open(os.path.join(self.dir, "zoo.cfg"), "w") as f:
-            f.write(f"dataDir={data}\nclientPort={self.port}\nclientPortAddress=127.0.0.1\n"
-                    "tickTime=500\ninitLimit=10\nsyncLimit=5\nminSessionTimeout=1000\n"
-                    "maxSessionTimeout=60000\nadmin.enableServer=false\n"
-                    "4lw.commands.whitelist=ruok,srvr\nmaxClientCnxns=0\n")
-
     def _script(self, *args, timeout):
         return subprocess.run([self.script, *args], stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, timeout=timeout)
@@ -181,25 +166,10 @@ class ZooKeeper:
             raise ClusterError(f"ZooKeeper port {self.port} already in use")
         with open(self.log_path, "ab") as logf:
             logf.write(f"----- zookeeper start #{self.starts} -----\n".encode())
-        if self.script:
-            r = self._script("start", self.dir, str(self.port), timeout=timeout + 30)
-            if r.returncode != 0:
-                raise ClusterError(f"{self.script} start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
-                                   f"{_tail(self.log())}")
-        else:
-            for jar in ZK_JARS:
-                if not os.path.exists(jar):
-                    raise ClusterError(f"{jar} missing: install Debian's zookeeper (scripts/install-deps)")
-            self._write_cfg()
-            cp = ":".join(ZK_JARS)
-            with open(self.log_path, "ab") as logf:
-                self.proc = subprocess.Popen(
-                    ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                     "-Dorg.slf4j.simpleLogger.showDateTime=true", "-cp", cp,
-                     "org.apache.zookeeper.server.ZooKeeperServerMain", os.path.join(self.dir, "zoo.cfg")],
-                    stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir)
-            with open(os.path.join(self.dir, "zk.pid"), "w") as f:
-                f.write(f"{self.proc.pid}\n")
+        r = self._script("start", self.dir, str(self.port), timeout=timeout + 30)
+        if r.returncode != 0:
+            raise ClusterError(f"{self.script} start failed ({r.returncode}):\n{r.stdout}{r.stderr}\n"
+                               f"{_tail(self.log())}")
         if not _wait(lambda: self.ok() or not self.alive(), timeout) or not self.ok():
             self.kill9()
             raise ClusterError(f"ZooKeeper did not serve (srvr) on {self.port} within {timeout} s:\n"
@@ -207,41 +177,21 @@ class ZooKeeper:
         return self
 
     def alive(self):
-        if self.script:
-            pid = self._pid()
-            if pid is None:
-                return False
-            try:
-                os.kill(pid, 0)
-                return True
-            except OSError:
-                return False
-        return self.proc is not None and self.proc.poll() is None
+        pid = self._pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+            return True
+        except OSError:
+            return False
 
     def stop(self, timeout=ZK_STOP_TIMEOUT_S):
-        """SIGTERM and wait; True for a clean exit (builtin: exit 0, or the
-        JVM's 143 for SIGTERM; zk-server: its stop succeeded). Escalates to
-        SIGKILL (builtin: returns False) after timeout."""
-        if self.script:
-            return self._script("stop", self.dir, timeout=timeout + 30).returncode == 0
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc is not None and self.proc.returncode in (0, 143)
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            return False
-        return self.proc.returncode in (0, 143)
+        """zk-server stop (SIGTERM and wait); True when it stopped cleanly."""
+        return self._script("stop", self.dir, timeout=timeout + 30).returncode == 0
 
     def kill9(self):
-        if self.script:
-            self._script("kill9", self.dir, timeout=30)
-            return
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self._script("kill9", self.dir, timeout=30)
 
     def restart(self, timeout=ZK_START_TIMEOUT_S):
         if not self.stop():
