@@ -180,6 +180,17 @@ TEST(BrokerCodec, DecodesWhatKafkaWroteInHashOrder) {
   EXPECT_TRUE(b->features.empty());
 }
 
+TEST(BrokerCodec, DecodesAKafka2V4Registration) {
+  // As printed by zookeeper-shell for a Kafka 2.x broker (Scala 2.12 hash order).
+  auto b = decode_broker(101, R"({"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},)"
+                              R"("endpoints":["PLAINTEXT://zjj101:9092"],"jmx_port":-1,"host":"zjj101",)"
+                              R"("timestamp":"1614570663881","port":9092,"version":4})");
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  EXPECT_EQ(b->version, 4);
+  EXPECT_EQ(b->timestamp_ms, 1614570663881);
+  EXPECT_EQ(b->endpoints, (std::vector<EndPoint>{{"PLAINTEXT", "zjj101", 9092, "PLAINTEXT"}}));
+}
+
 TEST(BrokerCodec, DecodesV4AndListenerNamesCaseInsensitively) {
   auto b = decode_broker(
       2, R"({"version":4,"host":"h","port":1,"endpoints":["client://h:1"],"jmx_port":-1,"timestamp":"0",)"
