@@ -62,7 +62,7 @@ void Controller::process_partition_modifications(const std::string& topic) {
   if (ctx_.queued_for_deletion(topic)) {
     // Kafka restores the old assignment in ZooKeeper; Spool only refuses to
     // act on it (the topic is going away).
-    auto read = zk_.topic_assignment(topic, watch_event(PartitionModificationsEvent{topic}));
+    zk_.topic_assignment(topic, watch_event(PartitionModificationsEvent{topic}));  // re-arm the watch
     spdlog::warn("controller: ignoring partition changes of topic {}: it is being deleted", topic);
     return;
   }
