@@ -100,6 +100,27 @@ std::optional<TopicId> topic_id_from_text(std::string_view text) {
   return storage::uuid_from_text(text);
 }
 
+TopicId make_topic_id(const std::function<uint64_t()>& random) {
+  TopicId id{};
+  for (int attempt = 0;; ++attempt) {
+    const uint64_t hi = random();
+    const uint64_t lo = random();
+    for (int i = 0; i < 8; ++i) {
+      id[static_cast<size_t>(i)] = static_cast<uint8_t>(hi >> (56 - 8 * i));
+      id[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(lo >> (56 - 8 * i));
+    }
+    id[6] = static_cast<uint8_t>((id[6] & 0x0f) | 0x40);  // version 4
+    id[8] = static_cast<uint8_t>((id[8] & 0x3f) | 0x80);  // IETF variant
+    // The version bits already rule out Kafka's reserved ZERO and METADATA ids.
+    // A first byte of 111110xx is the base64 digit 62, '-'.
+    if ((id[0] >> 2) != 62) return id;
+    if (attempt >= 100) {
+      id[0] &= 0x7f;
+      return id;
+    }
+  }
+}
+
 std::string endpoint_connection_string(const EndPoint& ep) {
   std::string out = ep.listener + "://";
   if (ep.host.find(':') != std::string::npos) {

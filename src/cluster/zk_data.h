@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -51,6 +52,13 @@ using TopicId = std::array<uint8_t, 16>;
 // form (Java's Base64 decoder does). nullopt for anything else.
 std::string topic_id_to_text(const TopicId& id);
 std::optional<TopicId> topic_id_from_text(std::string_view text);
+// A new random id as Kafka's Uuid.randomUuid makes one: 128 random bits
+// with the UUID v4 version/variant bits, drawn again while the text form
+// would start with '-' (so command lines never read it as an option). The
+// cluster id is topic_id_to_text of one. `random` supplies 64-bit draws (a
+// seeded engine in tests); after 100 unlucky draws the top bit of the first
+// byte is cleared instead, so a constant source still terminates.
+TopicId make_topic_id(const std::function<uint64_t()>& random);
 
 inline constexpr int32_t kNoLeader = -1;
 

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 namespace spool::cluster {
 namespace {
@@ -45,6 +47,28 @@ TEST(TopicIdText, DecodeAcceptsPaddedFormAndRejectsOthers) {
   EXPECT_FALSE(topic_id_from_text("AAECAwQFBgcICQoLDA0ODwAA"));  // 24 chars, not padding
   EXPECT_FALSE(topic_id_from_text("+AECAwQFBgcICQoLDA0ODw"));    // standard alphabet
   EXPECT_FALSE(topic_id_from_text(""));
+}
+
+TEST(TopicIdText, MakeTopicIdSetsV4BitsAndNeverStartsWithDash) {
+  // Draws: a first id whose text would start with '-' (0xf8 = 111110 00), then a good one.
+  std::vector<uint64_t> draws{0xf800000000000000ull, 0, 0x0123456789abcdefull, 0xfedcba9876543210ull};
+  size_t next = 0;
+  const TopicId id = make_topic_id([&] { return draws.at(next++); });
+  EXPECT_EQ(next, 4u);
+  EXPECT_EQ(id, (TopicId{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0x4d, 0xef,  // byte 6: 0xcd -> 0x4d
+                         0xbe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10}));  // byte 8: 0xfe -> 0xbe
+  EXPECT_EQ(topic_id_to_text(id), "ASNFZ4mrTe--3LqYdlQyEA");
+  // A source stuck on '-' still terminates, with the first bit cleared.
+  const TopicId stuck = make_topic_id([] { return 0xfbffffffffffffffull; });
+  EXPECT_EQ(stuck[0], 0x7b);
+  EXPECT_NE(topic_id_to_text(stuck)[0], '-');
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const TopicId r = make_topic_id([&] { return rng(); });
+    ASSERT_NE(topic_id_to_text(r)[0], '-');
+    ASSERT_EQ(r[6] >> 4, 4);
+    ASSERT_EQ(r[8] >> 6, 2);
+  }
 }
 
 // ------------------------------------------------------------------ brokers
@@ -154,6 +178,17 @@ TEST(BrokerCodec, DecodesWhatKafkaWroteInHashOrder) {
   EXPECT_EQ(b->timestamp_ms, 1700000000000);
   EXPECT_FALSE(b->rack);
   EXPECT_TRUE(b->features.empty());
+}
+
+TEST(BrokerCodec, DecodesAKafka2V4Registration) {
+  // As printed by zookeeper-shell for a Kafka 2.x broker (Scala 2.12 hash order).
+  auto b = decode_broker(101, R"({"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},)"
+                              R"("endpoints":["PLAINTEXT://zjj101:9092"],"jmx_port":-1,"host":"zjj101",)"
+                              R"("timestamp":"1614570663881","port":9092,"version":4})");
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  EXPECT_EQ(b->version, 4);
+  EXPECT_EQ(b->timestamp_ms, 1614570663881);
+  EXPECT_EQ(b->endpoints, (std::vector<EndPoint>{{"PLAINTEXT", "zjj101", 9092, "PLAINTEXT"}}));
 }
 
 TEST(BrokerCodec, DecodesV4AndListenerNamesCaseInsensitively) {
