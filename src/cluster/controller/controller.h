@@ -147,6 +147,7 @@ class Controller {
   std::shared_ptr<WatchSink> sink_;
   std::atomic<int32_t> active_id_{-1};
   std::atomic<int32_t> epoch_{0};
+  std::function<uint64_t()> random_;
   ControllerEventManager events_;  // last: its thread stops before the rest goes
 };
 

@@ -188,6 +188,18 @@ TEST_F(ControllerTopics, DeletionResumesOnFailover) {
   EXPECT_FALSE(exists("/admin/delete_topics/gone"));
 }
 
+TEST_F(ControllerTopics, TopicWithoutIdGetsOneWrittenBack) {
+  ASSERT_TRUE(admin.create("/brokers/topics/old", "{\"version\":1,\"partitions\":{\"0\":[1,2]}}").is_ok());
+  settle();
+  auto dec = decode_topic_assignment("old", data("/brokers/topics/old"));
+  ASSERT_TRUE(dec.is_ok());
+  ASSERT_TRUE(dec->topic_id.has_value());
+  EXPECT_NE(*dec->topic_id, TopicId{});
+  EXPECT_EQ(dec->partitions.at(0).replicas, (V{1, 2}));
+  EXPECT_EQ(ctl(1).context().topic_ids.at("old"), *dec->topic_id);
+  EXPECT_EQ(zk_state("old", 0).state.leader, 1);
+}
+
 TEST_F(ControllerTopics, MalformedTopicZnodeIsSkipped) {
   ASSERT_TRUE(admin.create("/brokers/topics/bad", "{\"version\":3,\"partitions\":{\"0\":[1,1]}}").is_ok());
   create_topic("good", {{0, {1}}});
