@@ -116,7 +116,7 @@ struct PartitionError {
 
 // A broker's answer to one request: ErrorCode plus per-partition errors
 // (LeaderAndIsr's PartitionErrors, StopReplica's PartitionErrors; empty for
-// UpdateMetadata). `request` is the request it answers.
+// UpdateMetadata). The ResponseHandler gets it with the request it answers.
 struct ControllerResponse {
   protocol::ErrorCode error = protocol::ErrorCode::kNone;
   std::vector<PartitionError> partition_errors;

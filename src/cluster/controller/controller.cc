@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <random>
 
 
 namespace spool::cluster::controller {
@@ -34,6 +35,11 @@ Controller::Controller(ControllerConfig config, MetadataStore& store, BrokerChan
       sink_(std::make_shared<WatchSink>()),
       events_([this](ControllerEvent& e) { process(e); }) {
   sink_->events = &events_;
+  random_ = config_.random;
+  if (!random_) {
+    auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
+    random_ = [engine] { return (*engine)(); };
+  }
   std::weak_ptr<WatchSink> weak = sink_;
   channel_.set_response_handler(
       [weak](int32_t broker, const ControllerRequest& request, const ControllerResponse& response) {

@@ -21,6 +21,10 @@
 //   session_expired() on kExpired (the controller resigns first, as Kafka),
 //   and session_reestablished() once it has re-registered /brokers/ids/N on
 //   the new session (the controller then re-elects).
+// - A store error (not a refusal) during the election is logged and the
+//   election is retried on the next /controller change or
+//   session_reestablished(); the broker should call the latter after any
+//   reconnect.
 // - Callbacks of alter_partition() / controlled_shutdown() run on the event
 //   thread (or the caller's, with NOT_CONTROLLER, after shutdown) exactly
 //   once; they must not block.
@@ -143,6 +147,7 @@ class Controller {
   std::shared_ptr<WatchSink> sink_;
   std::atomic<int32_t> active_id_{-1};
   std::atomic<int32_t> epoch_{0};
+  std::function<uint64_t()> random_;
   ControllerEventManager events_;  // last: its thread stops before the rest goes
 };
 

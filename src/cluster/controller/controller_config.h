@@ -19,6 +19,9 @@ struct ControllerConfig {
   bool delete_topic_enable = true;  // delete.topic.enable
   // Wall clock in ms for the /controller timestamp; empty = system clock.
   std::function<int64_t()> now_ms;
+  // 64-bit random draws for topic ids the controller adds; empty = seeded
+  // from std::random_device.
+  std::function<uint64_t()> random;
 
   bool unclean_enabled_for(const std::string& topic) const {
     if (topic_unclean_leader_election) {

@@ -17,6 +17,7 @@
 // Threading: thread-safe; the processor runs on exactly one thread at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -50,7 +51,7 @@ class ControllerEventManager {
   bool wait_idle(std::chrono::milliseconds timeout);
 
   size_t queue_size() const;
-  bool on_event_thread() const { return std::this_thread::get_id() == thread_id_; }
+  bool on_event_thread() const { return std::this_thread::get_id() == thread_id_.load(); }
 
  private:
   void loop();
@@ -65,7 +66,7 @@ class ControllerEventManager {
   bool busy_ = false;
   bool exited_ = false;
   std::thread thread_;
-  std::thread::id thread_id_;
+  std::atomic<std::thread::id> thread_id_{};
 };
 
 }  // namespace spool::cluster::controller

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cluster/controller/controller.h"
+#include "cluster/zk_data.h"
 
 namespace spool::cluster::controller {
 
@@ -18,9 +19,21 @@ bool Controller::load_topic(const std::string& topic, std::vector<TopicPartition
     return false;
   }
   if (!read->has_topic_id) {
-    // Kafka (IBP >= 2.8) would write a fresh id here; Spool's topic creation
-    // always writes one, so an id-less topic is an external writer's.
-    spdlog::warn("controller: topic {} has no topic_id in its znode", topic);
+    // Kafka (IBP >= 2.8, processTopicIds): give an id-less topic (written by
+    // an old tool) a fresh id, conditional on the version read.
+    TopicId id = make_topic_id(random_);
+    ZkWrite w = zk_.set_topic_id(topic, id);
+    if (w == ZkWrite::kOk) {
+      read->topic_id = id;
+      read->has_topic_id = true;
+      spdlog::info("controller: topic {} had no topic_id; added {}", topic, topic_id_to_text(id));
+    } else {
+      // Someone else wrote it meanwhile (the data watch brings it back), or
+      // we are fenced: keep the zero id for now.
+      spdlog::warn("controller: adding a topic_id to {}: {}", topic, zk_write_name(w));
+      auto again = zk_.topic_assignment(topic);
+      if (again.is_ok() && again->has_topic_id) read->topic_id = again->topic_id;
+    }
   }
   ctx_.topic_ids[topic] = read->topic_id;
   for (const auto& [p, replicas] : read->partitions) {
@@ -62,7 +75,7 @@ void Controller::process_partition_modifications(const std::string& topic) {
   if (ctx_.queued_for_deletion(topic)) {
     // Kafka restores the old assignment in ZooKeeper; Spool only refuses to
     // act on it (the topic is going away).
-    auto read = zk_.topic_assignment(topic, watch_event(PartitionModificationsEvent{topic}));
+    zk_.topic_assignment(topic, watch_event(PartitionModificationsEvent{topic}));  // re-arm the watch
     spdlog::warn("controller: ignoring partition changes of topic {}: it is being deleted", topic);
     return;
   }

@@ -292,4 +292,14 @@ ZkWrite ControllerZk::delete_topic_deletion(const std::string& topic) {
   return w == ZkWrite::kNoNode ? ZkWrite::kOk : w;
 }
 
+ZkWrite ControllerZk::set_topic_id(const std::string& topic, const TopicId& id) {
+  auto got = store_.get(zk_paths::topic(topic));
+  if (!got.is_ok()) return from_code(got.code());
+  auto dec = decode_topic_assignment(topic, got->data);
+  if (!dec.is_ok()) return ZkWrite::kError;
+  if (dec->topic_id) return ZkWrite::kNodeExists;  // someone gave it one meanwhile
+  dec->topic_id = id;
+  return fenced_multi({Op::set_data(zk_paths::topic(topic), encode_topic_assignment(*dec), got->stat.version)});
+}
+
 }  // namespace spool::cluster::controller

@@ -94,6 +94,9 @@ class ControllerZk {
   // /admin/delete_topics/T. Absent nodes are fine.
   ZkWrite delete_topic_znodes(const std::string& topic);
   ZkWrite delete_topic_deletion(const std::string& topic);
+  // Adds `id` to /brokers/topics/T when it has none (Kafka's setTopicIds),
+  // conditional on the version read; the rest of the document is kept.
+  ZkWrite set_topic_id(const std::string& topic, const TopicId& id);
 
  private:
   ZkWrite fenced_multi(std::vector<Op> ops, std::vector<OpResult>* results = nullptr);
