@@ -21,8 +21,10 @@
 // Threading: every method may be called from any thread and blocks for a
 // round trip; never call one on a reactor thread.
 // Backends: memory_store.h (in-process, for unit tests: expiry and
-// disconnects on demand), zookeeper_store.h (libzookeeper-mt), and the
-// embedded single-node one.
+// disconnects on demand; watch events run when the test calls
+// MemoryTree::deliver(), or on a delivery thread), zookeeper_store.h
+// (libzookeeper-mt) and embedded_store.h (single broker, saved to a file in
+// the first log dir, one session that never expires).
 #pragma once
 
 #include <cstdint>

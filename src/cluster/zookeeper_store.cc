@@ -240,6 +240,7 @@ void ZooKeeperStore::on_session_event(zhandle_t* zh, int type, int state, const 
 void ZooKeeperStore::session_event(int state) {
   SessionListener listener;
   SessionState told;
+  int64_t session = 0;
   std::map<uint64_t, WatchEntry> lost;
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -261,11 +262,12 @@ void ZooKeeperStore::session_event(int state) {
       return;
     }
     listener = listener_;
+    session = session_id_;
     state_cv_.notify_all();
   }
-  if (told == SessionState::kExpired) spdlog::warn("zookeeper: session 0x{:x} expired", session_id_);
+  if (told == SessionState::kExpired) spdlog::warn("zookeeper: session 0x{:x} expired", session);
   if (told == SessionState::kDisconnected)
-    spdlog::warn("zookeeper: disconnected from {} (session 0x{:x}); the client reconnects", opts_.connect, session_id_);
+    spdlog::warn("zookeeper: disconnected from {} (session 0x{:x}); the client reconnects", opts_.connect, session);
   for (auto& [id, w] : lost) w.fn(WatchEvent::kSessionLost, w.path);
   if (listener) listener(told);
 }

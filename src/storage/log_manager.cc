@@ -12,6 +12,7 @@
 #include <set>
 
 #include "storage/file_util.h"
+#include "storage/meta_properties.h"
 
 namespace spool::storage {
 namespace {
@@ -97,27 +98,17 @@ Result<std::unique_ptr<LogManager>> LogManager::open(Options opts) {
 LogManager::~LogManager() { shutdown(); }
 
 Status LogManager::init() {
-  cluster_id_ = opts_.cluster_id;
-  std::vector<LoadTask> tasks;
-  std::set<TopicPartition> seen;
   for (const auto& root : opts_.log_dirs) {
     Status s = make_dirs(root);
     if (!s) return s;
-    std::string meta_path = root + "/" + kMetaProperties;
-    auto meta = read_meta_properties(meta_path);
-    if (!meta) spdlog::warn("{}; rewriting it", meta.status().message());
-    if (meta && *meta) {
-      if ((*meta)->broker_id != opts_.broker_id)
-        return Status::error(meta_path + ": broker.id " + std::to_string((*meta)->broker_id) +
-                                 " does not match configured broker.id " + std::to_string(opts_.broker_id),
-                             kStorageError);
-      if (!(*meta)->cluster_id.empty()) {
-        if (cluster_id_.empty()) cluster_id_ = (*meta)->cluster_id;
-        else if (cluster_id_ != (*meta)->cluster_id)
-          return Status::error(meta_path + ": cluster.id " + (*meta)->cluster_id + " does not match " + cluster_id_,
-                               kStorageError);
-      }
-    }
+  }
+  // Kafka's check: a dir of another broker or cluster refuses the start.
+  auto cluster = check_meta_properties(opts_.log_dirs, opts_.cluster_id, opts_.broker_id);
+  if (!cluster) return cluster.status();
+  cluster_id_ = *cluster;
+  std::vector<LoadTask> tasks;
+  std::set<TopicPartition> seen;
+  for (const auto& root : opts_.log_dirs) {
     bool clean = path_exists(root + "/" + kCleanShutdownMarker);
     auto recovery = read_checkpoint_or_empty(root + "/" + kRecoveryPointCheckpoint);
     auto starts = read_checkpoint_or_empty(root + "/" + kLogStartOffsetCheckpoint);
@@ -164,7 +155,6 @@ Status LogManager::init() {
       tasks.push_back(std::move(t));
     }
   }
-  if (cluster_id_.empty()) cluster_id_ = random_id();
 
   // Recover partitions in parallel; the first failure wins.
   std::atomic<size_t> next{0};

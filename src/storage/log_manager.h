@@ -1,6 +1,7 @@
 // LogManager: owns every partition log in every log.dir.
 //
-// open() creates missing dirs, checks meta.properties, reads the
+// open() creates missing dirs, checks meta.properties (meta_properties.h:
+// another broker's or cluster's dir is refused), reads the
 // recovery-point and log-start-offset checkpoints (garbage = absent, i.e.
 // recover everything), recovers each `<topic>-<partition>` dir (in
 // `recovery_threads` threads), removes the clean-shutdown marker, and starts
@@ -41,7 +42,8 @@ class LogManager {
     int32_t broker_id = 0;
     LogConfig defaults;
     int recovery_threads = 1;
-    std::string cluster_id;  // empty: keep the one on disk (or make one up)
+    // The cluster's id (/cluster/id); empty: keep the one on disk (or make one up).
+    std::string cluster_id;
     // Per-partition config at open time; defaults when unset or nullopt.
     std::function<LogConfig(const std::string& topic)> config_for;
     bool cleaner_enable = true;                      // log.cleaner.enable
