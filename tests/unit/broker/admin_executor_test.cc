@@ -27,8 +27,12 @@
 #include "net/test_client.h"
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
+#include "protocol/create_partitions_request.h"
+#include "protocol/create_partitions_response.h"
 #include "protocol/create_topics_request.h"
 #include "protocol/create_topics_response.h"
+#include "protocol/delete_topics_request.h"
+#include "protocol/delete_topics_response.h"
 #include "protocol/error_code.h"
 #include "protocol/header.h"
 #include "protocol/metadata_request.h"
@@ -288,6 +292,54 @@ TEST_F(LifecycleHandlersTest, CreateTopicsRunsOnTheExecutorAndAnswersStayInOrder
   auto info = replicas_->topic("made");
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->partitions, 2);
+}
+
+// Lifecycle requests pipelined on one connection take effect in arrival
+// order (one FIFO executor): the grow sees the created topic, the delete the
+// grown one; each answer carries its own request's outcome, in order.
+TEST_F(LifecycleHandlersTest, PipelinedLifecycleRequestsApplyInArrivalOrder) {
+  Gate gate;
+  ASSERT_TRUE(admin_.submit("gate", gate.job(), no_fail()));
+  ASSERT_TRUE(gate.wait_entered());
+  net::testing::TestClient a(port());
+  ASSERT_TRUE(a.send_frame(create_topics(1, "seq")));
+  protocol::CreatePartitionsRequest grow;
+  auto& g = grow.topics.emplace_back();
+  g.name = "seq";
+  g.count = 5;
+  ASSERT_TRUE(a.send_frame(request(37, 1, 2, [&](ByteWriter& w) { grow.encode(w, 1); })));
+  protocol::DeleteTopicsRequest del;
+  del.topic_names = {"seq"};
+  ASSERT_TRUE(a.send_frame(request(20, 1, 3, [&](ByteWriter& w) { del.encode(w, 1); })));
+  ASSERT_TRUE(net::testing::wait_until([&] { return admin_.queued() == 3; }, 5000));
+  EXPECT_TRUE(a.quiet_for(100));
+  gate.open();
+
+  ByteReader body(nullptr, 0);
+  auto f1 = a.read_frame();
+  ASSERT_TRUE(f1.has_value());
+  ASSERT_EQ(correlation_of(*f1, body), 1);
+  protocol::CreateTopicsResponse created;
+  ASSERT_TRUE(created.decode(body, 4));
+  ASSERT_EQ(created.topics.size(), 1u);
+  EXPECT_EQ(created.topics[0].error_code, ErrorCode::kNone);
+
+  auto f2 = a.read_frame();
+  ASSERT_TRUE(f2.has_value());
+  ASSERT_EQ(correlation_of(*f2, body), 2);
+  protocol::CreatePartitionsResponse grown;
+  ASSERT_TRUE(grown.decode(body, 1));
+  ASSERT_EQ(grown.results.size(), 1u);
+  EXPECT_EQ(grown.results[0].error_code, ErrorCode::kNone);  // UNKNOWN_TOPIC had it run before the create
+
+  auto f3 = a.read_frame();
+  ASSERT_TRUE(f3.has_value());
+  ASSERT_EQ(correlation_of(*f3, body), 3);
+  protocol::DeleteTopicsResponse deleted;
+  ASSERT_TRUE(deleted.decode(body, 1));
+  ASSERT_EQ(deleted.responses.size(), 1u);
+  EXPECT_EQ(deleted.responses[0].error_code, ErrorCode::kNone);
+  EXPECT_FALSE(replicas_->topic("seq").has_value());
 }
 
 TEST_F(LifecycleHandlersTest, InvalidCreateIsAnsweredOnTheReactorWithoutTheExecutor) {
