@@ -15,6 +15,7 @@
 
 namespace spool::broker {
 
+class AdminExecutor;
 class GroupService;
 class ProducerIdManager;
 class TxnService;
@@ -42,6 +43,10 @@ struct BrokerContext {
   // coordinator. Null in hand-wired tests: transaction APIs then answer
   // COORDINATOR_NOT_AVAILABLE.
   TxnService* txns = nullptr;
+  // Topic lifecycle work (create/delete/partitions/configs, auto-creation)
+  // runs here, off the reactor threads. Null in hand-wired tests: the work
+  // then runs inline on the handler's thread.
+  AdminExecutor* admin = nullptr;
 };
 
 }  // namespace spool::broker

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <climits>
 #include <map>
 #include <tuple>
@@ -43,13 +42,10 @@ std::vector<FetchPartitionWanted> wanted_from_request(const protocol::FetchReque
 
 }  // namespace
 
-FetchSessionCache::FetchSessionCache(Options opts) : opts_(std::move(opts)), rng_(std::random_device{}()) {}
+FetchSessionCache::FetchSessionCache(Options opts)
+    : opts_(std::move(opts)), clock_(clock_or_system(opts_.clock)), rng_(std::random_device{}()) {}
 
-int64_t FetchSessionCache::now_ms() const {
-  if (opts_.clock_ms) return opts_.clock_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t FetchSessionCache::now_ms() const { return clock_->monotonic_ms(); }
 
 FetchContext FetchSessionCache::new_context(const protocol::FetchRequest& req, int16_t version, bool is_follower,
                                             const TopicIdResolver& resolve) {

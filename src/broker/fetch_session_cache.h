@@ -34,6 +34,7 @@
 #include "broker/fetch_session.h"
 #include "protocol/fetch_request.h"
 #include "protocol/fetch_response.h"
+#include "util/clock.h"
 
 namespace spool::broker {
 
@@ -44,7 +45,7 @@ class FetchSessionCache {
   struct Options {
     int32_t max_slots = 1000;
     int64_t eviction_ms = kDefaultEvictionMs;
-    std::function<int64_t()> clock_ms;  // empty = steady clock (tests inject one)
+    std::shared_ptr<Clock> clock;  // monotonic scale ages sessions; null: system_clock()
   };
 
   explicit FetchSessionCache(Options opts);
@@ -90,6 +91,7 @@ class FetchSessionCache {
   void touch_locked(FetchSession& s, int64_t now);
 
   const Options opts_;
+  const std::shared_ptr<Clock> clock_;
   mutable std::mutex mu_;
   std::mt19937 rng_;
   std::unordered_map<int32_t, std::shared_ptr<FetchSession>> sessions_;

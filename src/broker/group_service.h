@@ -45,6 +45,10 @@ class GroupService {
   // FindCoordinator's need: the topic exists and its partitions are (being)
   // loaded. NONE, or COORDINATOR_NOT_AVAILABLE when the topic cannot be created.
   protocol::ErrorCode ensure_offsets_topic();
+  // True once ensure_offsets_topic() has nothing left to do (it then returns
+  // NONE at once). Handlers call that on the reactor only when this is true,
+  // and on the admin executor otherwise. Any thread, never blocks.
+  bool offsets_topic_ready() const { return started_.load(); }
   // True once every partition has been handed to the coordinator (loaded or
   // failed); for tests.
   bool all_partitions_loaded() const { return loaded_.load(); }
@@ -56,8 +60,8 @@ class GroupService {
 
   OffsetsTopic offsets_;
   std::unique_ptr<coordinator::GroupCoordinator> coordinator_;
-  std::mutex mu_;             // guards started_, loader_
-  bool started_ = false;      // partitions handed to the coordinator (or being)
+  std::mutex mu_;             // guards the writes of started_, loader_
+  std::atomic<bool> started_{false};  // partitions handed to the coordinator (or being)
   std::atomic<bool> loaded_{false};
   std::atomic<bool> stopping_{false};
   std::thread loader_;

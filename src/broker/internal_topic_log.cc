@@ -2,14 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
 #include "record/batch_header.h"
 #include "record/control_record.h"
 #include "record/record.h"
 #include "storage/producer_state.h"
+#include "util/clock.h"
 
 namespace spool::broker {
 
@@ -18,11 +17,6 @@ using protocol::ErrorCode;
 namespace {
 
 Status kafka_error(ErrorCode code, std::string msg) { return Status::error(std::move(msg), static_cast<int16_t>(code)); }
-
-int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // One replay read; a larger first batch still comes whole (min_one).
 constexpr int32_t kReplayReadBytes = 1 << 20;
@@ -82,7 +76,7 @@ void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnPro
     done(std::move(enough));
     return;
   }
-  const int64_t ts = wall_ms();
+  const int64_t ts = wall_clock_ms();
   std::vector<record::BuildRecord> build;
   build.reserve(records.size());
   for (auto& r : records) {

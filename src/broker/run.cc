@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "broker/admin_executor.h"
 #include "broker/broker_context.h"
 #include "broker/dispatcher.h"
 #include "broker/group_service.h"
@@ -107,6 +108,10 @@ int run_broker(const config::BrokerConfig& cfg) {
                   }));
   ctx.txns = &txns;
   txns.start();
+  // Topic lifecycle work, off the reactors. Declared after the services its
+  // jobs use, so that on an early return it stops before they go.
+  AdminExecutor admin;
+  ctx.admin = &admin;
   Dispatcher dispatcher(ctx);
   net::ServerOptions so = server_options(settings);
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
@@ -125,6 +130,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   sigwait(&stop_signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
   server.stop();
+  // The running lifecycle job finishes, queued ones answer NOT_CONTROLLER
+  // (to closed connections), before the services they use shut down.
+  admin.stop();
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.
   txns.shutdown();

@@ -46,6 +46,9 @@ class TxnService {
   void start();
   // NONE, or COORDINATOR_NOT_AVAILABLE when the topic cannot be created.
   protocol::ErrorCode ensure_state_topic();
+  // As GroupService::offsets_topic_ready(): ensure_state_topic() would return
+  // NONE at once. Any thread, never blocks.
+  bool state_topic_ready() const { return started_.load(); }
   bool all_partitions_loaded() const { return loaded_.load(); }
   void shutdown();
 
@@ -57,7 +60,7 @@ class TxnService {
   ProducerIdAdapter ids_;
   std::unique_ptr<coordinator::TxnCoordinator> coordinator_;
   std::mutex mu_;
-  bool started_ = false;
+  std::atomic<bool> started_{false};  // written under mu_
   std::atomic<bool> loaded_{false};
   std::atomic<bool> stopping_{false};
   std::thread loader_;

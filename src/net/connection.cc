@@ -40,7 +40,8 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
       options_(options),
       handler_(handler),
       open_count_(open_count),
-      sendq_(options.sendfile) {
+      sendq_(options.sendfile),
+      clock_(clock_or_system(options.clock)) {
   info_.id = id;
   info_.peer = "unknown";
 }
@@ -63,10 +64,10 @@ void Connection::start() {
   spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
 
   rbuf_.resize(kReadBufferSize);
-  last_activity_ = std::chrono::steady_clock::now();
+  last_activity_ = clock_->monotonic_ms();
   if (options_.idle_timeout_ms > 0) {
     idle_timer_.emplace(executor_);
-    arm_idle_timer(last_activity_ + std::chrono::milliseconds(options_.idle_timeout_ms));
+    arm_idle_timer(last_activity_ + options_.idle_timeout_ms);
   }
   process_input();
 }
@@ -163,7 +164,7 @@ void Connection::on_read_some(const std::error_code& ec, size_t n) {
     return;
   }
   rend_ += n;
-  last_activity_ = std::chrono::steady_clock::now();
+  last_activity_ = clock_->monotonic_ms();
   process_input();
 }
 
@@ -179,7 +180,7 @@ void Connection::on_read_large(const std::error_code& ec, size_t n) {
     on_read_error(ec, true);
     return;
   }
-  last_activity_ = std::chrono::steady_clock::now();
+  last_activity_ = clock_->monotonic_ms();
   FrameBytes frame = std::move(large_frame_);
   large_frame_ = FrameBytes();
   large_have_ = 0;
@@ -279,7 +280,7 @@ void Connection::try_write() {
     const SendQueue::Flush f = sendq_.flush(socket_->native_handle());
     const uint64_t written = sendq_.take_completed();
     done_seq_ += written;
-    if (written > 0) last_activity_ = std::chrono::steady_clock::now();
+    if (written > 0) last_activity_ = clock_->monotonic_ms();
     if (f == SendQueue::Flush::kError) {
       close(sendq_.error(), spdlog::level::debug);
       return;
@@ -348,15 +349,17 @@ void Connection::release_pooled(int64_t bytes) {
 
 // ---------------------------------------------------------------- idle timeout
 
-void Connection::arm_idle_timer(std::chrono::steady_clock::time_point deadline) {
-  idle_timer_->expires_at(deadline);
+void Connection::arm_idle_timer(int64_t deadline_ms) {
+  // At least 1 ms of real time between checks, so a clock that stands still
+  // (a test's ManualClock) cannot make the timer spin.
+  idle_timer_->expires_after(std::chrono::milliseconds(std::max<int64_t>(1, deadline_ms - clock_->monotonic_ms())));
   idle_timer_->async_wait([self = shared_from_this()](const std::error_code& ec) { self->on_idle_timer(ec); });
 }
 
 void Connection::on_idle_timer(const std::error_code& ec) {
   if (closed() || ec) return;
-  const auto now = std::chrono::steady_clock::now();
-  const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
+  const int64_t now = clock_->monotonic_ms();
+  const int64_t idle = options_.idle_timeout_ms;
   // A connection waiting for its answers (a long-poll fetch) is not idle.
   if (inflight() > 0) {
     arm_idle_timer(now + idle);

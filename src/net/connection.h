@@ -37,6 +37,7 @@
 #include "net/send_queue.h"
 #include "net/server.h"
 #include "util/bytes.h"
+#include "util/clock.h"
 
 namespace spool::net {
 
@@ -83,7 +84,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the pool has room again (reading resumes by itself).
   bool reserve_frame(int32_t size);
   void release_pooled(int64_t bytes);
-  void arm_idle_timer(std::chrono::steady_clock::time_point deadline);
+  void arm_idle_timer(int64_t deadline_ms);  // on clock_'s monotonic scale
   void on_idle_timer(const std::error_code& ec);
 
   Reactor& reactor_;  // used only while open
@@ -116,7 +117,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;   // waiting for the socket to become writable
   SendQueue sendq_;
 
-  std::chrono::steady_clock::time_point last_activity_;
+  const std::shared_ptr<Clock> clock_;  // options_.clock or the real clock
+  int64_t last_activity_ = 0;           // clock_->monotonic_ms() of the last read or write
 };
 
 namespace detail {

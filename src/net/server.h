@@ -20,6 +20,7 @@
 #include "net/backpressure.h"
 #include "net/request_handler.h"
 #include "net/responder.h"
+#include "util/clock.h"
 #include "util/status.h"
 
 namespace spool::net {
@@ -36,6 +37,10 @@ struct ServerOptions {
   // connections.max.idle.ms: close connections without traffic and without
   // outstanding requests for this long (<= 0 disables).
   int64_t idle_timeout_ms = 600000;
+  // Time source of the idle decision (its monotonic scale): the timer wakes
+  // on real time, the clock says whether the connection was idle long enough.
+  // null: system_clock().
+  std::shared_ptr<Clock> clock;
   // Back-pressure: stop reading a connection while this many of its requests
   // await their response (values < 1 act as 1).
   int max_inflight_per_connection = 32;

@@ -6,10 +6,11 @@
 
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <random>
+
+#include "util/clock.h"
 
 namespace spool::storage {
 namespace {
@@ -124,11 +125,7 @@ Result<int64_t> file_size(int fd) {
   return static_cast<int64_t>(st.st_size);
 }
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t now_ms() { return wall_clock_ms(); }
 
 namespace {
 constexpr char kBase64Url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

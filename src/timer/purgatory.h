@@ -43,7 +43,7 @@ struct PurgatoryOptions {
   int shards = 512;
   int64_t tick_ms = 1;
   int wheel_size = 20;
-  std::shared_ptr<Clock> clock;     // null: SteadyClock
+  std::shared_ptr<Clock> clock;     // monotonic scale; null: system_clock()
   bool start_reaper = true;         // false in tests: drive advance_clock() by hand
 };
 

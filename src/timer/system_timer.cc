@@ -43,10 +43,10 @@ class SystemTimer::Core final : public detail::TaskOwner {
  public:
   explicit Core(const SystemTimerOptions& o)
       : name_(o.name),
-        clock_(o.clock ? o.clock : std::make_shared<SteadyClock>()),
+        clock_(clock_or_system(o.clock)),
         tick_ms_(std::clamp<int64_t>(o.tick_ms, 1, int64_t{1} << 20)),
         wheel_size_(std::clamp(o.wheel_size, 2, 1 << 16)),
-        wheel_(std::make_unique<TimingWheel>(tick_ms_, wheel_size_, clock_->now_ms(), &queue_)) {}
+        wheel_(std::make_unique<TimingWheel>(tick_ms_, wheel_size_, clock_->monotonic_ms(), &queue_)) {}
 
   void add(const std::shared_ptr<TimerTask>& task, const std::shared_ptr<Core>& self) {
     std::shared_ptr<detail::TaskOwner> previous;
@@ -59,7 +59,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
     }
     if (previous) previous->remove(task.get());  // moved to this timer
 
-    const int64_t now = clock_->now_ms();
+    const int64_t now = clock_->monotonic_ms();
     const int64_t exp = now + std::min(task->delay_ms(), kMaxDelayMs);
     bool run_now = false;
     bool new_head = false;
@@ -110,7 +110,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
           std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max<int64_t>(timeout_ms, 0));
       for (;;) {
         TimerTaskList* head = queue_.peek();
-        const int64_t now = clock_->now_ms();
+        const int64_t now = clock_->monotonic_ms();
         if (head != nullptr && head->expiration() <= now) break;
         const auto real_now = std::chrono::steady_clock::now();
         if (real_now >= deadline || wake_gen_ != gen) return false;
@@ -122,7 +122,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
         }
         cv_.wait_for(lk, wait);
       }
-      const int64_t now = clock_->now_ms();
+      const int64_t now = clock_->monotonic_ms();
       while (TimerTaskList* bucket = queue_.poll_due(now)) {
         wheel_->advance_clock(bucket->expiration());
         // Re-adding cascades overflow-wheel tasks into finer buckets. A task
@@ -166,7 +166,7 @@ class SystemTimer::Core final : public detail::TaskOwner {
   }
 
   int size() const { return size_.load(std::memory_order_relaxed); }
-  int64_t now_ms() const { return clock_->now_ms(); }
+  int64_t now_ms() const { return clock_->monotonic_ms(); }
   int levels() const {
     std::lock_guard<std::mutex> g(mu_);
     return wheel_->levels();

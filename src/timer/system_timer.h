@@ -35,7 +35,7 @@ struct SystemTimerOptions {
   std::string name = "timer";      // for logs and the reaper thread name
   int64_t tick_ms = 1;             // Kafka's purgatory defaults
   int wheel_size = 20;
-  std::shared_ptr<Clock> clock;    // null: SteadyClock
+  std::shared_ptr<Clock> clock;    // monotonic scale; null: system_clock()
 };
 
 class SystemTimer {

@@ -11,10 +11,14 @@
 // yet). Errors are per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG,
 // INVALID_REQUEST (unknown type or operation, null value, key or resource
 // listed twice). validate_only answers as if applied and changes nothing.
+// Duplicates and resource types are checked on the reactor; the edits run on
+// the admin executor (broker/admin_executor.h), which answers.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/replica_manager.h"
 #include "config/config_def.h"
@@ -122,14 +126,21 @@ Status apply_incremental(BrokerContext& b, std::map<std::string, std::string>& o
   return Status::ok();
 }
 
-// Shared body of both APIs: per resource, the replica manager applies `edit`
-// to the current override set, then validates, persists and applies it.
+// Shared body of both APIs: duplicates and resource types are checked here,
+// on the reactor; then, on the admin executor, the replica manager applies
+// `edit` to each remaining resource's current override set, validates,
+// persists and applies it, and the job answers.
 template <typename Request, typename Response, typename Edit>
-void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit edit) {
-  Response resp;
-  auto seen = count_resources(req.resources);
-  for (const auto& res : req.resources) {
-    auto& r = resp.responses.emplace_back();
+void alter(BrokerContext& b, const RequestContext& ctx, std::shared_ptr<const Request> req, const char* api,
+           Edit edit) {
+  struct Job {
+    Response resp;
+    std::vector<size_t> pending;  // resources (same index in resp.responses) left to apply
+  };
+  auto job = std::make_shared<Job>();
+  auto seen = count_resources(req->resources);
+  for (const auto& res : req->resources) {
+    auto& r = job->resp.responses.emplace_back();
     r.resource_type = res.resource_type;
     r.resource_name = res.resource_name;
     auto fail = [&](const Status& s) {
@@ -144,33 +155,55 @@ void alter(BrokerContext& b, const RequestContext& ctx, const Request& req, Edit
       fail(s);
       continue;
     }
-    // The edit runs under the replica manager's lock, on the current set.
-    auto altered = b.replicas.edit_topic_config(
-        res.resource_name, [&](std::map<std::string, std::string>& overrides) { return edit(overrides, res); },
-        req.validate_only);
-    if (!altered) {
-      fail(altered.status());
-      continue;
-    }
-    r.error_code = ErrorCode::kNone;
+    job->pending.push_back(job->resp.responses.size() - 1);
   }
-  ctx.respond(resp);
+  if (job->pending.empty()) {
+    ctx.respond(job->resp);
+    return;
+  }
+  run_admin_job(
+      b, api,
+      [&b, ctx, req, job, edit] {
+        for (size_t i : job->pending) {
+          const auto& res = req->resources[i];
+          auto& r = job->resp.responses[i];
+          // The edit runs under the replica manager's lock, on the current set.
+          auto altered = b.replicas.edit_topic_config(
+              res.resource_name, [&](std::map<std::string, std::string>& overrides) { return edit(overrides, res); },
+              req->validate_only);
+          if (!altered) {
+            r.error_code = static_cast<ErrorCode>(altered.status().kafka_code());
+            r.error_message = altered.status().message();
+            continue;
+          }
+          r.error_code = ErrorCode::kNone;
+        }
+        ctx.respond(job->resp);
+      },
+      [ctx, job](const Status& s) {
+        for (size_t i : job->pending) {
+          job->resp.responses[i].error_code = static_cast<ErrorCode>(s.kafka_code());
+          job->resp.responses[i].error_message = s.message();
+        }
+        ctx.respond(job->resp);
+      });
 }
 
 }  // namespace
 
 void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::AlterConfigsRequest req;
-  if (!decode_or_close(ctx, body, req, "AlterConfigs")) return;
+  auto req = std::make_shared<protocol::AlterConfigsRequest>();
+  if (!decode_or_close(ctx, body, *req, "AlterConfigs")) return;
   alter<protocol::AlterConfigsRequest, protocol::AlterConfigsResponse>(
-      b, ctx, req, [](auto& overrides, const auto& res) { return apply_alter(overrides, res); });
+      b, ctx, req, "AlterConfigs", [](auto& overrides, const auto& res) { return apply_alter(overrides, res); });
 }
 
 void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::IncrementalAlterConfigsRequest req;
-  if (!decode_or_close(ctx, body, req, "IncrementalAlterConfigs")) return;
+  auto req = std::make_shared<protocol::IncrementalAlterConfigsRequest>();
+  if (!decode_or_close(ctx, body, *req, "IncrementalAlterConfigs")) return;
   alter<protocol::IncrementalAlterConfigsRequest, protocol::IncrementalAlterConfigsResponse>(
-      b, ctx, req, [&b](auto& overrides, const auto& res) { return apply_incremental(b, overrides, res); });
+      b, ctx, req, "IncrementalAlterConfigs",
+      [&b](auto& overrides, const auto& res) { return apply_incremental(b, overrides, res); });
 }
 
 }  // namespace spool::broker

@@ -6,9 +6,12 @@
 // Versions, as Kafka 4.4: v1 is v0, v2 is v1 flexible, v3 is v2 but may
 // answer THROTTLING_QUOTA_EXCEEDED (KIP-599): Spool enforces no quotas, so
 // it never does.
+// Duplicates are answered on the reactor; lookups and growing run on the
+// admin executor (broker/admin_executor.h), which answers.
 #include <map>
 #include <set>
 
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
@@ -44,43 +47,76 @@ Status check_assignments(BrokerContext& b, const Topic& t, int32_t current) {
 }  // namespace
 
 void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::CreatePartitionsRequest req;
-  if (!decode_or_close(ctx, body, req, "CreatePartitions")) return;
+  auto req = std::make_shared<protocol::CreatePartitionsRequest>();
+  if (!decode_or_close(ctx, body, *req, "CreatePartitions")) return;
   std::map<std::string, int> seen;
-  for (const auto& t : req.topics) seen[t.name]++;
+  for (const auto& t : req->topics) seen[t.name]++;
 
-  protocol::CreatePartitionsResponse resp;
+  // Duplicates are answered here; the rest (lookups, growing) on the admin
+  // executor. pending[i] is the request topic of resp.results[i], or null.
+  struct Job {
+    protocol::CreatePartitionsResponse resp;
+    std::vector<const Topic*> pending;
+  };
+  auto job = std::make_shared<Job>();
   std::set<std::string> answered_duplicates;
-  for (const auto& t : req.topics) {
+  bool any = false;
+  for (const auto& t : req->topics) {
     // A name listed more than once gets one INVALID_REQUEST answer, as Kafka.
     if (seen[t.name] > 1 && !answered_duplicates.insert(t.name).second) continue;
-    auto& r = resp.results.emplace_back();
+    auto& r = job->resp.results.emplace_back();
     r.name = t.name;
-    auto fail = [&](const Status& s) {
-      r.error_code = static_cast<ErrorCode>(s.kafka_code());
-      r.error_message = s.message();
-    };
     if (seen[t.name] > 1) {
-      fail(Status::error("Duplicate topic name.", static_cast<int16_t>(ErrorCode::kInvalidRequest)));
+      r.error_code = ErrorCode::kInvalidRequest;
+      r.error_message = "Duplicate topic name.";
+      job->pending.push_back(nullptr);
       continue;
     }
-    auto info = b.replicas.topic(t.name);
-    if (!info) {
-      fail(Status::error("unknown topic '" + t.name + "'", static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition)));
-      continue;
-    }
-    if (Status s = check_assignments(b, t, info->partitions); !s) {
-      fail(s);
-      continue;
-    }
-    auto grown = b.replicas.create_partitions(t.name, t.count, req.validate_only);
-    if (!grown) {
-      fail(grown.status());
-      continue;
-    }
-    r.error_code = ErrorCode::kNone;
+    job->pending.push_back(&t);
+    any = true;
   }
-  ctx.respond(resp);
+  if (!any) {
+    ctx.respond(job->resp);
+    return;
+  }
+  run_admin_job(
+      b, "CreatePartitions",
+      [&b, ctx, req, job] {
+        for (size_t i = 0; i < job->pending.size(); ++i) {
+          const Topic* t = job->pending[i];
+          if (t == nullptr) continue;
+          auto& r = job->resp.results[i];
+          auto fail = [&](const Status& s) {
+            r.error_code = static_cast<ErrorCode>(s.kafka_code());
+            r.error_message = s.message();
+          };
+          auto info = b.replicas.topic(t->name);
+          if (!info) {
+            fail(Status::error("unknown topic '" + t->name + "'",
+                               static_cast<int16_t>(ErrorCode::kUnknownTopicOrPartition)));
+            continue;
+          }
+          if (Status s = check_assignments(b, *t, info->partitions); !s) {
+            fail(s);
+            continue;
+          }
+          auto grown = b.replicas.create_partitions(t->name, t->count, req->validate_only);
+          if (!grown) {
+            fail(grown.status());
+            continue;
+          }
+          r.error_code = ErrorCode::kNone;
+        }
+        ctx.respond(job->resp);
+      },
+      [ctx, req, job](const Status& s) {
+        for (size_t i = 0; i < job->pending.size(); ++i) {
+          if (job->pending[i] == nullptr) continue;
+          job->resp.results[i].error_code = static_cast<ErrorCode>(s.kafka_code());
+          job->resp.results[i].error_message = s.message();
+        }
+        ctx.respond(job->resp);
+      });
 }
 
 }  // namespace spool::broker

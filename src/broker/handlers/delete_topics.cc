@@ -9,6 +9,9 @@
 // An unknown name is UNKNOWN_TOPIC_OR_PARTITION, an illegal one too (as
 // Kafka's controller: it only looks the name up). __consumer_offsets cannot
 // be deleted here (see README, differences from Kafka).
+// The request's shape is checked on the reactor; lookups and deletion run on
+// the admin executor (broker/admin_executor.h), which answers.
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/delete_topics_request.h"
@@ -45,9 +48,15 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     for (const auto& n : req.topic_names) wanted.push_back({n, kNoId});
   }
 
-  protocol::DeleteTopicsResponse resp;
+  // The request's shape is checked here; looking topics up and deleting
+  // them is the admin executor's job (after earlier lifecycle requests).
+  struct Job {
+    protocol::DeleteTopicsResponse resp;
+    std::vector<size_t> pending;  // into resp.responses
+  };
+  auto job = std::make_shared<Job>();
   for (const auto& t : wanted) {
-    auto& r = resp.responses.emplace_back();
+    auto& r = job->resp.responses.emplace_back();
     r.name = t.name;
     r.topic_id = t.topic_id;
     auto fail = [&](ErrorCode e, const char* message) {
@@ -67,36 +76,60 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       fail(ErrorCode::kInvalidRequest, "Neither topic name nor id were specified.");
       continue;
     }
-    std::string name;
-    if (t.name) {
-      name = *t.name;
-      auto info = b.replicas.topic(name);
-      if (!info) {
-        fail(ErrorCode::kUnknownTopicOrPartition, nullptr);
-        continue;
-      }
-      r.topic_id = info->id;
-    } else {
-      auto info = b.registry.get_by_id(t.topic_id);
-      if (!info) {
-        fail(ErrorCode::kUnknownTopicId, nullptr);
-        continue;
-      }
-      name = info->name;
-      r.name = name;
-    }
-    Status s = b.replicas.delete_topic(name);
-    if (s) {
-      r.error_code = ErrorCode::kNone;
-    } else {
-      fail(static_cast<ErrorCode>(s.kafka_code()), nullptr);
-      if (!r.error_message) r.error_message = s.message();
-    }
+    job->pending.push_back(job->resp.responses.size() - 1);
   }
-  if (v < 5) {
-    for (auto& r : resp.responses) r.error_message.reset();
-  }
-  ctx.respond(resp);
+  auto respond = [ctx, v, job] {
+    if (v < 5) {
+      for (auto& r : job->resp.responses) r.error_message.reset();
+    }
+    ctx.respond(job->resp);
+  };
+  if (job->pending.empty()) return respond();
+  run_admin_job(
+      b, "DeleteTopics",
+      [&b, job, respond] {
+        for (size_t i : job->pending) {
+          auto& r = job->resp.responses[i];
+          auto fail = [&](ErrorCode e) {
+            r.error_code = e;
+            if (const char* m = default_message(e)) r.error_message = m;
+          };
+          std::string name;
+          if (r.name) {
+            name = *r.name;
+            auto info = b.replicas.topic(name);
+            if (!info) {
+              fail(ErrorCode::kUnknownTopicOrPartition);
+              continue;
+            }
+            r.topic_id = info->id;
+          } else {
+            auto info = b.registry.get_by_id(r.topic_id);
+            if (!info) {
+              fail(ErrorCode::kUnknownTopicId);
+              continue;
+            }
+            name = info->name;
+            r.name = name;
+          }
+          Status s = b.replicas.delete_topic(name);
+          if (s) {
+            r.error_code = ErrorCode::kNone;
+          } else {
+            fail(static_cast<ErrorCode>(s.kafka_code()));
+            if (!r.error_message) r.error_message = s.message();
+          }
+        }
+        respond();
+      },
+      [job, respond](const Status& s) {
+        for (size_t i : job->pending) {
+          auto& r = job->resp.responses[i];
+          r.error_code = static_cast<ErrorCode>(s.kafka_code());
+          r.error_message = s.message();
+        }
+        respond();
+      });
 }
 
 }  // namespace spool::broker

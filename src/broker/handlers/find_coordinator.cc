@@ -15,8 +15,12 @@
 // ErrorMessage (Kafka's per-key lookup leaves the field at its default "";
 // a whole-request error carries the error's default message). v5 (TRANSACTION_ABORTABLE) and v6 change no
 // answer of this broker.
+// A lookup that would create its coordinator topic runs on the admin
+// executor (broker/admin_executor.h) and answers from there; if the executor
+// refuses it, the keys whose topic is missing answer COORDINATOR_NOT_AVAILABLE.
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
 #include "protocol/find_coordinator_request.h"
@@ -36,26 +40,52 @@ struct Lookup {
   const char* message = "NONE";
 };
 
-Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key) {
+// may_create false: a coordinator topic that does not exist yet is answered
+// COORDINATOR_NOT_AVAILABLE instead of created (the admin executor refused).
+Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key, bool may_create) {
+  const Lookup unavailable{ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
   if (key_type == kTransactionKey) {
     if (key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
-    if (b.txns == nullptr) return {ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
-    if (ErrorCode e = b.txns->ensure_state_topic(); e != ErrorCode::kNone)
-      return {e, "The coordinator is not available."};
+    if (b.txns == nullptr) return unavailable;
+    // Ready: ensure would only take its lock (held while it loads) to say NONE.
+    if (b.txns->state_topic_ready()) return {};
+    if (!may_create) return unavailable;
+    if (ErrorCode e = b.txns->ensure_state_topic(); e != ErrorCode::kNone) return {e, unavailable.message};
     return {};
   }
   if (key_type == kShareKey) return {ErrorCode::kInvalidRequest, "Share groups are not supported."};
-  if (b.groups == nullptr) return {ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
-  if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone)
-    return {e, "The coordinator is not available."};
+  if (b.groups == nullptr) return unavailable;
+  if (b.groups->offsets_topic_ready()) return {};
+  if (!may_create) return unavailable;
+  if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone) return {e, unavailable.message};
   return {};
 }
+
+// Whether answering key_type would create (and load) a coordinator topic:
+// then the lookup runs on the admin executor.
+bool needs_creation(BrokerContext& b, int8_t key_type) {
+  if (key_type == kTransactionKey) return b.txns != nullptr && !b.txns->state_topic_ready();
+  if (key_type == kGroupKey) return b.groups != nullptr && !b.groups->offsets_topic_ready();
+  return false;
+}
+
+void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoordinatorRequest& req, bool may_create);
 
 }  // namespace
 
 void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::FindCoordinatorRequest req;
-  if (!decode_or_close(ctx, body, req, "FindCoordinator")) return;
+  auto req = std::make_shared<protocol::FindCoordinatorRequest>();
+  if (!decode_or_close(ctx, body, *req, "FindCoordinator")) return;
+  const int8_t key_type = ctx.version() >= 1 ? req->key_type : kGroupKey;
+  if (!needs_creation(b, key_type)) return answer(b, ctx, *req, true);  // nothing to create: no wait
+  run_admin_job(
+      b, "FindCoordinator", [&b, ctx, req] { answer(b, ctx, *req, true); },
+      [&b, ctx, req](const Status&) { answer(b, ctx, *req, false); });
+}
+
+namespace {
+
+void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoordinatorRequest& req, bool may_create) {
   protocol::FindCoordinatorResponse resp;
   const int16_t v = ctx.version();
   const int8_t key_type = v >= 1 ? req.key_type : kGroupKey;
@@ -73,7 +103,7 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
         c.error_message = "This most likely occurs because of a request being malformed by the client library or "
                           "the message was sent to an incompatible broker. See the broker logs for more details.";
       } else {
-        l = find_one(b, key_type, key);
+        l = find_one(b, key_type, key, may_create);
       }
       c.error_code = l.error;
       if (l.error == ErrorCode::kNone) {
@@ -90,7 +120,7 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
     return;
   }
 
-  Lookup l = known_type ? find_one(b, key_type, req.key)
+  Lookup l = known_type ? find_one(b, key_type, req.key, may_create)
                         : Lookup{ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request"};
   resp.error_code = l.error;
   resp.error_message = l.message;
@@ -105,5 +135,7 @@ void handle_find_coordinator(BrokerContext& b, const RequestContext& ctx, ByteRe
   }
   ctx.respond(resp);
 }
+
+}  // namespace
 
 }  // namespace spool::broker

@@ -18,12 +18,16 @@
 //   UNKNOWN_SERVER_ERROR.
 // - v13: top-level ErrorCode (NONE, or the whole-request error).
 // - Bytes after the body are ignored (as Kafka does; librdkafka sends some).
+// - A request that would create a topic is answered from the admin executor
+//   (broker/admin_executor.h) after the creation; if the executor refuses
+//   the job, those topics answer LEADER_NOT_AVAILABLE (clients retry).
 #include <spdlog/spdlog.h>
 
 #include <set>
 
 #include "broker/group_service.h"
 #include "broker/handlers/authorized_ops.h"
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -54,10 +58,30 @@ void describe_topic(BrokerContext& b, const TopicInfo& info, Resp::MetadataRespo
   }
 }
 
+// How answer_by_name treats a topic it would create: create it (on the admin
+// executor), or not here (on the reactor, for a topic deleted since the
+// request was checked, or when the executor refused the job): answer
+// LEADER_NOT_AVAILABLE, which clients retry, as Kafka answers while a topic
+// is being created.
+enum class Creation { kCreate, kNotHere };
+
+// Whether answering `name` would create a topic (then the request is
+// answered from the admin executor).
+bool would_create(BrokerContext& b, const std::string& name, bool may_create) {
+  if (b.replicas.topic(name)) return false;
+  if (name == kConsumerOffsetsTopic && b.groups != nullptr) return true;
+  return may_create && !is_internal_topic(name);
+}
+
 // The named topic's answer, creating it first when allowed.
-void answer_by_name(BrokerContext& b, const std::string& name, bool may_create, Resp::MetadataResponseTopic& t) {
+void answer_by_name(BrokerContext& b, const std::string& name, bool may_create, Creation creation,
+                    Resp::MetadataResponseTopic& t) {
   t.name = name;
   auto info = b.replicas.topic(name);
+  if (!info && creation == Creation::kNotHere && would_create(b, name, may_create)) {
+    t.error_code = ErrorCode::kLeaderNotAvailable;
+    return;
+  }
   if (!info && name == kConsumerOffsetsTopic && b.groups != nullptr) {
     // As Kafka: asking for the offsets topic creates it (whatever
     // auto.create.topics.enable says), with its own settings.
@@ -96,6 +120,37 @@ void respond_error(const RequestContext& ctx, const protocol::MetadataRequest& r
   }
   resp.cluster_authorized_operations = INT32_MIN;
   resp.error_code = e;
+  ctx.respond(resp);
+}
+
+// What is left to answer once the request is validated: the response so far
+// (brokers, cluster, unknown ids) and the topic names to describe.
+struct Job {
+  Resp resp;
+  std::vector<std::string> names;
+  bool all = false;
+  bool may_create = false;
+  bool topic_ops = false;
+};
+
+void answer_topics(BrokerContext& b, const RequestContext& ctx, Job& job, Creation creation) {
+  Resp& resp = job.resp;
+  std::set<std::string> answered;
+  for (const auto& name : job.names) {
+    if (!answered.insert(name).second) continue;
+    auto& t = resp.topics.emplace_back();
+    if (job.all) {
+      if (auto info = b.replicas.topic(name)) {
+        describe_topic(b, *info, t);
+      } else {
+        resp.topics.pop_back();  // deleted meanwhile
+        continue;
+      }
+    } else {
+      answer_by_name(b, name, job.may_create, creation, t);
+    }
+    if (job.topic_ops) t.topic_authorized_operations = kTopicAuthorizedOperations;
+  }
   ctx.respond(resp);
 }
 
@@ -163,23 +218,15 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
 
   const bool may_create = !all && !by_id && b.settings.auto_create_topics &&
                           (v < 4 || req.allow_auto_topic_creation);
-  std::set<std::string> answered;
-  for (const auto& name : names) {
-    if (!answered.insert(name).second) continue;
-    auto& t = resp.topics.emplace_back();
-    if (all) {
-      if (auto info = b.replicas.topic(name)) {
-        describe_topic(b, *info, t);
-      } else {
-        resp.topics.pop_back();  // deleted meanwhile
-        continue;
-      }
-    } else {
-      answer_by_name(b, name, may_create, t);
-    }
-    if (topic_ops) t.topic_authorized_operations = kTopicAuthorizedOperations;
+  bool creates = false;
+  if (!all) {
+    for (const auto& name : names) creates = creates || would_create(b, name, may_create);
   }
-  ctx.respond(resp);
+  auto job = std::make_shared<Job>(Job{std::move(resp), std::move(names), all, may_create, topic_ops});
+  if (!creates) return answer_topics(b, ctx, *job, Creation::kNotHere);  // nothing to create: no wait
+  run_admin_job(
+      b, "Metadata auto-creation", [&b, ctx, job] { answer_topics(b, ctx, *job, Creation::kCreate); },
+      [&b, ctx, job](const Status&) { answer_topics(b, ctx, *job, Creation::kNotHere); });
 }
 
 }  // namespace spool::broker

@@ -1,6 +1,9 @@
 // CreateTopics (v2-7) on a single node: replication factor must be 1 (or -1 =
 // default), assignments may only name this broker. (DeleteTopics is in
-// delete_topics.cc.)
+// delete_topics.cc.) The request is validated on the reactor; the topics that
+// pass are created on the admin executor (broker/admin_executor.h), which
+// answers; if it refuses the job they carry its error (REQUEST_TIMED_OUT when
+// full, NOT_CONTROLLER at shutdown).
 //
 // CreateTopics per version, as Kafka 4.4 answers: v2-4 name, error and
 // message per topic (v4: -1 partitions / replication factor take the broker
@@ -19,6 +22,7 @@
 #include <map>
 #include <set>
 
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "broker/topic_registry.h"
@@ -88,7 +92,19 @@ CreatedConfigs created_topic_configs(const config::BrokerConfig& broker,
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::CreateTopicsRequest req;
   if (!decode_or_close(ctx, body, req, "CreateTopics")) return;
-  protocol::CreateTopicsResponse resp;
+  // Validated here, on the reactor; the topics that pass are created by the
+  // admin executor, which then answers.
+  struct Job {
+    protocol::CreateTopicsResponse resp;
+    struct Create {
+      size_t index;  // into resp.topics
+      int32_t partitions;
+      std::map<std::string, std::string> configs;
+    };
+    std::vector<Create> creates;
+  };
+  auto job = std::make_shared<Job>();
+  auto& resp = job->resp;
   std::map<std::string, int> seen;
   for (const auto& t : req.topics) seen[t.name]++;
   std::set<std::string> answered_duplicates;
@@ -130,22 +146,44 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       set_error(ErrorCode::kInvalidConfig, "null config value");
       continue;
     }
-    auto created = b.replicas.create_topic(t.name, *parts, configs, req.validate_only);
-    if (!created) {
-      set_error(static_cast<ErrorCode>(created.status().kafka_code()), created.status().message());
-      continue;
-    }
-    r.error_code = ErrorCode::kNone;
-    r.topic_id = req.validate_only ? random_topic_id() : created->id;
-    r.num_partitions = created->partitions;
-    r.replication_factor = 1;
-    if (b.config != nullptr) {
-      r.configs = created_topic_configs(*b.config, configs);
-    } else {
-      r.topic_config_error_code = ErrorCode::kUnknownServerError;  // never in a running broker
-    }
+    job->creates.push_back({resp.topics.size() - 1, *parts, std::move(configs)});
   }
-  ctx.respond(resp);
+  if (job->creates.empty()) {
+    ctx.respond(resp);
+    return;
+  }
+  const bool validate_only = req.validate_only;
+  run_admin_job(
+      b, "CreateTopics",
+      [&b, ctx, job, validate_only] {
+        for (auto& c : job->creates) {
+          auto& r = job->resp.topics[c.index];
+          auto created = b.replicas.create_topic(r.name, c.partitions, c.configs, validate_only);
+          if (!created) {
+            r.error_code = static_cast<ErrorCode>(created.status().kafka_code());
+            r.error_message = created.status().message();
+            continue;
+          }
+          r.error_code = ErrorCode::kNone;
+          r.topic_id = validate_only ? random_topic_id() : created->id;
+          r.num_partitions = created->partitions;
+          r.replication_factor = 1;
+          if (b.config != nullptr) {
+            r.configs = created_topic_configs(*b.config, c.configs);
+          } else {
+            r.topic_config_error_code = ErrorCode::kUnknownServerError;  // never in a running broker
+          }
+        }
+        ctx.respond(job->resp);
+      },
+      [ctx, job](const Status& s) {
+        for (auto& c : job->creates) {
+          auto& r = job->resp.topics[c.index];
+          r.error_code = static_cast<ErrorCode>(s.kafka_code());
+          r.error_message = s.message();
+        }
+        ctx.respond(job->resp);
+      });
 }
 
 }  // namespace spool::broker

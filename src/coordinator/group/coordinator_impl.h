@@ -42,7 +42,7 @@ struct GroupCoordinator::Impl {
   GroupCoordinator& self;
   OffsetsLog& log;
   GroupCoordinatorOptions opts;
-  std::shared_ptr<timer::Clock> clock;
+  std::shared_ptr<Clock> clock;
   timer::Purgatory join_purgatory;
   timer::Purgatory heartbeat_purgatory;
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 
 #include "coordinator/group/coordinator_impl.h"
 #include "coordinator/group/group_records.h"
@@ -14,17 +13,13 @@ namespace spool::coordinator {
 namespace {
 
 timer::PurgatoryOptions purgatory_options(const char* name, const GroupCoordinatorOptions& o,
-                                          const std::shared_ptr<timer::Clock>& clock) {
+                                          const std::shared_ptr<Clock>& clock) {
   timer::PurgatoryOptions p;
   p.name = name;
   p.clock = clock;
   p.start_reaper = o.start_reaper;
   p.shards = 32;
   return p;
-}
-
-std::shared_ptr<timer::Clock> clock_or_default(const std::shared_ptr<timer::Clock>& c) {
-  return c ? c : std::make_shared<timer::SteadyClock>();
 }
 
 std::string lower(std::string s) {
@@ -70,15 +65,11 @@ GroupCoordinator::Impl::Impl(GroupCoordinator& s, OffsetsLog& l, GroupCoordinato
     : self(s),
       log(l),
       opts(std::move(o)),
-      clock(clock_or_default(opts.clock)),
+      clock(clock_or_system(opts.clock)),
       join_purgatory(purgatory_options("Rebalance", opts, clock)),
       heartbeat_purgatory(purgatory_options("Heartbeat", opts, clock)) {}
 
-int64_t GroupCoordinator::Impl::wall_now() const {
-  if (opts.wall_clock_ms) return opts.wall_clock_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t GroupCoordinator::Impl::wall_now() const { return clock->wall_ms(); }
 
 ErrorCode GroupCoordinator::Impl::status_for(const std::string& group_id) const {
   const int32_t p = self.partition_for(group_id);

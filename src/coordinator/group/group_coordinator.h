@@ -33,7 +33,7 @@
 
 #include "coordinator/group/offsets_log.h"
 #include "protocol/error_code.h"
-#include "timer/clock.h"
+#include "util/clock.h"
 #include "util/bytes.h"
 
 namespace spool::coordinator {
@@ -48,10 +48,9 @@ struct GroupCoordinatorOptions {
   int32_t offset_metadata_max_bytes = 4096;        // offset.metadata.max.bytes
   int64_t offsets_retention_ms = 7LL * 24 * 3600 * 1000;  // offsets.retention.minutes
   int64_t offsets_retention_check_interval_ms = 600000;   // offsets.retention.check.interval.ms
-  // Time source for timers. null: steady clock. Wall-clock timestamps
-  // (commit timestamps, state timestamps) come from wall_clock_ms.
-  std::shared_ptr<timer::Clock> clock;
-  std::function<int64_t()> wall_clock_ms;  // null: system_clock
+  // Time source: its monotonic scale drives the join/heartbeat timers, its
+  // wall scale the commit and state timestamps. null: system_clock().
+  std::shared_ptr<Clock> clock;
   bool start_reaper = true;                // false in tests: call advance_clock()
 };
 

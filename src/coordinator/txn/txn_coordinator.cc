@@ -14,15 +14,11 @@
 namespace spool::coordinator {
 
 TxnCoordinator::Impl::Impl(OffsetsLog& l, TxnMarkerSender& m, ProducerIdSource& i, TxnCoordinatorOptions o)
-    : log(l), marker_sender(m), ids(i), opts(std::move(o)) {
+    : log(l), marker_sender(m), ids(i), opts(std::move(o)), clock(clock_or_system(opts.clock)) {
   last_abort_check = last_expire_check = now();
 }
 
-int64_t TxnCoordinator::Impl::now() const {
-  if (opts.now_ms) return opts.now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t TxnCoordinator::Impl::now() const { return clock->wall_ms(); }
 
 ErrorCode TxnCoordinator::Impl::status_locked(const std::string& id) const {
   const int32_t p = partition_for(id);

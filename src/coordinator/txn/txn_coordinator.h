@@ -42,6 +42,7 @@
 #include "coordinator/txn/txn_metadata.h"
 #include "coordinator/txn/txn_ports.h"
 #include "protocol/error_code.h"
+#include "util/clock.h"
 
 namespace spool::coordinator {
 
@@ -56,8 +57,9 @@ struct TxnCoordinatorOptions {
   // AddOffsetsToTxn adds the group's partition of this topic.
   std::string offsets_topic = "__consumer_offsets";
   std::function<int32_t(const std::string& group_id)> group_partition_for;  // null: partition 0
-  // Wall-clock milliseconds (timestamps, timeouts, retries). null: system_clock.
-  std::function<int64_t()> now_ms;
+  // Time source; its wall scale stamps and times transactions (timeouts,
+  // expiry, retries), as Kafka's time.milliseconds(). null: system_clock().
+  std::shared_ptr<Clock> clock;
   bool start_background = true;
 };
 

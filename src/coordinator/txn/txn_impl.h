@@ -54,6 +54,7 @@ struct TxnCoordinator::Impl : std::enable_shared_from_this<TxnCoordinator::Impl>
   TxnMarkerSender& marker_sender;
   ProducerIdSource& ids;
   TxnCoordinatorOptions opts;
+  const std::shared_ptr<Clock> clock;  // opts.clock or the real clock
 
   mutable std::mutex mu;
   std::unordered_map<std::string, std::shared_ptr<TxnEntry>> txns;

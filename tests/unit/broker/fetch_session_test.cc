@@ -64,18 +64,10 @@ std::vector<std::pair<std::string, int32_t>> listed(const protocol::FetchRespons
   return out;
 }
 
-struct ManualClock {
-  std::shared_ptr<std::atomic<int64_t>> now = std::make_shared<std::atomic<int64_t>>(1000);
-  std::function<int64_t()> fn() const {
-    return [n = now] { return n->load(); };
-  }
-  void advance(int64_t ms) { *now += ms; }
-};
-
 class FetchSessionTest : public ::testing::Test {
  protected:
   FetchSessionCache make_cache(int32_t slots = 10, int64_t eviction_ms = 100) {
-    return FetchSessionCache({slots, eviction_ms, clock.fn()});
+    return FetchSessionCache({slots, eviction_ms, clock_});
   }
   // Opens a session over t/0 and t/1 (hw 10 and 20), returns its id.
   int32_t open(FetchSessionCache& cache, bool follower = false, std::vector<Tp> parts = {{"t", 0}, {"t", 1}}) {
@@ -85,7 +77,7 @@ class FetchSessionTest : public ::testing::Test {
     for (size_t i = 0; i < parts.size(); ++i) res.push_back(result(10 * static_cast<int64_t>(i + 1)));
     return ctx.make_response(std::move(res)).session_id;
   }
-  ManualClock clock;
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1000);
 };
 
 TEST_F(FetchSessionTest, EpochArithmetic) {
@@ -326,7 +318,7 @@ TEST_F(FetchSessionTest, YoungSessionsAreNotEvictedByConsumers) {
   int32_t b = open(cache);
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
-  clock.advance(10);
+  clock_->advance(10);
   EXPECT_EQ(open(cache, false, {{"t", 0}, {"t", 1}, {"t", 2}}), 0);  // bigger, but a and b are too young
   EXPECT_EQ(cache.size(), 2u);
   EXPECT_EQ(cache.evictions(), 0);
@@ -336,7 +328,7 @@ TEST_F(FetchSessionTest, FollowersEvictConsumers) {
   auto cache = make_cache(2, 100);
   int32_t a = open(cache, false, {{"t", 0}, {"t", 1}, {"t", 2}});
   int32_t b = open(cache);
-  clock.advance(10);
+  clock_->advance(10);
   int32_t f = open(cache, true, {{"t", 0}});
   ASSERT_GT(f, 0);
   // The smaller consumer session went, even though the follower's is smaller still.
@@ -355,10 +347,10 @@ TEST_F(FetchSessionTest, StaleSessionIsEvictedFirst) {
   auto cache = make_cache(2, 100);
   int32_t a = open(cache);
   int32_t b = open(cache);
-  clock.advance(60);
+  clock_->advance(60);
   // Keep b in use; a goes stale.
   ASSERT_EQ(cache.new_context(request(b, 1, {}), 11, false).kind(), Kind::kIncremental);
-  clock.advance(50);
+  clock_->advance(50);
   int32_t c = open(cache, false, {{"t", 0}});
   ASSERT_GT(c, 0);
   EXPECT_FALSE(cache.session(a));
@@ -372,11 +364,11 @@ TEST_F(FetchSessionTest, OldBusySessionsEvictedBySize) {
   int32_t big = open(cache, false, {{"t", 0}, {"t", 1}, {"t", 2}});
   // Both stay in use past the protection period.
   for (int i = 1; i <= 3; ++i) {
-    clock.advance(50);
+    clock_->advance(50);
     ASSERT_EQ(cache.new_context(request(small, i, {}), 11, false).kind(), Kind::kIncremental);
     ASSERT_EQ(cache.new_context(request(big, i, {}), 11, false).kind(), Kind::kIncremental);
   }
-  clock.advance(10);
+  clock_->advance(10);
   // A newcomer of 2 partitions beats the 1-partition session but not the 3-partition one.
   int32_t mid = open(cache, false, {{"t", 0}, {"t", 1}});
   ASSERT_GT(mid, 0);

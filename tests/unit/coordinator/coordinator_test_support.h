@@ -14,7 +14,7 @@
 
 #include "coordinator/group/group_coordinator.h"
 #include "coordinator/group/group_records.h"
-#include "timer/clock.h"
+#include "util/clock.h"
 
 namespace spool::coordinator::testing {
 
@@ -131,8 +131,6 @@ class CoordinatorTest : public ::testing::Test {
   GroupCoordinatorOptions options() {
     GroupCoordinatorOptions o;
     o.clock = clock_;
-    auto c = clock_;
-    o.wall_clock_ms = [c] { return kWallBase + c->now_ms(); };
     o.start_reaper = false;
     o.group_initial_rebalance_delay_ms = 0;
     o.offsets_retention_ms = 24 * 3600 * 1000;
@@ -210,7 +208,7 @@ class CoordinatorTest : public ::testing::Test {
   }
   std::string state_of(const std::string& group) { return coord_->describe_groups({group}).at(0).state; }
 
-  std::shared_ptr<timer::ManualClock> clock_ = std::make_shared<timer::ManualClock>(1000);
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1000, kWallBase + 1000);
   FakeOffsetsLog log_;
   std::unique_ptr<GroupCoordinator> coord_;
 };

@@ -46,6 +46,19 @@ TEST_F(Rebalance, LastMemberExpiryEmptiesGroup) {
   EXPECT_TRUE(d[0].members.empty());
 }
 
+// Timers run on the clock's monotonic scale: a wall-clock jump (an NTP step
+// forward by a day) neither expires a session early nor keeps it alive.
+TEST_F(Rebalance, WallClockJumpDoesNotMoveSessionTimers) {
+  auto [a, g1] = stable_single("g");
+  clock_->set_wall(clock_->wall_ms() + 24LL * 3600 * 1000);
+  coord_->advance_clock(0);
+  advance(9999);
+  EXPECT_EQ(state_of("g"), "Stable");
+  clock_->set_wall(clock_->wall_ms() - 48LL * 3600 * 1000);
+  advance(2);
+  EXPECT_EQ(state_of("g"), "Empty");
+}
+
 TEST_F(Rebalance, RebalanceTimeoutRemovesMembersThatDidNotRejoin) {
   auto [a, g1] = stable_single("g");
   auto jb = join("g", "", {}, std::nullopt, 60000, 20000);

@@ -126,8 +126,6 @@ class TxnOffsetsTest : public ::testing::Test {
     if (coord_) coord_->shutdown();
     GroupCoordinatorOptions o;
     o.clock = clock_;
-    auto c = clock_;
-    o.wall_clock_ms = [c] { return 1'700'000'000'000 + c->now_ms(); };
     o.start_reaper = false;
     o.group_initial_rebalance_delay_ms = 0;
     o.offsets_retention_ms = 24 * 3600 * 1000;
@@ -182,7 +180,7 @@ class TxnOffsetsTest : public ::testing::Test {
   }
   static PartitionErrors all(std::vector<std::pair<TopicPartitionKey, ErrorCode>> v) { return v; }
 
-  std::shared_ptr<timer::ManualClock> clock_ = std::make_shared<timer::ManualClock>(1000);
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1000, 1'700'000'000'000 + 1000);
   TxnFakeLog log_;
   std::unique_ptr<GroupCoordinator> coord_;
 };

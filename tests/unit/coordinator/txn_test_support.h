@@ -11,7 +11,7 @@
 
 #include "coordinator/txn/txn_coordinator.h"
 #include "coordinator_test_support.h"
-#include "timer/clock.h"
+#include "util/clock.h"
 
 namespace spool::coordinator::testing {
 
@@ -83,8 +83,7 @@ class TxnTest : public ::testing::Test {
 
   TxnCoordinatorOptions options() {
     TxnCoordinatorOptions o;
-    auto c = clock_;
-    o.now_ms = [c] { return kWallBase + c->now_ms(); };
+    o.clock = clock_;
     o.start_background = false;
     o.transaction_max_timeout_ms = 900000;
     o.transactional_id_expiration_ms = 3600000;
@@ -102,7 +101,7 @@ class TxnTest : public ::testing::Test {
     coord_ = std::make_unique<TxnCoordinator>(log_, *markers_, ids_, options());
     for (int32_t p = 0; p < log_.partition_count(); ++p) ASSERT_TRUE(coord_->load_partition(p).is_ok());
   }
-  int64_t now() const { return kWallBase + clock_->now_ms(); }
+  int64_t now() const { return clock_->wall_ms(); }
 
   InitProducerIdResult init(const std::string& id, std::optional<std::pair<int64_t, int16_t>> expected = std::nullopt,
                             int32_t timeout = kTimeout) {
@@ -145,7 +144,7 @@ class TxnTest : public ::testing::Test {
     return last;
   }
 
-  std::shared_ptr<timer::ManualClock> clock_ = std::make_shared<timer::ManualClock>(0);
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(0, kWallBase);
   FakeOffsetsLog log_{4};
   FakeIds ids_;
   std::unique_ptr<FakeMarkerSender> markers_;

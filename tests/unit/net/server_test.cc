@@ -271,6 +271,26 @@ TEST_F(NetServerTest, IdleConnectionsAreClosedBusyOnesAreNot) {
   EXPECT_TRUE(wait_until([&] { return handler_.disconnects == 2; }));
 }
 
+// The idle decision reads ServerOptions::clock: a clock that stands still
+// keeps a silent connection open well past the timeout in real time, and
+// moving it past the timeout closes the connection at the next check.
+TEST_F(NetServerTest, IdleTimeoutFollowsTheInjectedClock) {
+  auto clock = std::make_shared<ManualClock>(5000);
+  auto o = test_options();
+  o.idle_timeout_ms = 60;
+  o.clock = clock;
+  start(o);
+  TestClient c(port());
+  ASSERT_TRUE(c.send_frame("x"));
+  ASSERT_EQ(c.read_frame(), "x");
+  EXPECT_TRUE(c.quiet_for(300));  // 5x the timeout in real time, 0 ms on the clock
+  clock->advance(59);
+  EXPECT_TRUE(c.quiet_for(150));  // 1 ms short of idle
+  clock->advance(1);
+  EXPECT_TRUE(c.closed_by_peer(1000));
+  EXPECT_TRUE(wait_until([&] { return handler_.disconnects == 1; }));
+}
+
 TEST_F(NetServerTest, PendingRequestIsNotIdle) {
   auto o = test_options();
   o.idle_timeout_ms = 100;
