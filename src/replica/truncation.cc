@@ -93,6 +93,20 @@ FollowerAction on_offset_out_of_range(const LocalLogView& log, int64_t leader_lo
   return a;
 }
 
+FetchDivergence check_fetch_divergence(int32_t last_fetched_epoch, int64_t fetch_offset,
+                                       std::pair<int32_t, int64_t> leader_end_for_epoch,
+                                       int64_t leader_log_start_offset) {
+  FetchDivergence d;
+  if (last_fetched_epoch < 0) return d;
+  auto [epoch, end] = leader_end_for_epoch;
+  if (epoch == kUndefinedEpoch || end == kUndefinedOffset || fetch_offset < leader_log_start_offset) {
+    d.error = ErrorCode::kOffsetOutOfRange;
+    return d;
+  }
+  if (epoch < last_fetched_epoch || end < fetch_offset) d.diverging = EpochEndOffset{epoch, end};
+  return d;
+}
+
 FollowerAction on_fetch_error(ErrorCode error, int32_t request_leader_epoch, int32_t current_leader_epoch) {
   FollowerAction a;
   switch (error) {

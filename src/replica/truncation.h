@@ -40,6 +40,11 @@
 //   NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION and anything else
 //   retry after replica.fetch.backoff.ms; OFFSET_OUT_OF_RANGE asks the leader
 //   for its offsets.
+// - The leader's side (check_fetch_divergence, Kafka's Partition.readRecords):
+//   for a follower Fetch with LastFetchedEpoch E >= 0 and the leader's
+//   end_offset_for(E) = (e, o): e or o undefined -> OFFSET_OUT_OF_RANGE;
+//   FetchOffset below the leader's log start -> OFFSET_OUT_OF_RANGE; e < E or
+//   o < FetchOffset -> answer DivergingEpoch (e, o) and no records.
 // After a truncation the follower fetches from its log's actual end
 // (storage::Log::truncate_to drops whole batches, so it may land below the
 // requested offset); its high watermark is min(its own, the new log end)
@@ -47,6 +52,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "protocol/error_code.h"
 #include "replica/local_log_view.h"
@@ -109,6 +116,17 @@ FollowerAction on_epoch_answer(const LocalLogView& log, protocol::ErrorCode erro
 // OFFSET_OUT_OF_RANGE, given the leader's offsets.
 FollowerAction on_offset_out_of_range(const LocalLogView& log, int64_t leader_log_start_offset,
                                       int64_t leader_log_end_offset);
+
+// Leader side, see the header comment. `leader_end_for_epoch`: the leader
+// log's end_offset_for_epoch(last_fetched_epoch). error NONE and no
+// diverging: serve the read (which still checks the fetch offset's range).
+struct FetchDivergence {
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::optional<EpochEndOffset> diverging;
+};
+FetchDivergence check_fetch_divergence(int32_t last_fetched_epoch, int64_t fetch_offset,
+                                       std::pair<int32_t, int64_t> leader_end_for_epoch,
+                                       int64_t leader_log_start_offset);
 
 // A partition error in a fetch response (not NONE).
 FollowerAction on_fetch_error(protocol::ErrorCode error, int32_t request_leader_epoch, int32_t current_leader_epoch);

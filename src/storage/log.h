@@ -87,7 +87,11 @@ class Log : public std::enable_shared_from_this<Log> {
   // nothing either (Kafka answers a duplicate with success).
   Result<AppendResult> append(std::span<uint8_t> batches, int32_t record_count_hint, int32_t leader_epoch);
   // Replica path: batches keep their offsets and epochs; the first must start
-  // at or after the log end offset.
+  // at or after the log end offset — except on an empty log whose end lies
+  // inside the first batch (the leader's log start, moved by DeleteRecords,
+  // falls mid-batch): the log then restarts at that batch's base and takes it
+  // whole, and the caller raises the log start back to the leader's (Kafka's
+  // Partition.appendRecordsToFollowerOrFutureReplica does the same).
   Result<AppendResult> append_as_follower(std::span<const uint8_t> batches);
 
   // Whole batches from `offset` up to max_bytes (the first taken whole with
@@ -211,6 +215,8 @@ class Log : public std::enable_shared_from_this<Log> {
   // Replaces every segment with one empty segment at `offset` (start = end =
   // offset) and forgets producer state. Caller holds append_mu_.
   Status reset_locked(int64_t offset);
+  // reset_locked plus what a full truncation forgets (epochs, flushed, dirty).
+  Status truncate_fully_locked(int64_t offset);
   Result<std::shared_ptr<Segment>> roll_locked(int64_t base_offset);
   std::vector<std::shared_ptr<Segment>> segments_from(int64_t offset) const;
   std::vector<std::shared_ptr<Segment>> all_segments() const;

@@ -165,6 +165,10 @@ Status Log::truncate_fully_and_start_at(int64_t offset) {
   if (offset < 0) return Status::error("cannot start a log at offset " + std::to_string(offset), kOffsetOutOfRange);
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  return truncate_fully_locked(offset);
+}
+
+Status Log::truncate_fully_locked(int64_t offset) {
   if (Status s = reset_locked(offset); !s) return s;
   truncations_.fetch_add(1);
   dir_dirty_ = true;

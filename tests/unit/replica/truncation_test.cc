@@ -177,5 +177,34 @@ TEST(Truncation, FetchErrors) {
   EXPECT_EQ(on_fetch_error(ErrorCode::kKafkaStorageError, 9, 9), simple(Kind::kRetry));
 }
 
+TEST(FetchDivergence, LeaderSide) {
+  using EO = std::pair<int32_t, int64_t>;
+  // No LastFetchedEpoch: no check.
+  auto none = check_fetch_divergence(-1, 50, EO(-1, -1), 0);
+  EXPECT_EQ(none.error, ErrorCode::kNone);
+  EXPECT_FALSE(none.diverging);
+  // Same epoch, the leader has at least the fetch offset of it: serve.
+  auto same = check_fetch_divergence(3, 50, EO(3, 50), 0);
+  EXPECT_EQ(same.error, ErrorCode::kNone);
+  EXPECT_FALSE(same.diverging);
+  // The leader's epoch 3 ends before the fetch offset: diverge there.
+  auto shorter = check_fetch_divergence(3, 50, EO(3, 40), 0);
+  EXPECT_EQ(shorter.error, ErrorCode::kNone);
+  ASSERT_TRUE(shorter.diverging);
+  EXPECT_EQ(shorter.diverging->epoch, 3);
+  EXPECT_EQ(shorter.diverging->end_offset, 40);
+  // The leader never had epoch 4: its floor epoch 2 is the answer.
+  auto older = check_fetch_divergence(4, 50, EO(2, 60), 0);
+  ASSERT_TRUE(older.diverging);
+  EXPECT_EQ(older.diverging->epoch, 2);
+  EXPECT_EQ(older.diverging->end_offset, 60);
+  // Unknown to the leader, or below its log start: out of range.
+  EXPECT_EQ(check_fetch_divergence(4, 50, EO(-1, -1), 0).error, ErrorCode::kOffsetOutOfRange);
+  EXPECT_EQ(check_fetch_divergence(4, 50, EO(4, -1), 0).error, ErrorCode::kOffsetOutOfRange);
+  auto below = check_fetch_divergence(3, 50, EO(3, 40), 60);
+  EXPECT_EQ(below.error, ErrorCode::kOffsetOutOfRange);
+  EXPECT_FALSE(below.diverging);
+}
+
 }  // namespace
 }  // namespace spool::replica

@@ -114,6 +114,35 @@ TEST(LogReplicaSupport, TruncateFullyAndStartAt) {
   EXPECT_EQ(again->epoch_entries(), (std::vector<EpochEntry>{{4, 500}}));
 }
 
+TEST(LogReplicaSupport, EmptyFollowerTakesABatchStraddlingItsStart) {
+  TempDir d;
+  auto log = open_log(d.sub("t-0"), small_config());
+  ASSERT_TRUE(log->truncate_fully_and_start_at(40));
+  Bytes b = make_batch(2);  // [39, 40]: the leader's log start 40 is inside it
+  record::set_base_offset(b.data(), 39);
+  record::set_partition_leader_epoch(b.data(), 2);
+  auto r = log->append_as_follower(b);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->first_offset, 39);
+  EXPECT_EQ(log->log_start_offset(), 39);
+  EXPECT_EQ(log->log_end_offset(), 41);
+  EXPECT_EQ(log->epoch_entries(), (std::vector<EpochEntry>{{2, 39}}));
+  ASSERT_TRUE(log->advance_log_start_offset(40));
+  EXPECT_EQ(log->epoch_entries(), (std::vector<EpochEntry>{{2, 40}}));
+  // Only an empty log does that: a batch below a non-empty log's end is refused.
+  Bytes c = make_batch(2);
+  record::set_base_offset(c.data(), 40);
+  EXPECT_FALSE(log->append_as_follower(c).is_ok());
+  EXPECT_EQ(log->log_end_offset(), 41);
+  // An empty log whose end is not inside the batch refuses it too.
+  auto other = open_log(d.sub("t-1"), small_config());
+  ASSERT_TRUE(other->truncate_fully_and_start_at(50));
+  Bytes e = make_batch(2);  // [39, 40], entirely below 50
+  record::set_base_offset(e.data(), 39);
+  EXPECT_FALSE(other->append_as_follower(e).is_ok());
+  EXPECT_EQ(other->log_start_offset(), 50);
+}
+
 TEST(LogReplicaSupport, ClosedLogRefusesFullTruncation) {
   TempDir d;
   auto log = open_log(d.sub("t-0"), small_config());
