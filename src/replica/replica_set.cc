@@ -28,7 +28,7 @@ bool ReplicaSet::in(const std::vector<int32_t>& set, int32_t id) const {
 
 BecomeLeaderOutcome ReplicaSet::become_leader(const LeaderAndIsrState& state, int64_t log_end_offset,
                                               int64_t high_watermark, int64_t now_ms) {
-  if (leading_ && state.partition_epoch < partition_epoch_) {
+  if (state.partition_epoch < partition_epoch_) {
     spdlog::info("replica set: skipped LeaderAndIsr with partition epoch {} below ours ({})", state.partition_epoch,
                  partition_epoch_);
     return BecomeLeaderOutcome::kSkippedStale;
@@ -37,18 +37,14 @@ BecomeLeaderOutcome ReplicaSet::become_leader(const LeaderAndIsrState& state, in
   const bool new_epoch = new_leader || state.leader_epoch > leader_epoch_;
 
   replicas_ = state.replicas;
-  isr_ = sorted_unique(state.isr);
-  // The leader is always in its ISR, whatever the request says.
-  if (!in(isr_, local_broker_id_)) isr_ = sorted_unique([&] {
-      auto v = isr_;
-      v.push_back(local_broker_id_);
-      return v;
-    }());
+  auto isr = state.isr;
+  isr.push_back(local_broker_id_);  // the leader is always in its ISR
+  isr_ = sorted_unique(std::move(isr));
   std::map<int32_t, FollowerReplica> followers;
   for (int32_t id : replicas_) {
     if (id == local_broker_id_) continue;
     auto it = followers_.find(id);
-    if (it != followers_.end()) {
+    if (it != followers_.end() && !new_leader) {
       followers[id] = it->second;
     } else {
       FollowerReplica f;
@@ -64,11 +60,24 @@ BecomeLeaderOutcome ReplicaSet::become_leader(const LeaderAndIsrState& state, in
     leader_epoch_start_offset_ = log_end_offset;
     for (auto& [id, f] : followers_) f.reset(now_ms, log_end_offset, new_leader, in(isr_, id));
     leader_epoch_ = state.leader_epoch;
+    spdlog::info("replica set: leading epoch {} from offset {} with ISR {} (partition epoch {})", leader_epoch_,
+                 log_end_offset, fmt::join(isr_, ","), state.partition_epoch);
   }
   partition_epoch_ = state.partition_epoch;
   high_watermark_ = new_leader ? high_watermark : std::max(high_watermark_, high_watermark);
   leading_ = true;
   return new_epoch ? BecomeLeaderOutcome::kNewEpoch : BecomeLeaderOutcome::kSameEpoch;
+}
+
+void ReplicaSet::become_follower(int32_t leader_epoch, int32_t partition_epoch) {
+  leading_ = false;
+  leader_epoch_ = std::max(leader_epoch_, leader_epoch);
+  partition_epoch_ = std::max(partition_epoch_, partition_epoch);
+  leader_epoch_start_offset_ = -1;
+  isr_.clear();
+  followers_.clear();
+  pending_.reset();
+  awaiting_leader_and_isr_ = false;
 }
 
 ErrorCode ReplicaSet::check_leader_epoch(int32_t request_leader_epoch) const {

@@ -155,9 +155,15 @@ class ReplicaSet {
   const ReplicaSetConfig& config() const { return config_; }
 
   // LeaderAndIsr. `log_end_offset` and `high_watermark`: the local log's now
-  // (the high watermark it had as follower or from the checkpoint).
+  // (the high watermark it had as follower or from the checkpoint). Then
+  // call maybe_advance_high_watermark (the ISR may have shrunk to the leader).
   BecomeLeaderOutcome become_leader(const LeaderAndIsrState& state, int64_t log_end_offset, int64_t high_watermark,
                                     int64_t now_ms);
+  // LeaderAndIsr naming another leader: stop leading (follower state, ISR
+  // and any pending change are dropped; the epochs are kept for the stale
+  // check, and the next become_leader starts as a new leader).
+  void become_follower(int32_t leader_epoch, int32_t partition_epoch);
+  bool leading() const { return leading_; }
 
   // CurrentLeaderEpoch of a Fetch / OffsetForLeaderEpoch / ListOffsets
   // against ours: below -> FENCED_LEADER_EPOCH, above -> UNKNOWN_LEADER_EPOCH,

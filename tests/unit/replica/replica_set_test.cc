@@ -1,6 +1,6 @@
-// ReplicaSet and FollowerReplica: Kafka's ISR, caught-up and high-watermark
-// rules with Spool's fsync counting and strict min-ISR rule, exact values.
-// Time is a plain now_ms (the caller's clock), so no clock is needed here.
+// ReplicaSet: Kafka's ISR, pending-change and high-watermark rules with
+// Spool's fsync counting and strict min-ISR rule, exact values. Time is a
+// plain now_ms (the caller's clock), so no clock is needed here.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,88 +14,6 @@ using protocol::ErrorCode;
 using V = std::vector<int32_t>;
 
 constexpr int64_t kLag = 30000;
-
-// ---------------------------------------------------------------- FollowerReplica
-
-TEST(FollowerReplica, LastCaughtUpWhenTheFetchReachesTheLeaderEnd) {
-  FollowerReplica f;
-  f.update_fetch_state(100, 0, 1000, 100, 7);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1000);
-  EXPECT_EQ(f.log_end_offset, 100);
-  EXPECT_EQ(f.synced_offset, 100);
-  EXPECT_EQ(f.last_fetch_time_ms, 1000);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 100);
-  EXPECT_EQ(f.broker_epoch, 7);
-  // Beyond the leader's end (a racing truncation) also counts.
-  f.update_fetch_state(120, 0, 1500, 110, 7);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1500);
-}
-
-TEST(FollowerReplica, LastCaughtUpIsThePreviousFetchWhenItReachedTheEndAsItStoodThen) {
-  FollowerReplica f;
-  f.update_fetch_state(50, 0, 1000, 100, -1);  // behind: baseline 0 from the start (< 50)
-  EXPECT_EQ(f.last_caught_up_time_ms, 0);  // 50 >= 0 (initial baseline): caught up at last fetch time 0
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 100);
-  // The leader grew to 130 meanwhile, but the follower now has the 100 the
-  // leader had at 1000: it was caught up at 1000.
-  f.update_fetch_state(100, 0, 2000, 130, -1);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1000);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 130);
-  // Not even the previous end (130) reached: unchanged.
-  f.update_fetch_state(120, 0, 3000, 160, -1);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1000);
-  EXPECT_EQ(f.last_fetch_time_ms, 3000);
-  // The recorded leader end never decreases (a fetch served from a leader
-  // end read lower than an earlier one).
-  f.update_fetch_state(125, 0, 3500, 150, -1);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 160);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1000);
-  // The time never goes backwards either.
-  f.update_fetch_state(160, 0, 900, 160, -1);
-  EXPECT_EQ(f.last_caught_up_time_ms, 1000);
-}
-
-TEST(FollowerReplica, IsCaughtUp) {
-  FollowerReplica f;
-  f.log_end_offset = 100;
-  f.last_caught_up_time_ms = 1000;
-  EXPECT_TRUE(f.is_caught_up(100, 999999, kLag));          // same end: always
-  EXPECT_TRUE(f.is_caught_up(200, 1000 + kLag, kLag));     // exactly the lag
-  EXPECT_FALSE(f.is_caught_up(200, 1000 + kLag + 1, kLag));
-}
-
-TEST(FollowerReplica, ResetOnNewLeaderForgetsOffsets) {
-  FollowerReplica f;
-  f.update_fetch_state(100, 5, 1000, 100, 3);
-  f.reset(5000, 120, /*new_leader=*/true, /*in_sync=*/true);
-  EXPECT_EQ(f.log_end_offset, -1);
-  EXPECT_EQ(f.synced_offset, -1);
-  EXPECT_EQ(f.log_start_offset, -1);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, -1);
-  EXPECT_EQ(f.last_fetch_time_ms, 0);
-  EXPECT_EQ(f.last_caught_up_time_ms, 5000);
-  EXPECT_EQ(f.broker_epoch, -1);
-  f.reset(6000, 120, true, false);
-  EXPECT_EQ(f.last_caught_up_time_ms, 0);
-}
-
-TEST(FollowerReplica, ResetOnReelectionKeepsOffsets) {
-  FollowerReplica f;
-  f.update_fetch_state(100, 5, 1000, 100, 3);
-  f.reset(5000, 120, /*new_leader=*/false, /*in_sync=*/true);
-  EXPECT_EQ(f.log_end_offset, 100);
-  EXPECT_EQ(f.log_start_offset, 5);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 120);
-  EXPECT_EQ(f.last_fetch_time_ms, 5000);
-  EXPECT_EQ(f.last_caught_up_time_ms, 5000);
-  EXPECT_EQ(f.broker_epoch, 3);
-  f.reset(6000, 130, false, false);
-  EXPECT_EQ(f.last_fetch_time_ms, 0);
-  EXPECT_EQ(f.last_caught_up_time_ms, 0);
-  EXPECT_EQ(f.last_fetch_leader_log_end_offset, 130);
-}
-
-// ---------------------------------------------------------------- ReplicaSet
 
 // Realistic wall-clock times: a follower reset to "last caught up 0" must not
 // look caught up (now - 0 > replica.lag.time.max.ms), as in Kafka.
@@ -184,6 +102,30 @@ TEST(ReplicaSet, ReelectedLeaderKeepsFollowerOffsetsAndItsHighWatermark) {
   EXPECT_EQ(f.rs.follower(2)->log_end_offset, 100);
   EXPECT_EQ(f.rs.follower(2)->last_fetch_leader_log_end_offset, 100);
   EXPECT_EQ(f.rs.follower(3)->last_caught_up_time_ms, 0);  // left the ISR
+}
+
+TEST(ReplicaSet, BecomeFollowerStopsLeadingAndTheNextLeadershipStartsFresh) {
+  Fixture f;
+  f.rs.become_leader(Fixture::state(5, 10, {1, 2, 3}), 100, 100, T + 1000);
+  f.rs.record_fetch(2, 100, 0, -1, 100, T + 1100);
+  f.rs.record_fetch(3, 100, 0, -1, 100, T + 1100);
+  ASSERT_TRUE(f.rs.maybe_shrink_isr(150, T + 1000 + 2 * kLag));
+  f.rs.become_follower(6, 11);
+  EXPECT_FALSE(f.rs.leading());
+  EXPECT_FALSE(f.rs.pending_change());
+  EXPECT_EQ(f.rs.follower(2), nullptr);
+  EXPECT_EQ(f.rs.leader_epoch(), 6);
+  EXPECT_EQ(f.rs.check_enough_replicas_reach(50), (AckCheck{true, ErrorCode::kNotLeaderOrFollower}));
+  EXPECT_FALSE(f.rs.maybe_advance_high_watermark(local(200, 200), T + 2000));
+  EXPECT_EQ(f.rs.record_fetch(2, 100, 0, -1, 100, T + 2000), ErrorCode::kUnknownLeaderEpoch);
+  // A LeaderAndIsr older than what the follower saw is skipped.
+  EXPECT_EQ(f.rs.become_leader(Fixture::state(7, 10, {1, 2}), 200, 150, T + 3000), BecomeLeaderOutcome::kSkippedStale);
+  EXPECT_FALSE(f.rs.leading());
+  // Leading again: a new leader, follower offsets unknown, its own HW taken.
+  EXPECT_EQ(f.rs.become_leader(Fixture::state(7, 12, {1, 2}), 200, 150, T + 3000), BecomeLeaderOutcome::kNewEpoch);
+  EXPECT_EQ(f.rs.follower(2)->log_end_offset, -1);
+  EXPECT_EQ(f.rs.high_watermark(), 150);
+  EXPECT_EQ(f.rs.leader_epoch_start_offset(), 200);
 }
 
 TEST(ReplicaSet, RemovedReplicaIsForgotten) {
