@@ -106,8 +106,9 @@ TEST(AlterPartitionResponseParse, NamesAtV0IdsAtV3MissingReported) {
     AlterPartitionReply reply = parse_alter_partition_response(response(v), v, entries());
     EXPECT_EQ(reply.error, ErrorCode::kNone);
     ASSERT_EQ(reply.partitions.size(), 2u);
+    const int8_t recovery = v >= 1 ? 1 : 0;
     EXPECT_EQ(reply.partitions[0],
-              (AlterPartitionOutcome{TopicPartition("a", 0), ErrorCode::kNone, 1, 5, {1, 2}, 9, int8_t(v >= 1 ? 1 : 0)}));
+              (AlterPartitionOutcome{TopicPartition("a", 0), ErrorCode::kNone, 1, 5, {1, 2}, 9, recovery}));
     EXPECT_EQ(reply.partitions[1].partition, TopicPartition("a", 1));
     EXPECT_EQ(reply.partitions[1].error, ErrorCode::kInvalidUpdateVersion);
     EXPECT_EQ(reply.missing, (std::vector<TopicPartition>{TopicPartition("b", 2)}));
