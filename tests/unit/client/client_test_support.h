@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -67,14 +68,24 @@ class Collector {
     std::lock_guard<std::mutex> l(mu_);
     return results_.size();
   }
-  Result<T>& at(size_t i) { return results_.at(i); }
-  std::thread::id thread(size_t i) { return threads_.at(i); }
-  Clock::time_point time(size_t i) { return times_.at(i); }
+  // References stay valid while later results arrive (deque).
+  Result<T>& at(size_t i) {
+    std::lock_guard<std::mutex> l(mu_);
+    return results_.at(i);
+  }
+  std::thread::id thread(size_t i) {
+    std::lock_guard<std::mutex> l(mu_);
+    return threads_.at(i);
+  }
+  Clock::time_point time(size_t i) {
+    std::lock_guard<std::mutex> l(mu_);
+    return times_.at(i);
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<Result<T>> results_;
+  std::deque<Result<T>> results_;
   std::vector<std::thread::id> threads_;
   std::vector<Clock::time_point> times_;
 };

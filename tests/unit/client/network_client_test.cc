@@ -1,13 +1,18 @@
 // NetworkClient's transport against FakeBroker (fake_broker.h): pipelining
 // and response order, correlation mismatch, oversized responses, timeouts,
-// lost connections, reconnect backoff, shutdown with pending work,
-// callbacks that send or throw. Every wait is bounded.
+// connect timeouts, lost connections, reconnect backoff, shutdown with
+// pending work, callbacks that send or throw. Every wait is bounded.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "client/network_client.h"
 #include "client_test_support.h"
@@ -167,6 +172,60 @@ TEST(NetworkClient, InFlightTimeoutFailsWithRequestTimedOutAndClosesTheConnectio
   EXPECT_NE(got.at(1).status().message().find("timed out after 300 ms"), std::string::npos);
   EXPECT_LT(ms(got.time(1) - t0), 2000);
   EXPECT_TRUE(broker.wait_for([&] { return broker.peer_closes() == 1; }));
+}
+
+// A listener whose accept queue is full: further connects hang (Linux
+// drops their SYNs), so only the connect timeout ends them.
+class FullListener {
+ public:
+  FullListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 0), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    for (int i = 0; i < 3; ++i) {  // fill the queue; never accepted
+      int c = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      ::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+      fillers_.push_back(c);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ~FullListener() {
+    for (int c : fillers_) ::close(c);
+    ::close(fd_);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::vector<int> fillers_;
+};
+
+TEST(NetworkClient, ConnectTimeoutFailsTheWaitingRequests) {
+  FullListener full;
+  NetworkClientOptions o = fast_options();
+  o.connect_timeout_ms = 300;
+  NetworkClient client(o);
+  const Node node{4, "127.0.0.1", full.port()};
+  Collector<RawResponse> got;
+  const auto t0 = Clock::now();
+  client.send(node, raw(kMetadata, 0, 12, "a", 5000), got.callback());
+  client.send(node, raw(kMetadata, 0, 12, "b", 5000), got.callback());
+  ASSERT_TRUE(got.wait(2));
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_FALSE(got.at(i));
+    EXPECT_EQ(got.at(i).status().kafka_code(), kNetworkException);
+    EXPECT_EQ(got.at(i).status().message(), "cannot connect to node 4 (127.0.0.1:" + std::to_string(full.port()) +
+                                                "): timed out after 300 ms");
+  }
+  EXPECT_GE(ms(got.time(0) - t0), 300);
+  EXPECT_LT(ms(got.time(0) - t0), 3000);
 }
 
 TEST(NetworkClient, RequestWaitingOutABackoffTimesOutAloneWithoutConnecting) {
