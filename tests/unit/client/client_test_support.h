@@ -4,9 +4,6 @@
 // server side.
 #pragma once
 
-#include <asio/io_context.hpp>
-#include <asio/ip/tcp.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -15,6 +12,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
 
 #include "client/network_client.h"
 #include "fake_broker.h"
