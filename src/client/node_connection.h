@@ -17,16 +17,18 @@
 // shutdown).
 #pragma once
 
-#include <asio/io_context.hpp>
-#include <asio/ip/tcp.hpp>
-#include <asio/steady_timer.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
 #include <vector>
+
+// Standard headers first: asio's config picks aligned_alloc from them, and
+// every translation unit must pick the same (ODR; ASan reports a mismatch).
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 
 #include "client/network_client.h"
 #include "client/reconnect_backoff.h"

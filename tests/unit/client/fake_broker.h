@@ -11,12 +11,6 @@
 // script runs on the server thread. The destructor stops and joins.
 #pragma once
 
-#include <asio/io_context.hpp>
-#include <asio/ip/tcp.hpp>
-#include <asio/read.hpp>
-#include <asio/steady_timer.hpp>
-#include <asio/write.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -27,6 +21,14 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+// Standard headers first: asio's config picks aligned_alloc from them, and
+// every translation unit must pick the same (ODR; ASan reports a mismatch).
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/read.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/write.hpp>
 
 #include "protocol/api_versions_response.h"
 #include "protocol/header.h"

@@ -1,235 +1,43 @@
-// NetworkClient against FakeBroker (tests/unit/client/fake_broker.h):
-// handshake and version negotiation, pipelining and response order,
-// correlation mismatch, oversized responses, timeouts, lost connections,
-// reconnect backoff, shutdown with pending work, the typed helper and the
-// ControlledShutdown v0 header. Every wait is bounded.
+// NetworkClient's transport against FakeBroker (fake_broker.h): pipelining
+// and response order, correlation mismatch, oversized responses, timeouts,
+// connect timeouts, lost connections, reconnect backoff, shutdown with
+// pending work, callbacks that send or throw. Every wait is bounded.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "client/network_client.h"
+#include "client_test_support.h"
 #include "fake_broker.h"
-#include "protocol/api_versions_request.h"
-#include "protocol/controlled_shutdown_request.h"
-#include "protocol/controlled_shutdown_response.h"
-#include "protocol/metadata_request.h"
-#include "protocol/metadata_response.h"
 
 namespace spool::client {
 namespace {
 
 using testing::Action;
 using testing::Clock;
+using testing::Collector;
 using testing::FakeBroker;
 using testing::ReceivedRequest;
-
-constexpr int16_t kMetadata = 3;
-constexpr int16_t kNetworkException = 13;
-constexpr int16_t kRequestTimedOut = 7;
-constexpr int16_t kUnsupportedVersion = 35;
-
-int64_t ms(Clock::duration d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); }
-
-std::string text(ByteSpan b) { return std::string(b.begin(), b.end()); }
-
-std::string hex(ByteSpan b) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string s;
-  for (uint8_t c : b) {
-    s += kDigits[c >> 4];
-    s += kDigits[c & 15];
-  }
-  return s;
-}
-
-std::string hex32(int32_t v) {
-  ByteWriter w;
-  w.i32(v);
-  return hex(w.buffer());
-}
-
-// Collects callback results from the client's thread.
-template <class T>
-class Collector {
- public:
-  std::function<void(Result<T>)> callback() {
-    return [this](Result<T> r) {
-      std::lock_guard<std::mutex> l(mu_);
-      results_.push_back(std::move(r));
-      threads_.push_back(std::this_thread::get_id());
-      times_.push_back(Clock::now());
-      cv_.notify_all();
-    };
-  }
-  // Waits (bounded) until n results arrived.
-  bool wait(size_t n, int timeout_ms = 5000) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] { return results_.size() >= n; });
-  }
-  size_t size() {
-    std::lock_guard<std::mutex> l(mu_);
-    return results_.size();
-  }
-  Result<T>& at(size_t i) { return results_.at(i); }
-  std::thread::id thread(size_t i) { return threads_.at(i); }
-  Clock::time_point time(size_t i) { return times_.at(i); }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Result<T>> results_;
-  std::vector<std::thread::id> threads_;
-  std::vector<Clock::time_point> times_;
-};
-
-RawRequest raw(int16_t key, int16_t lo, int16_t hi, std::string body, int32_t timeout_ms = -1) {
-  RawRequest r;
-  r.api_key = key;
-  r.min_version = lo;
-  r.max_version = hi;
-  r.timeout_ms = timeout_ms;
-  r.encode = [body](ByteWriter& w, int16_t) { w.bytes(as_span(body)); };
-  return r;
-}
-
-NetworkClientOptions fast_options() {
-  NetworkClientOptions o;
-  o.request_timeout_ms = 3000;
-  o.connect_timeout_ms = 2000;
-  o.reconnect_backoff_ms = 20;
-  o.reconnect_backoff_max_ms = 100;
-  o.reconnect_backoff_jitter = 0.0;
-  o.seed = 1;
-  return o;
-}
-
-Node node_of(const FakeBroker& b) { return Node{1, "127.0.0.1", b.port()}; }
-
-// A port nothing listens on (bound, then closed).
-uint16_t dead_port() {
-  asio::io_context ctx;
-  asio::ip::tcp::acceptor a(ctx, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return a.local_endpoint().port();
-}
-
-// ----------------------------------------------------------- handshake
-
-TEST(NetworkClient, HandshakeFirstThenRequestAtHighestCommonVersion) {
-  FakeBroker broker({{kMetadata, {1, 7}}, {18, {0, 5}}});
-  NetworkClient client(fast_options());
-  Collector<RawResponse> got;
-  client.send(node_of(broker), raw(kMetadata, 0, 13, "hello"), got.callback());
-  ASSERT_TRUE(got.wait(1));
-  ASSERT_TRUE(got.at(0)) << got.at(0).status().message();
-  EXPECT_EQ(got.at(0)->api_key, kMetadata);
-  EXPECT_EQ(got.at(0)->version, 7);
-  EXPECT_EQ(text(got.at(0)->body()), "hello");
-  EXPECT_NE(got.thread(0), std::this_thread::get_id()) << "callbacks run on the client's thread";
-
-  auto reqs = broker.requests();
-  ASSERT_EQ(reqs.size(), 2u);
-  EXPECT_EQ(reqs[0].header.api_key, 18);
-  EXPECT_EQ(reqs[0].header.api_version, protocol::ApiVersionsRequest::kMaxVersion);
-  EXPECT_EQ(reqs[0].header.client_id, std::optional<std::string>("spool-broker"));
-  protocol::ApiVersionsRequest hello;
-  ByteReader r(reqs[0].body);
-  ASSERT_TRUE(hello.decode(r, reqs[0].header.api_version));
-  EXPECT_EQ(hello.client_software_name, "spool-broker");
-  EXPECT_EQ(hello.client_software_version, "0.1");
-  EXPECT_EQ(reqs[1].header.api_key, kMetadata);
-  EXPECT_EQ(reqs[1].header.api_version, 7);
-  EXPECT_EQ(text(reqs[1].body), "hello");
-  EXPECT_EQ(broker.accepts().size(), 1u);
-}
-
-TEST(NetworkClient, NoCommonVersionFailsThatRequestOnlyAndPinnedVersionIsUsed) {
-  FakeBroker broker({{kMetadata, {4, 9}}, {18, {0, 5}}});
-  NetworkClient client(fast_options());
-  Collector<RawResponse> got;
-  client.send(node_of(broker), raw(kMetadata, 0, 3, "old"), got.callback());
-  client.send(node_of(broker), raw(1 /* Fetch: not advertised */, 0, 18, "x"), got.callback());
-  client.send(node_of(broker), raw(kMetadata, 5, 5, "pinned"), got.callback());
-  ASSERT_TRUE(got.wait(3));
-  ASSERT_FALSE(got.at(0));
-  EXPECT_EQ(got.at(0).status().kafka_code(), kUnsupportedVersion);
-  EXPECT_NE(got.at(0).status().message().find("no common version for Metadata (api key 3) (broker 4-9, client 0-3)"),
-            std::string::npos)
-      << got.at(0).status().message();
-  ASSERT_FALSE(got.at(1));
-  EXPECT_EQ(got.at(1).status().kafka_code(), kUnsupportedVersion);
-  EXPECT_NE(got.at(1).status().message().find("does not support Fetch (api key 1)"), std::string::npos);
-  ASSERT_TRUE(got.at(2)) << got.at(2).status().message();
-  EXPECT_EQ(got.at(2)->version, 5);
-  auto user = broker.user_requests();
-  ASSERT_EQ(user.size(), 1u);
-  EXPECT_EQ(user[0].header.api_version, 5);
-  EXPECT_EQ(broker.accepts().size(), 1u) << "a version mismatch keeps the connection";
-}
-
-TEST(NetworkClient, ApiVersionsUnsupportedRetriesAtTheBrokersVersion) {
-  FakeBroker broker({{kMetadata, {0, 12}}, {18, {0, 2}}});
-  broker.set_script(
-      [&](const ReceivedRequest& req) {
-        if (req.header.api_key != 18) {
-          return Action::write(testing::response_frame(req.header.api_key, req.header.api_version,
-                                                       req.header.correlation_id, req.body));
-        }
-        if (req.header.api_version > 2) {
-          // Kafka's answer to a version it lacks: a v0 body with its range.
-          protocol::ApiVersionsResponse resp;
-          resp.error_code = protocol::ErrorCode::kUnsupportedVersion;
-          resp.api_keys.push_back({18, 0, 2});
-          ByteWriter body;
-          resp.encode(body, 0);
-          return Action::write(testing::response_frame(18, 0, req.header.correlation_id, body.buffer()));
-        }
-        return Action::write(testing::api_versions_answer(req, broker.ranges()));
-      },
-      /*api_versions_too=*/true);
-  NetworkClient client(fast_options());
-  Collector<RawResponse> got;
-  client.send(node_of(broker), raw(kMetadata, 0, 13, "m"), got.callback());
-  ASSERT_TRUE(got.wait(1));
-  ASSERT_TRUE(got.at(0)) << got.at(0).status().message();
-  EXPECT_EQ(got.at(0)->version, 12);
-  auto reqs = broker.requests();
-  ASSERT_EQ(reqs.size(), 3u);
-  EXPECT_EQ(reqs[0].header.api_version, protocol::ApiVersionsRequest::kMaxVersion);
-  EXPECT_EQ(reqs[1].header.api_key, 18);
-  EXPECT_EQ(reqs[1].header.api_version, 2);
-  EXPECT_EQ(reqs[2].header.api_key, kMetadata);
-}
-
-TEST(NetworkClient, HandshakeErrorFailsTheQueuedRequests) {
-  FakeBroker broker;
-  broker.set_script(
-      [](const ReceivedRequest& req) {
-        protocol::ApiVersionsResponse resp;
-        resp.error_code = protocol::ErrorCode::kInvalidRequest;
-        return Action::write(testing::answer(req, resp));
-      },
-      true);
-  NetworkClient client(fast_options());
-  Collector<RawResponse> got;
-  client.send(node_of(broker), raw(kMetadata, 0, 12, "a"), got.callback());
-  client.send(node_of(broker), raw(kMetadata, 0, 12, "b"), got.callback());
-  ASSERT_TRUE(got.wait(2));
-  for (size_t i = 0; i < 2; ++i) {
-    ASSERT_FALSE(got.at(i));
-    EXPECT_EQ(got.at(i).status().kafka_code(), kNetworkException);
-    EXPECT_NE(got.at(i).status().message().find("handshake with node 1 (127.0.0.1:" + std::to_string(broker.port()) +
-                                                ") failed: ApiVersions error code 42"),
-              std::string::npos)
-        << got.at(i).status().message();
-  }
-  EXPECT_TRUE(broker.user_requests().empty());
-}
+using testing::dead_port;
+using testing::fast_options;
+using testing::hex;
+using testing::hex32;
+using testing::kMetadata;
+using testing::kNetworkException;
+using testing::kRequestTimedOut;
+using testing::kUnsupportedVersion;
+using testing::ms;
+using testing::node_of;
+using testing::raw;
+using testing::text;
 
 // ------------------------------------------------------- pipelining, order
 
@@ -364,6 +172,60 @@ TEST(NetworkClient, InFlightTimeoutFailsWithRequestTimedOutAndClosesTheConnectio
   EXPECT_NE(got.at(1).status().message().find("timed out after 300 ms"), std::string::npos);
   EXPECT_LT(ms(got.time(1) - t0), 2000);
   EXPECT_TRUE(broker.wait_for([&] { return broker.peer_closes() == 1; }));
+}
+
+// A listener whose accept queue is full: further connects hang (Linux
+// drops their SYNs), so only the connect timeout ends them.
+class FullListener {
+ public:
+  FullListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 0), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    for (int i = 0; i < 3; ++i) {  // fill the queue; never accepted
+      int c = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      ::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+      fillers_.push_back(c);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ~FullListener() {
+    for (int c : fillers_) ::close(c);
+    ::close(fd_);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::vector<int> fillers_;
+};
+
+TEST(NetworkClient, ConnectTimeoutFailsTheWaitingRequests) {
+  FullListener full;
+  NetworkClientOptions o = fast_options();
+  o.connect_timeout_ms = 300;
+  NetworkClient client(o);
+  const Node node{4, "127.0.0.1", full.port()};
+  Collector<RawResponse> got;
+  const auto t0 = Clock::now();
+  client.send(node, raw(kMetadata, 0, 12, "a", 5000), got.callback());
+  client.send(node, raw(kMetadata, 0, 12, "b", 5000), got.callback());
+  ASSERT_TRUE(got.wait(2));
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_FALSE(got.at(i));
+    EXPECT_EQ(got.at(i).status().kafka_code(), kNetworkException);
+    EXPECT_EQ(got.at(i).status().message(), "cannot connect to node 4 (127.0.0.1:" + std::to_string(full.port()) +
+                                                "): timed out after 300 ms");
+  }
+  EXPECT_GE(ms(got.time(0) - t0), 300);
+  EXPECT_LT(ms(got.time(0) - t0), 3000);
 }
 
 TEST(NetworkClient, RequestWaitingOutABackoffTimesOutAloneWithoutConnecting) {
@@ -552,101 +414,6 @@ TEST(NetworkClient, CallbackMaySendAgainAndAThrowingCallbackIsContained) {
   ASSERT_TRUE(got.at(1));
   EXPECT_EQ(text(got.at(1)->body()), "second");
   EXPECT_EQ(broker.accepts().size(), 1u);
-}
-
-// ------------------------------------------------------------ typed helper
-
-TEST(NetworkClient, TypedSendEncodesAtTheNegotiatedVersionAndDecodes) {
-  FakeBroker broker({{kMetadata, {0, 9}}, {18, {0, 5}}});
-  broker.set_script([](const ReceivedRequest& req) {
-    protocol::MetadataRequest m;
-    ByteReader r(req.body);
-    EXPECT_TRUE(m.decode(r, req.header.api_version));
-    protocol::MetadataResponse resp;
-    resp.cluster_id = "c1";
-    resp.controller_id = 7;
-    protocol::MetadataResponse::MetadataResponseTopic t;
-    t.name = m.topics && !m.topics->empty() ? (*m.topics)[0].name : std::nullopt;
-    resp.topics.push_back(t);
-    return Action::write(testing::answer(req, resp));
-  });
-  NetworkClient client(fast_options());
-  Collector<Reply<protocol::MetadataResponse>> got;
-  protocol::MetadataRequest req;
-  req.topics.emplace().push_back({protocol::Uuid{}, std::string("orders")});
-  client.send<protocol::MetadataRequest, protocol::MetadataResponse>(node_of(broker), req, got.callback());
-  SendOptions pin;
-  pin.max_version = 4;
-  client.send<protocol::MetadataRequest, protocol::MetadataResponse>(node_of(broker), req, got.callback(), pin);
-  ASSERT_TRUE(got.wait(2));
-  ASSERT_TRUE(got.at(0)) << got.at(0).status().message();
-  EXPECT_EQ(got.at(0)->version, 9);
-  EXPECT_EQ(got.at(0)->message.cluster_id, std::optional<std::string>("c1"));
-  EXPECT_EQ(got.at(0)->message.controller_id, 7);
-  ASSERT_EQ(got.at(0)->message.topics.size(), 1u);
-  EXPECT_EQ(got.at(0)->message.topics[0].name, std::optional<std::string>("orders"));
-  ASSERT_TRUE(got.at(1)) << got.at(1).status().message();
-  EXPECT_EQ(got.at(1)->version, 4);
-  auto user = broker.user_requests();
-  ASSERT_EQ(user.size(), 2u);
-  EXPECT_EQ(user[0].header.api_version, 9);
-  EXPECT_EQ(user[1].header.api_version, 4);
-}
-
-TEST(NetworkClient, TypedSendReportsAMalformedResponseAndKeepsTheConnection) {
-  FakeBroker broker({{kMetadata, {0, 9}}, {18, {0, 5}}});
-  broker.set_script([](const ReceivedRequest& req) {
-    return Action::write(testing::response_frame(req.header.api_key, req.header.api_version,
-                                                 req.header.correlation_id, as_span("\x01")));
-  });
-  NetworkClient client(fast_options());
-  Collector<Reply<protocol::MetadataResponse>> got;
-  client.send<protocol::MetadataRequest, protocol::MetadataResponse>(node_of(broker), {}, got.callback());
-  client.send<protocol::MetadataRequest, protocol::MetadataResponse>(node_of(broker), {}, got.callback());
-  ASSERT_TRUE(got.wait(2));
-  for (size_t i = 0; i < 2; ++i) {
-    ASSERT_FALSE(got.at(i));
-    EXPECT_EQ(got.at(i).status().message(), "malformed Metadata (api key 3) v9 response");
-  }
-  EXPECT_EQ(broker.accepts().size(), 1u);
-}
-
-TEST(NetworkClient, ControlledShutdownV0UsesHeaderV0WithoutClientId) {
-  FakeBroker broker({{7, {0, 3}}, {18, {0, 5}}});
-  broker.set_script([](const ReceivedRequest& req) {
-    ByteReader r(req.frame);
-    const int16_t key = r.i16();
-    const int16_t version = r.i16();
-    const int32_t correlation_id = r.i32();
-    EXPECT_EQ(key, 7);
-    protocol::ControlledShutdownResponse resp;
-    resp.remaining_partitions.push_back({"t", 3});
-    ByteWriter body;
-    resp.encode(body, version);
-    return Action::write(testing::response_frame(key, version, correlation_id, body.buffer()));
-  });
-  NetworkClient client(fast_options());
-  Collector<Reply<protocol::ControlledShutdownResponse>> got;
-  protocol::ControlledShutdownRequest req;
-  req.broker_id = 5;
-  SendOptions v0;
-  v0.max_version = 0;
-  client.send<protocol::ControlledShutdownRequest, protocol::ControlledShutdownResponse>(node_of(broker), req,
-                                                                                         got.callback(), v0);
-  client.send<protocol::ControlledShutdownRequest, protocol::ControlledShutdownResponse>(node_of(broker), req,
-                                                                                         got.callback());
-  ASSERT_TRUE(got.wait(2));
-  ASSERT_TRUE(got.at(0)) << got.at(0).status().message();
-  ASSERT_EQ(got.at(0)->message.remaining_partitions.size(), 1u);
-  EXPECT_EQ(got.at(0)->message.remaining_partitions[0].partition_index, 3);
-  ASSERT_TRUE(got.at(1)) << got.at(1).status().message();
-  EXPECT_EQ(got.at(1)->version, 3);
-  auto reqs = broker.requests();
-  ASSERT_EQ(reqs.size(), 3u);
-  // key 7, v0, correlation id, then the body (broker id 5): no client id.
-  ByteReader corr_reader(ByteSpan(reqs[1].frame).subspan(4, 4));
-  const int32_t corr = corr_reader.i32();
-  EXPECT_EQ(hex(reqs[1].frame), "00070000" + hex32(corr) + "00000005");
 }
 
 }  // namespace
