@@ -13,11 +13,14 @@ const char* request_name(const ControllerRequest& r) {
 }
 
 QueuedBrokerChannel::QueuedBrokerChannel(BrokerTransport& transport)
-    : transport_(transport), handler_(std::make_shared<ResponseHandler>()), alive_(std::make_shared<bool>(true)) {}
+    : transport_(transport), handler_(std::make_shared<ResponseHandler>()), life_(std::make_shared<Lifetime>()) {}
 
 QueuedBrokerChannel::~QueuedBrokerChannel() {
+  // Waits for a completion that is running on a transport thread (it holds
+  // life_->mu), and makes later ones return without touching this object.
+  std::lock_guard<std::recursive_mutex> life(life_->mu);
+  life_->alive = false;
   std::lock_guard<std::mutex> lock(mu_);
-  *alive_ = false;
   queues_.clear();
 }
 
@@ -90,10 +93,12 @@ void QueuedBrokerChannel::pump(int32_t broker) {
     copy = it->second.pending.front();
     generation = it->second.generation;
   }
-  std::weak_ptr<bool> alive = alive_;
-  transport_.send(broker, copy, [this, alive, broker, generation](std::optional<ControllerResponse> response) {
-    auto a = alive.lock();
-    if (!a) return;
+  std::weak_ptr<Lifetime> weak = life_;
+  transport_.send(broker, copy, [this, weak, broker, generation](std::optional<ControllerResponse> response) {
+    auto life = weak.lock();
+    if (!life) return;
+    std::lock_guard<std::recursive_mutex> hold(life->mu);  // recursive: a transport may complete inside send()
+    if (!life->alive) return;
     on_done(broker, generation, std::move(response));
   });
 }
@@ -103,7 +108,6 @@ void QueuedBrokerChannel::on_done(int32_t broker, uint64_t generation, std::opti
   std::shared_ptr<ResponseHandler> handler;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!*alive_) return;
     auto it = queues_.find(broker);
     if (it == queues_.end() || it->second.generation != generation || !it->second.in_flight) return;
     it->second.in_flight = false;

@@ -70,8 +70,13 @@ class QueuedBrokerChannel final : public BrokerChannel {
   std::map<int32_t, Queue> queues_;
   uint64_t next_generation_ = 1;
   std::shared_ptr<ResponseHandler> handler_;
-  // Guards against callbacks after destruction.
-  std::shared_ptr<bool> alive_;
+  // Guards against completions during and after destruction: a completion
+  // holds mu while it runs; the destructor takes mu and clears alive.
+  struct Lifetime {
+    std::recursive_mutex mu;
+    bool alive = true;
+  };
+  std::shared_ptr<Lifetime> life_;
 };
 
 }  // namespace spool::cluster::controller

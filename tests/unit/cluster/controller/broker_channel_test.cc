@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "cluster/controller/fake_broker_transport.h"
 
 namespace spool::cluster::controller {
@@ -140,6 +144,42 @@ TEST_F(BrokerChannelTest, RemoveAllDropsEveryQueue) {
   EXPECT_FALSE(channel.has_broker(1));
   EXPECT_FALSE(channel.has_broker(2));
   EXPECT_FALSE(transport.connected(2));
+}
+
+// A transport whose completions come from its own thread, as the network
+// client's do: destroying the channel while one is running or still to come
+// must neither crash nor call into the destroyed channel.
+class ThreadedTransport final : public BrokerTransport {
+ public:
+  ~ThreadedTransport() override {
+    for (auto& t : threads_) t.join();
+  }
+  void connect(const BrokerInfo&) override {}
+  void disconnect(int32_t) override {}
+  void send(int32_t, const ControllerRequest&, Done done) override {
+    threads_.emplace_back([done = std::move(done)] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      done(ControllerResponse{});
+    });
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+};
+
+TEST(QueuedBrokerChannelLifetime, DestroyedWhileCompletionsArePending) {
+  ThreadedTransport transport;  // outlives the channel, joins its threads last
+  std::atomic<int> handled{0};
+  for (int round = 0; round < 20; ++round) {
+    auto channel = std::make_unique<QueuedBrokerChannel>(transport);
+    channel->set_response_handler([&](int32_t, const ControllerRequest&, const ControllerResponse&) { ++handled; });
+    channel->add_broker(broker(1));
+    channel->send(1, um(1));
+    channel->send(1, um(2));
+    if (round % 2 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    channel.reset();  // a completion may be running or still to come
+  }
+  EXPECT_LE(handled.load(), 40);
 }
 
 }  // namespace
