@@ -6,12 +6,11 @@ namespace spool::broker {
 
 using protocol::ErrorCode;
 
-DelayedProduce::Wait& DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t last_offset,
-                                               protocol::ProduceResponse::PartitionProduceResponse* answer) {
+DelayedProduce::Wait& DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t last_offset, size_t result) {
   auto w = std::make_unique<Wait>();
   w->partition = std::move(p);
   w->last_offset = last_offset;
-  w->answer = answer;
+  w->result = result;
   waits_.push_back(std::move(w));
   return *waits_.back();
 }
@@ -36,18 +35,18 @@ bool DelayedProduce::try_complete() {
 
 void DelayedProduce::on_expiration() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) w->answer->error_code = ErrorCode::kRequestTimedOut;
+    if (!w->failed.load() && !durable(*w)) results_[w->result].error = ErrorCode::kRequestTimedOut;
   }
 }
 
 void DelayedProduce::on_complete() {
   for (const auto& w : waits_) {
     if (w->failed.load()) {
-      w->answer->error_code = ErrorCode::kKafkaStorageError;
-      w->answer->error_message = "fsync failed";
+      results_[w->result].error = ErrorCode::kKafkaStorageError;
+      results_[w->result].error_message = "fsync failed";
     }
   }
-  ctx_.respond(resp_);
+  if (done_) done_(std::move(results_));
 }
 
 }  // namespace spool::broker

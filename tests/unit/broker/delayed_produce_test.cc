@@ -50,17 +50,23 @@ class DelayedProduceTest : public ::testing::Test {
     return res->last_offset;
   }
 
-  // A DelayedProduce with one partition answer waiting for last_offset.
+  // A DelayedProduce with one partition answer waiting for last_offset; its
+  // callback stores the answer in answered_.
   std::shared_ptr<DelayedProduce> make_op(int64_t last_offset, int64_t timeout_ms) {
-    protocol::ProduceResponse resp;
-    auto& pr = resp.responses.emplace_back().partition_responses.emplace_back();
-    pr.error_code = protocol::ErrorCode::kNone;
-    auto op = std::make_shared<DelayedProduce>(timeout_ms, RequestContext{}, std::move(resp));
-    op->add_wait(partition_, last_offset, &op->response().responses[0].partition_responses[0]);
+    std::vector<ProduceResult> results(1);
+    results[0].base_offset = last_offset;
+    auto op = std::make_shared<DelayedProduce>(timeout_ms, std::move(results), [this](std::vector<ProduceResult> r) {
+      ++calls_;
+      answered_ = std::move(r);
+    });
+    op->add_wait(partition_, last_offset, 0);
     return op;
   }
-  int16_t answer(DelayedProduce& op) {
-    return protocol::to_int(op.response().responses[0].partition_responses[0].error_code);
+  // The error code answered (the callback ran exactly once with one result).
+  int16_t answer(DelayedProduce&) {
+    EXPECT_EQ(calls_, 1);
+    EXPECT_EQ(answered_.size(), 1u);
+    return answered_.empty() ? -100 : protocol::to_int(answered_[0].error);
   }
 
   std::filesystem::path dir_;
@@ -68,6 +74,8 @@ class DelayedProduceTest : public ::testing::Test {
   std::shared_ptr<Partition> partition_;
   std::shared_ptr<timer::ManualClock> clock_ = std::make_shared<timer::ManualClock>(1000);
   std::unique_ptr<timer::Purgatory> purgatory_;
+  int calls_ = 0;
+  std::vector<ProduceResult> answered_;
 };
 
 TEST_F(DelayedProduceTest, CompletesWhenTheDataIsFsynced) {
