@@ -6,44 +6,40 @@ namespace spool::broker {
 
 using protocol::ErrorCode;
 
-DelayedProduce::Wait& DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t last_offset, size_t result) {
-  auto w = std::make_unique<Wait>();
-  w->partition = std::move(p);
-  w->last_offset = last_offset;
-  w->result = result;
-  waits_.push_back(std::move(w));
-  return *waits_.back();
+void DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t required_offset, size_t result) {
+  waits_.push_back({std::move(p), required_offset, result});
 }
 
 std::vector<std::string> DelayedProduce::keys() const {
   std::vector<std::string> k;
   k.reserve(waits_.size());
-  for (const auto& w : waits_) k.push_back(w->partition->key());
+  for (const auto& w : waits_) k.push_back(w.partition->key());
   return k;
-}
-
-bool DelayedProduce::durable(const Wait& w) const {
-  return w.partition->log().flushed_offset() > w.last_offset;
 }
 
 bool DelayedProduce::try_complete() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) return false;
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error == ErrorCode::kNone) return false;
   }
   return force_complete();
 }
 
 void DelayedProduce::on_expiration() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) results_[w->result].error = ErrorCode::kRequestTimedOut;
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error == ErrorCode::kNone) results_[w.result].error = ErrorCode::kRequestTimedOut;
   }
 }
 
 void DelayedProduce::on_complete() {
   for (const auto& w : waits_) {
-    if (w->failed.load()) {
-      results_[w->result].error = ErrorCode::kKafkaStorageError;
-      results_[w->result].error_message = "fsync failed";
+    auto& r = results_[w.result];
+    if (r.error != ErrorCode::kNone) continue;  // timed out
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error != ErrorCode::kNone) {
+      r.error = c.error;
+      if (c.error == ErrorCode::kKafkaStorageError) r.error_message = "fsync failed";
     }
   }
   if (done_) done_(std::move(results_));

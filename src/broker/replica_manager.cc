@@ -47,7 +47,9 @@ void ReplicaManager::shutdown() {
 
 Partition::HwListener ReplicaManager::hw_listener() const {
   std::weak_ptr<timer::Purgatory> fetches = fetch_purgatory_;
-  return [fetches](const std::string& key) {
+  std::weak_ptr<timer::Purgatory> produces = produce_purgatory_;
+  return [fetches, produces](const std::string& key) {
+    if (auto p = produces.lock()) p->check_and_complete(key);
     if (auto p = fetches.lock()) p->check_and_complete(key);
   };
 }

@@ -81,10 +81,11 @@ ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry
 
 void ReplicaManager::append_records(int16_t acks, int64_t timeout_ms, const std::vector<ProduceEntry>& entries,
                                     ProduceCallback done) {
-  // Durable partitions an acks=all answer must wait for.
+  // acks=all partitions whose high watermark has not reached the offset
+  // after their batches yet.
   struct ToWait {
     std::shared_ptr<Partition> partition;
-    int64_t last_offset;
+    int64_t required_offset;
     size_t result;
   };
   std::vector<ToWait> waits;
@@ -94,23 +95,22 @@ void ReplicaManager::append_records(int16_t acks, int64_t timeout_ms, const std:
     std::shared_ptr<Partition> partition;
     int64_t last_offset = -1;
     results.push_back(append_one(acks, entry, partition, last_offset));
-    if (acks == -1 && results.back().error == ErrorCode::kNone && partition->durable_writes())
-      waits.push_back({std::move(partition), last_offset, results.size() - 1});
+    if (acks != -1 || results.back().error != ErrorCode::kNone) continue;
+    auto c = partition->check_enough_replicas_reach_offset(last_offset + 1);
+    if (!c.reached && c.error == ErrorCode::kNone)
+      waits.push_back({std::move(partition), last_offset + 1, results.size() - 1});
+    else if (!c.reached) {
+      results.back().error = c.error;  // its fsync already failed
+      if (c.error == ErrorCode::kKafkaStorageError) results.back().error_message = "fsync failed";
+    }
   }
   if (waits.empty()) {
     done(std::move(results));
     return;
   }
   auto op = std::make_shared<DelayedProduce>(std::max<int64_t>(timeout_ms, 0), std::move(results), std::move(done));
-  for (const auto& w : waits) {
-    auto& wait = op->add_wait(w.partition, w.last_offset, w.result);
-    std::weak_ptr<timer::Purgatory> purgatory = produce_purgatory_;
-    std::string key = w.partition->key();
-    w.partition->await_durable(w.last_offset, [purgatory, &wait, op, key](Status s) {
-      if (!s) wait.failed.store(true);
-      if (auto p = purgatory.lock()) p->check_and_complete(key);
-    });
-  }
+  for (const auto& w : waits) op->add_wait(w.partition, w.required_offset, w.result);
+  // The partitions' high-watermark listener re-checks it (see hw_listener).
   produce_purgatory_->try_complete_else_watch(op, op->keys());
 }
 
