@@ -34,6 +34,22 @@ Partition::ReplicaCheck Partition::check_enough_replicas_reach_offset(int64_t re
   return {false, protocol::ErrorCode::kNone};
 }
 
+std::pair<int32_t, int64_t> Partition::last_offset_for_leader_epoch(int32_t epoch) const {
+  if (!log_->latest_epoch() && epoch == leader_epoch()) return {epoch, log_->log_end_offset()};
+  return log_->end_offset_for_epoch(epoch);
+}
+
+Result<int64_t> Partition::delete_records_on_leader(int64_t offset) {
+  const int64_t hw = high_watermark();
+  const int64_t target = offset == kDeleteToHighWatermark ? hw : offset;
+  if (target < 0 || target > hw)
+    return Status::error("offset " + std::to_string(offset) + " is outside [0, high watermark " + std::to_string(hw) +
+                             "] of " + tp_.to_string(),
+                         static_cast<int16_t>(protocol::ErrorCode::kOffsetOutOfRange));
+  if (Status s = log_->advance_log_start_offset(target); !s) return s;
+  return log_->log_start_offset();
+}
+
 Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {
   auto res = log_->append(batches, record_count, leader_epoch_.load());
   if (res) after_append(res->last_offset);

@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "broker/topic_registry.h"
 #include "protocol/error_code.h"
@@ -95,6 +97,31 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // parked fetches like an append: the LSO may move once it is durable.
   Result<storage::AppendResult> append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
                                                   int32_t coordinator_epoch);
+
+  // ListOffsets lookups (Kafka's Partition.fetchOffsetForTimestamp reads
+  // these): (offset, timestamp) of the first record with a timestamp >= ts,
+  // and of the first record carrying the largest timestamp; none if absent.
+  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const {
+    return log_->offset_for_timestamp(ts);
+  }
+  std::optional<std::pair<int64_t, int64_t>> max_timestamp_offset() const { return log_->max_timestamp_offset(); }
+
+  // OffsetForLeaderEpoch (Kafka's Partition.lastOffsetForLeaderEpoch, the
+  // epoch fencing left to the caller): (largest known epoch <= epoch, its end
+  // offset), or (-1, -1) for an epoch newer than any known. An empty
+  // partition has no cached epoch yet; as Kafka caches the leader's epoch at
+  // the log end when it becomes leader, the current epoch is answered
+  // (epoch, log end offset) there too.
+  std::pair<int32_t, int64_t> last_offset_for_leader_epoch(int32_t epoch) const;
+
+  // DeleteRecords (Kafka's Partition.deleteRecordsOnLeader): moves the log
+  // start offset up to `offset` (kDeleteToHighWatermark = -1: the high
+  // watermark) and returns the log start offset afterwards. An offset above
+  // the high watermark, or negative other than -1, is OFFSET_OUT_OF_RANGE;
+  // one at or below the current start changes nothing. The new start is not
+  // yet checkpointed (ReplicaManager::delete_records writes the checkpoint).
+  static constexpr int64_t kDeleteToHighWatermark = -1;
+  Result<int64_t> delete_records_on_leader(int64_t offset);
 
   // Calls done(status) once the offsets up to last_offset are durable (at once
   // when durable.writes is off: acks=all then means "in the log", as in Kafka

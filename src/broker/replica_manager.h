@@ -3,12 +3,15 @@
 //
 // Write path: append_records() (Produce) and append_txn_marker()
 // (WriteTxnMarkers) append to the partitions and answer at once (acks=0/1) or
-// through a DelayedProduce parked in the produce purgatory (acks=all). Read
-// path: fetch_messages() reads at once or parks a DelayedFetch in the fetch
-// purgatory. The manager owns both purgatories; every Partition wakes them
-// when its high watermark may have moved. The request handlers only decode,
-// validate the request's shape, and translate to and from these calls
-// (replica_manager_append.cc, replica_manager_fetch.cc).
+// through a DelayedProduce parked in the produce purgatory (acks=all);
+// delete_records() (DeleteRecords) moves log starts. Read path:
+// fetch_messages() reads at once or parks a DelayedFetch in the fetch
+// purgatory. The manager owns both purgatories (Purgatory<TopicPartition>);
+// every Partition wakes them when its high watermark may have moved. The
+// request handlers only decode, refuse what the request itself gets wrong,
+// and translate to and from these calls (replica_manager_append.cc,
+// replica_manager_fetch.cc). Not yet here: the coordinators' internal-topic
+// appends (broker/internal_topic_log.cc) still call Partition::append.
 //
 // Lifecycle:
 // Owns the map topic -> partitions and keeps it in step with the topic
@@ -22,7 +25,10 @@
 // created or grown again, so a new topic never serves an old one's records; at
 // start a partition dir whose id is not the registry's stops the load with
 // KAFKA_STORAGE_ERROR naming both ids (the files are kept for the operator).
-// Thread-safe: lookups take a shared lock; create/delete an exclusive one.
+// Thread-safe: lookups take a shared lock; create/delete an exclusive one;
+// the write/read paths take only the lookup's lock (the Log serialises
+// appends). Callbacks must not block; they run on the calling, flusher or
+// purgatory reaper thread as each method says.
 #pragma once
 
 #include <functional>
@@ -97,6 +103,16 @@ struct TxnMarkerEntry {
   int8_t transaction_version = 0;  // >= 2 (KIP-1228): the epoch must be above the producer's
 };
 
+// One DeleteRecords partition and its answer.
+struct DeleteRecordsEntry {
+  TopicPartition tp;
+  int64_t offset = -1;  // -1: the high watermark
+};
+struct DeleteRecordsResult {
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  int64_t low_watermark = -1;  // the log start offset afterwards
+};
+
 class ReplicaManager {
  public:
   // The produce and fetch purgatories' options (names are set here; tests
@@ -150,6 +166,15 @@ class ReplicaManager {
   // KAFKA_STORAGE_ERROR... (at once on this thread for refusals, on the
   // flusher thread after an append). No timeout, as before the move here.
   void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
+
+  // DeleteRecords (Kafka's deleteRecords; on one node nothing waits for
+  // followers): per entry, Partition::delete_records_on_leader
+  // (UNKNOWN_TOPIC_OR_PARTITION, OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR),
+  // then, if any log start moved, the log-start checkpoint is rewritten
+  // before returning (a failure answers KAFKA_STORAGE_ERROR for the moved
+  // ones), so an acknowledged deletion survives a crash. That is one small
+  // fsync on the calling thread; DeleteRecords is a rare admin call.
+  std::vector<DeleteRecordsResult> delete_records(const std::vector<DeleteRecordsEntry>& entries);
 
   // The purgatories (tests and metrics read their sizes).
   using PartitionPurgatory = timer::Purgatory<TopicPartition>;

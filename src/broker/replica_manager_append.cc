@@ -1,5 +1,5 @@
-// ReplicaManager's write path: append_records (Produce) and
-// append_txn_marker (WriteTxnMarkers). See replica_manager.h.
+// ReplicaManager's write path: append_records (Produce), append_txn_marker
+// (WriteTxnMarkers) and delete_records (DeleteRecords). See replica_manager.h.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -143,6 +143,37 @@ void ReplicaManager::append_txn_marker(const TxnMarkerEntry& m, std::function<vo
   partition->await_durable(r->last_offset, [done = std::move(done)](Status s) {
     done(s ? ErrorCode::kNone : code_of(s, ErrorCode::kKafkaStorageError));
   });
+}
+
+std::vector<DeleteRecordsResult> ReplicaManager::delete_records(const std::vector<DeleteRecordsEntry>& entries) {
+  std::vector<DeleteRecordsResult> results(entries.size());
+  std::vector<size_t> moved;  // answers that depend on the checkpoint
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    auto& r = results[i];
+    auto partition = this->partition(e.tp);
+    if (!partition) {
+      r.error = ErrorCode::kUnknownTopicOrPartition;
+      continue;
+    }
+    const int64_t before = partition->log_start_offset();
+    auto low = partition->delete_records_on_leader(e.offset);
+    if (!low) {
+      r.error = code_of(low.status(), ErrorCode::kKafkaStorageError);
+      if (r.error != ErrorCode::kOffsetOutOfRange)
+        spdlog::warn("DeleteRecords {} to {}: {}", e.tp.to_string(), e.offset, low.status().message());
+      continue;
+    }
+    r.low_watermark = *low;
+    if (*low != before) moved.push_back(i);
+  }
+  if (!moved.empty()) {
+    if (Status s = logs_.write_checkpoints(); !s) {
+      spdlog::error("DeleteRecords: writing the log start checkpoint failed: {}", s.message());
+      for (size_t i : moved) results[i].error = ErrorCode::kKafkaStorageError;
+    }
+  }
+  return results;
 }
 
 }  // namespace spool::broker

@@ -93,10 +93,10 @@ void answer(Partition& partition, const protocol::ListOffsetsRequest& req, int64
       pr.offset = fetchable;
       pr.leader_epoch = epoch;
       return;
-    case kMaxTimestamp: return found(partition.log().max_timestamp_offset());
+    case kMaxTimestamp: return found(partition.max_timestamp_offset());
     case kLatestTiered:
     case kEarliestPendingUpload: return;  // nothing tiered: -1/-1, epoch -1
-    default: return found(partition.log().offset_for_timestamp(ts));
+    default: return found(partition.offset_for_timestamp(ts));
   }
 }
 
