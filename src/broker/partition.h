@@ -4,7 +4,11 @@
 // watermark, log start offset. On a single node the high watermark is derived,
 // not stored: with durable.writes it is the log's fsynced offset (consumers
 // never see data a crash could lose), otherwise the log end offset. Cluster mode
-// will replace the derivation with follower progress.
+// will replace the derivation with follower progress (the ISR's).
+// acks=all waits for "high watermark >= required offset"
+// (check_enough_replicas_reach_offset, Kafka's checkEnoughReplicasReachOffset);
+// a failed group-committed fsync is remembered so such a wait answers
+// KAFKA_STORAGE_ERROR instead of waiting for its timeout.
 // Thread-safe: the Log serialises appends; everything else is atomic or const.
 #pragma once
 
@@ -12,11 +16,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "broker/topic_registry.h"
+#include "protocol/error_code.h"
 #include "storage/log.h"
 #include "util/status.h"
+#include "util/topic_partition.h"
 
 namespace spool::storage {
 class Flusher;
@@ -26,18 +34,18 @@ namespace spool::broker {
 
 class Partition : public std::enable_shared_from_this<Partition> {
  public:
-  // Called with key() whenever the high watermark may have moved, so parked
-  // fetches watching this partition can complete. May run on the flusher
-  // thread; must not block.
-  using HwListener = std::function<void(const std::string& key)>;
+  // Called with key() whenever the high watermark may have moved (or a flush
+  // failed), so parked fetches and acks=all produces watching this partition
+  // can complete. May run on the flusher thread; must not block.
+  using HwListener = std::function<void(const TopicPartition& key)>;
 
   Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
             storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance = {});
 
-  const std::string& topic() const { return topic_; }
-  int32_t index() const { return index_; }
-  // "topic-partition": the key delayed operations watch.
-  const std::string& key() const { return key_; }
+  const std::string& topic() const { return tp_.topic; }
+  int32_t index() const { return tp_.partition; }
+  // The partition's name: the key delayed operations watch it under.
+  const TopicPartition& key() const { return tp_; }
   int32_t leader_epoch() const { return leader_epoch_.load(); }
   // The topic id (KIP-516) this partition's data belongs to. Set by the
   // ReplicaManager before the partition is published and never changed, so
@@ -69,6 +77,17 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // appended) while fewer replicas are in sync than min.insync.replicas asks.
   Status check_enough_replicas() const;
 
+  // Whether an acks=all append ending before `required_offset` (its last
+  // offset + 1) is answered: reached once the high watermark is at or past
+  // it; else error KAFKA_STORAGE_ERROR if the fsync meant to cover it failed
+  // (reached false); else still waiting (reached false, NONE). In a cluster
+  // a lost leadership will answer NOT_LEADER_OR_FOLLOWER here.
+  struct ReplicaCheck {
+    bool reached = false;
+    protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  };
+  ReplicaCheck check_enough_replicas_reach_offset(int64_t required_offset) const;
+
   // Appends validated batches (offsets are assigned in place). In durable mode
   // every append also asks the flusher for a prompt group-committed fsync so
   // the high watermark follows within milliseconds.
@@ -79,6 +98,31 @@ class Partition : public std::enable_shared_from_this<Partition> {
   Result<storage::AppendResult> append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
                                                   int32_t coordinator_epoch);
 
+  // ListOffsets lookups (Kafka's Partition.fetchOffsetForTimestamp reads
+  // these): (offset, timestamp) of the first record with a timestamp >= ts,
+  // and of the first record carrying the largest timestamp; none if absent.
+  std::optional<std::pair<int64_t, int64_t>> offset_for_timestamp(int64_t ts) const {
+    return log_->offset_for_timestamp(ts);
+  }
+  std::optional<std::pair<int64_t, int64_t>> max_timestamp_offset() const { return log_->max_timestamp_offset(); }
+
+  // OffsetForLeaderEpoch (Kafka's Partition.lastOffsetForLeaderEpoch, the
+  // epoch fencing left to the caller): (largest known epoch <= epoch, its end
+  // offset), or (-1, -1) for an epoch newer than any known. An empty
+  // partition has no cached epoch yet; as Kafka caches the leader's epoch at
+  // the log end when it becomes leader, the current epoch is answered
+  // (epoch, log end offset) there too.
+  std::pair<int32_t, int64_t> last_offset_for_leader_epoch(int32_t epoch) const;
+
+  // DeleteRecords (Kafka's Partition.deleteRecordsOnLeader): moves the log
+  // start offset up to `offset` (kDeleteToHighWatermark = -1: the high
+  // watermark) and returns the log start offset afterwards. An offset above
+  // the high watermark, or negative other than -1, is OFFSET_OUT_OF_RANGE;
+  // one at or below the current start changes nothing. The new start is not
+  // yet checkpointed (ReplicaManager::delete_records writes the checkpoint).
+  static constexpr int64_t kDeleteToHighWatermark = -1;
+  Result<int64_t> delete_records_on_leader(int64_t offset);
+
   // Calls done(status) once the offsets up to last_offset are durable (at once
   // when durable.writes is off: acks=all then means "in the log", as in Kafka
   // with one replica). Called on the flusher thread or the caller's thread.
@@ -87,12 +131,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
  private:
   void after_append(int64_t last_offset);
   void notify_hw() const {
-    if (on_hw_advance_) on_hw_advance_(key_);
+    if (on_hw_advance_) on_hw_advance_(tp_);
   }
 
-  std::string topic_;
-  int32_t index_;
-  std::string key_;
+  TopicPartition tp_;
   HwListener on_hw_advance_;
   std::shared_ptr<storage::Log> log_;
   storage::Flusher& flusher_;
@@ -101,6 +143,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
+  // The largest last offset whose requested fsync failed; -1: none.
+  std::atomic<int64_t> failed_flush_through_{-1};
 };
 
 }  // namespace spool::broker

@@ -11,7 +11,8 @@
 // answered (epoch, log end offset) there too.
 // CurrentLeaderEpoch (v2+, -1 = unchecked) older than the partition's:
 // FENCED_LEADER_EPOCH; newer: UNKNOWN_LEADER_EPOCH; unknown topic or
-// partition: UNKNOWN_TOPIC_OR_PARTITION. ReplicaId (v3+; -1 consumer, -2
+// partition: UNKNOWN_TOPIC_OR_PARTITION. The lookup itself is
+// Partition::last_offset_for_leader_epoch. ReplicaId (v3+; -1 consumer, -2
 // debug, >= 0 a follower) changes nothing: as Kafka, the answer is not
 // bounded by the high watermark for anyone.
 #include "broker/handlers/handlers.h"
@@ -47,13 +48,7 @@ void handle_offset_for_leader_epoch(BrokerContext& b, const RequestContext& ctx,
         continue;
       }
       pr.error_code = ErrorCode::kNone;
-      auto& log = partition->log();
-      if (!log.latest_epoch() && p.leader_epoch == epoch) {
-        pr.leader_epoch = epoch;
-        pr.end_offset = log.log_end_offset();
-        continue;
-      }
-      auto [found_epoch, end] = log.end_offset_for_epoch(p.leader_epoch);
+      auto [found_epoch, end] = partition->last_offset_for_leader_epoch(p.leader_epoch);
       pr.leader_epoch = found_epoch;
       pr.end_offset = end;
     }
