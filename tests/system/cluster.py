@@ -59,7 +59,13 @@ base/peer/node-I, log base/peer/node-I/kafka.log). Differences:
   - wait_ready: every live unpaused node lists every live unpaused node and no
     dead one (a killed node stays listed until broker.session.timeout.ms
     fences it). A paused node may or may not be listed.
-  - PEER_FAST_FAILOVER holds overrides for quick fencing and controller
+  - stop(i) is a clean SIGTERM while a controller quorum remains; a node left
+    without one (the last of 3 after two are down) cannot finish its
+    controlled shutdown (Kafka waits up to 5 minutes for the controller), so
+    stop_all() stops every running node at once (kafka-peer cluster-stop).
+    cluster_fixtures' cluster_factory stops nodes one by one at teardown: use
+    a fixture that calls stop_all() (as test_failover_clients.py does).
+  - peer_cluster.PEER_FAST_FAILOVER holds overrides for quick fencing and controller
     elections; tests pass them as overrides (the script keeps Kafka's defaults).
   Env KAFKA_PEER_HEAP (default here -Xmx384m -Xms128m per node).
 
@@ -69,7 +75,6 @@ talk Kafka to it).
 """
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -82,6 +87,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from harness import REPO_ROOT, free_port, port_accepts, spool_bin  # noqa: E402
 import meta_wire  # noqa: E402
+import peer_cluster as _peer  # noqa: E402  (peer mode; imports this module lazily)
 import zk_wire  # noqa: E402
 
 ZK_SCRIPT = os.path.join(REPO_ROOT, "tests", "support", "zk-server")
@@ -99,31 +105,8 @@ BASE_OVERRIDES = {
 }
 
 
-KAFKA_PEER_SCRIPT = os.path.join(REPO_ROOT, "scripts", "kafka-peer")
-PEER_HEAP = "-Xmx384m -Xms128m"
-PEER_START_TIMEOUT_S = 120.0
-PEER_NOT_APPLICABLE = "not applicable on KRaft (the Kafka peer has no ZooKeeper)"
-# Quick failover on the peer: a killed broker is fenced after 3 s, a lost quorum
-# leader is replaced after ~1-1.5 s.
-PEER_FAST_FAILOVER = {
-    "broker.session.timeout.ms": "3000",
-    "broker.heartbeat.interval.ms": "500",
-    "controller.quorum.fetch.timeout.ms": "1000",
-    "controller.quorum.election.timeout.ms": "500",
-}
-# Spool-only keys dropped from the overrides in peer mode.
-SPOOL_ONLY_KEYS = ("zookeeper.session.timeout.ms", "zookeeper.connect", "durable.writes")
-
-
 class ClusterError(RuntimeError):
     pass
-
-
-def which_cluster_peer(peer=None):
-    p = peer if peer is not None else (os.environ.get("SPOOL_TEST_PEER") or None)
-    if p not in (None, "kafka"):
-        raise ClusterError(f"SPOOL_TEST_PEER={p}: only 'kafka' is known")
-    return p
 
 
 def _tail(text, n=LOG_TAIL_CHARS):
@@ -341,121 +324,12 @@ class ClusterBroker:
         self.paused = False
 
 
-def _peer_env():
-    env = dict(os.environ)
-    env.setdefault("KAFKA_PEER_HEAP", PEER_HEAP)
-    env["KAFKA_PEER_WATCH_PID"] = str(os.getpid())  # no JVM outlives the test process
-    env.setdefault("KAFKA_PEER_START_TIMEOUT", str(int(PEER_START_TIMEOUT_S)))
-    return env
-
-
-def run_kafka_peer(*args, timeout=PEER_START_TIMEOUT_S + 60):
-    """scripts/kafka-peer ARGS; (returncode, stdout+stderr)."""
-    try:
-        r = subprocess.run([KAFKA_PEER_SCRIPT, *args], stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=timeout, env=_peer_env())
-    except subprocess.TimeoutExpired as e:
-        return 124, f"kafka-peer {args[0]} timed out after {timeout} s: {e.stdout or ''}{e.stderr or ''}"
-    return r.returncode, r.stdout + r.stderr
-
-
-class PeerBroker:
-    """Node I of the Kafka peer cluster under `peer_base` (scripts/kafka-peer
-    node dir peer_base/node-I): the ClusterBroker interface over the JVM."""
-
-    def __init__(self, broker_id, peer_base, port):
-        self.id = broker_id
-        self.peer_base = peer_base
-        self.dir = os.path.join(peer_base, f"node-{broker_id}")
-        self.data_dir = os.path.join(self.dir, "data")
-        self.port = port
-        self.overrides = {}
-        self.paused = False
-        self.starts = 0
-        self.proc = None  # no Popen: the script supervises the JVM
-
-    @property
-    def bootstrap(self):
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def pid(self):
-        try:
-            with open(os.path.join(self.dir, "kafka.pid")) as f:
-                return int(f.read().strip())
-        except (OSError, ValueError):
-            return None
-
-    def exit_code(self):
-        try:
-            with open(os.path.join(self.dir, "kafka.exit")) as f:
-                return int(f.read().strip())
-        except (OSError, ValueError):
-            return None
-
-    def alive(self):
-        pid = self.pid
-        if pid is None or os.path.exists(os.path.join(self.dir, "kafka.exit")):
-            return False
-        try:
-            os.kill(pid, 0)
-            return True
-        except OSError:
-            return False
-
-    def log_path(self, n=None):
-        return os.path.join(self.dir, "kafka.log")
-
-    def log(self):
-        return _read(self.log_path())
-
-    def spawn(self):
-        """node-start: returns once the node is listed unfenced by itself."""
-        if self.alive():
-            raise ClusterError(f"peer node {self.id} already running")
-        self.starts += 1
-        rc, out = run_kafka_peer("node-start", self.peer_base, str(self.id))
-        self.paused = False
-        if rc != 0:
-            raise ClusterError(f"kafka-peer node-start {self.id} failed ({rc}):\n{_tail(out)}")
-
-    def wait_port(self, timeout=BROKER_START_TIMEOUT_S, retry_port=False):
-        if not _wait(lambda: not self.alive() or port_accepts(self.port), timeout, 0.05) or not self.alive():
-            raise ClusterError(f"peer node {self.id} not listening on {self.port}:\n{_tail(self.log())}")
-
-    def signal(self, sig):
-        if not self.alive():
-            raise ClusterError(f"peer node {self.id} is not running")
-        os.kill(self.pid, sig)
-
-    def stop(self, timeout=STOP_TIMEOUT_S):
-        """SIGTERM through kafka-peer stop: 0 on a clean shutdown, else the
-        JVM's exit status (or 1)."""
-        if self.pid is None:
-            return None
-        if self.alive():
-            if self.paused:
-                os.kill(self.pid, signal.SIGCONT)
-                self.paused = False
-            rc, _ = run_kafka_peer("stop", self.dir, timeout=120)
-            return 0 if rc == 0 else (self.exit_code() or rc)
-        code = self.exit_code()
-        return 0 if code in (0, 143) else code
-
-    def kill9(self):
-        if self.alive():
-            if self.paused:
-                os.kill(self.pid, signal.SIGCONT)
-            run_kafka_peer("kill9", self.dir, timeout=60)
-        self.paused = False
-
-
 class Cluster:
     def __init__(self, n=3, overrides=None, zookeeper=True, session_timeout_ms=DEFAULT_SESSION_TIMEOUT_MS,
                  base=None, zk_port=None, ports=None, name="cluster", peer=None):
-        self.peer = which_cluster_peer(peer)
+        self.peer = _peer.which_cluster_peer(peer)
         if self.peer == "kafka":
-            self._init_peer(n, overrides, base, ports, name)
+            _peer.init_cluster(self, n, overrides, base, ports, name)
             return
         if not zookeeper and n != 1:
             raise ClusterError("without ZooKeeper a cluster has exactly one broker")
@@ -473,72 +347,6 @@ class Cluster:
         ports = list(ports) if ports else [None] * n
         self.brokers = [ClusterBroker(i, self.base, ports[i], ov, zk_connect) for i in range(n)]
 
-    def _init_peer(self, n, overrides, base, ports, name):
-        self.base = base or tempfile.mkdtemp(prefix=f"kafka-{name}-")
-        os.makedirs(self.base, exist_ok=True)
-        self.n = n
-        self.session_timeout_ms = None
-        self.zk = None
-        self.chroot = None
-        self.peer_base = os.path.join(self.base, "peer")
-        ov = dict(BASE_OVERRIDES)
-        ov.update(overrides or {})
-        self.overrides = {k: v for k, v in ov.items() if k not in SPOOL_ONLY_KEYS}
-        ports = list(ports) if ports else [free_port() for _ in range(n)]
-        while len(set(ports)) != n:
-            ports = [free_port() for _ in range(n)]
-        self.brokers = [PeerBroker(i, self.peer_base, ports[i]) for i in range(n)]
-
-    def _start_peer(self, timeout):
-        for attempt in (1, 2):
-            ports = ",".join(str(b.port) for b in self.brokers)
-            kv = [f"{k}={v}" for k, v in self.overrides.items()]
-            rc, out = run_kafka_peer("cluster-start", self.peer_base, str(self.n), ports, *kv,
-                                     timeout=timeout + 60)
-            if rc == 0:
-                for b in self.brokers:
-                    b.starts += 1
-                self.wait_ready(timeout)
-                return self
-            logs = "".join(b.log() for b in self.brokers)
-            first = all(b.starts == 0 for b in self.brokers)
-            if attempt == 1 and first and "Address already in use" in logs:
-                run_kafka_peer("cluster-kill9", self.peer_base, timeout=60)
-                shutil.rmtree(self.peer_base, ignore_errors=True)
-                for b in self.brokers:
-                    b.port = free_port()
-                continue
-            raise ClusterError(f"kafka-peer cluster-start failed ({rc}):\n{_tail(out)}\n{self.log_tails()}")
-
-    def _peer_ready(self, ids, last):
-        live = sorted(b.id for b in self.brokers if b.alive() and not b.paused)
-        maybe = {b.id for b in self.brokers if b.alive()}
-        for i in ids:
-            try:
-                md = self.metadata(i, timeout=2.0)
-            except (OSError, AssertionError, ClusterError) as e:
-                last[i] = repr(e)
-                return False
-            got = sorted(x["NodeId"] for x in md["Brokers"])
-            last[i] = got
-            if not set(live) <= set(got) or not set(got) <= maybe:
-                return False
-        return True
-
-    def peer_controller(self):
-        """The active KRaft controller: the leader of the newest quorum epoch
-        in the live nodes' logs, or -1 if none is known."""
-        best = (-1, -1)
-        pat = re.compile(r"\[QuorumController id=\d+\] In the new epoch (\d+), the leader is (\S+?)\.")
-        for b in self.brokers:
-            if not b.alive():
-                continue
-            for m in pat.finditer(b.log()):
-                leader = m.group(2)
-                if leader.isdigit() and int(m.group(1)) > best[0]:
-                    best = (int(m.group(1)), int(leader))
-        return best[1]
-
     # -- addresses ------------------------------------------------------------
     @property
     def bootstrap(self):
@@ -550,7 +358,7 @@ class Cluster:
     # -- whole cluster ----------------------------------------------------------
     def start(self, timeout=CLUSTER_READY_TIMEOUT_S):
         if self.peer == "kafka":
-            return self._start_peer(max(timeout, PEER_START_TIMEOUT_S))
+            return _peer.start_cluster(self, max(timeout, _peer.PEER_START_TIMEOUT_S))
         if self.zk is not None:
             if not self.zk.alive():
                 try:
@@ -584,7 +392,7 @@ class Cluster:
 
         def ready():
             if self.peer == "kafka":
-                return self._peer_ready(ids, last)
+                return _peer.cluster_ready(self, ids, last)
             for i in ids:
                 try:
                     md = self.metadata(i, timeout=2.0)
@@ -626,7 +434,7 @@ class Cluster:
 
     def controller(self, i=None):
         if self.peer == "kafka":
-            return self.peer_controller()
+            return _peer.active_controller(self)
         return self.metadata(i)["ControllerId"]
 
     # -- one broker -------------------------------------------------------------
@@ -669,13 +477,13 @@ class Cluster:
     # -- ZooKeeper sessions -----------------------------------------------------------
     def broker_znode(self, i):
         if self.peer == "kafka":
-            raise ClusterError(f"broker_znode: {PEER_NOT_APPLICABLE}")
+            raise ClusterError(f"broker_znode: {_peer.PEER_NOT_APPLICABLE}")
         return f"{self.chroot}/brokers/ids/{self.brokers[i].id}"
 
     def registration(self, i):
         """Stat of /brokers/ids/I under the chroot, or None if not registered."""
         if self.peer == "kafka":
-            raise ClusterError(f"registration: {PEER_NOT_APPLICABLE}")
+            raise ClusterError(f"registration: {_peer.PEER_NOT_APPLICABLE}")
         with self.zk.session() as s:
             return s.exists(self.broker_znode(i))
 
@@ -686,7 +494,7 @@ class Cluster:
         given: that session id). Returns the old owner session id.
         Peer mode: raises ClusterError (not applicable on KRaft)."""
         if self.peer == "kafka":
-            raise ClusterError(f"expire_session: {PEER_NOT_APPLICABLE}")
+            raise ClusterError(f"expire_session: {_peer.PEER_NOT_APPLICABLE}")
         if self.zk is None:
             raise ClusterError("expire_session needs ZooKeeper")
         st = self.registration(i)
@@ -745,15 +553,7 @@ class Cluster:
         shutdown (Kafka waits up to 5 minutes), so one-by-one stops of the
         last nodes hang; 0 per node that shut down cleanly."""
         if self.peer == "kafka":
-            was = [b for b in self.brokers if b.alive()]
-            for b in was:
-                if b.paused:
-                    os.kill(b.pid, signal.SIGCONT)
-                    b.paused = False
-            if was:
-                run_kafka_peer("cluster-stop", self.peer_base, timeout=180)
-            return {b.id: (0 if b.exit_code() in (0, 143) and "shut down completed" in b.log()[-20000:]
-                           else b.exit_code()) for b in was}
+            return _peer.stop_all(self)
         rcs = {b.id: b.stop() for b in self.brokers}
         if self.zk is not None:
             rcs["zk"] = self.zk.stop()

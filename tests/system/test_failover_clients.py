@@ -37,7 +37,8 @@ import time
 import pytest
 
 from checker import FAIL, INFO, OK, History, check
-from cluster import PEER_FAST_FAILOVER, Cluster, ClusterError, which_cluster_peer
+from cluster import Cluster, ClusterError
+from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
