@@ -121,7 +121,8 @@ class PeerBroker:
         if rc != 0:
             raise _c.ClusterError(f"kafka-peer node-start {self.id} failed ({rc}):\n{_c._tail(out)}")
 
-    def wait_port(self, timeout=_c.BROKER_START_TIMEOUT_S, retry_port=False):
+    def wait_port(self, timeout=None, retry_port=False):
+        timeout = _c.BROKER_START_TIMEOUT_S if timeout is None else timeout
         if not _c._wait(lambda: not self.alive() or port_accepts(self.port), timeout, 0.05) or not self.alive():
             raise _c.ClusterError(f"peer node {self.id} not listening on {self.port}:\n{_c._tail(self.log())}")
 
@@ -130,7 +131,7 @@ class PeerBroker:
             raise _c.ClusterError(f"peer node {self.id} is not running")
         os.kill(self.pid, sig)
 
-    def stop(self, timeout=_c.STOP_TIMEOUT_S):
+    def stop(self, timeout=None):
         """SIGTERM through kafka-peer stop: 0 on a clean shutdown, else the
         JVM's exit status (or 1)."""
         if self.pid is None:
