@@ -20,7 +20,9 @@ cluster mode lands). Against the Kafka 4.4 peer (about 2 minutes):
   cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q -s test_failover_clients.py
 Against Spool (cluster mode, ZooKeeper):
   cd tests/system && SPOOL_BIN=/path/to/spool /usr/bin/python3 -m pytest -q -s test_failover_clients.py
-Env: FAILOVER_SEED (replay a run), FAILOVER_N (values per client, default 300).
+Env: FAILOVER_SEED (replay a run), FAILOVER_N (values per client, default 300),
+FAILOVER_PEER_DEFAULTS=1 (peer: Kafka's default session/election timeouts
+instead of peer_cluster.PEER_FAST_FAILOVER, to measure its default failover).
 Needs node with tests/compat/js/node_modules (npm ci) and mvn with ~/.m2
 filled (scripts/deps); under CI=true a missing one fails, else it skips.
 """
@@ -67,7 +69,8 @@ def cluster(request):
     ov = {"min.insync.replicas": "2", "default.replication.factor": "3",
           "offsets.topic.replication.factor": "3", "unclean.leader.election.enable": "false"}
     if PEER == "kafka":
-        ov.update(PEER_FAST_FAILOVER)
+        if os.environ.get("FAILOVER_PEER_DEFAULTS") != "1":
+            ov.update(PEER_FAST_FAILOVER)
         c = Cluster(n=3, overrides=ov, name="failover")
     else:
         c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name="failover")
