@@ -44,6 +44,31 @@ kill9 DIR): Debian's ZooKeeper 3.8 standalone with DIR/zoo.cfg, DIR/zk.pid
 and DIR/zookeeper.log. SPOOL_ZK_SERVER=/path/zk-server names another script
 with the same CLI.
 
+Peer mode (SPOOL_TEST_PEER=kafka, or Cluster(peer="kafka")): the same API over
+an Apache Kafka 4.4 KRaft cluster of N combined broker+controller nodes started
+through `scripts/kafka-peer cluster-start` (node.id I = index I, data under
+base/peer/node-I, log base/peer/node-I/kafka.log). Differences:
+  - no ZooKeeper: c.zk is None; expire_session, registration and broker_znode
+    raise ClusterError("... not applicable on KRaft ...") (a KRaft broker has a
+    heartbeat session with the controller quorum instead: pause() it for longer
+    than broker.session.timeout.ms to fence it).
+  - pause/resume SIGSTOP/SIGCONT the JVM.
+  - controller() is the active KRaft controller (the quorum leader, newest
+    "[QuorumController id=I] In the new epoch E, the leader is X" in the node
+    logs): a KRaft broker's Metadata ControllerId is a random live broker.
+  - wait_ready: every live unpaused node lists every live unpaused node and no
+    dead one (a killed node stays listed until broker.session.timeout.ms
+    fences it). A paused node may or may not be listed.
+  - stop(i) is a clean SIGTERM while a controller quorum remains; a node left
+    without one (the last of 3 after two are down) cannot finish its
+    controlled shutdown (Kafka waits up to 5 minutes for the controller), so
+    stop_all() stops every running node at once (kafka-peer cluster-stop).
+    cluster_fixtures' cluster_factory stops nodes one by one at teardown: use
+    a fixture that calls stop_all() (as test_failover_clients.py does).
+  - peer_cluster.PEER_FAST_FAILOVER holds overrides for quick fencing and controller
+    elections; tests pass them as overrides (the script keeps Kafka's defaults).
+  Env KAFKA_PEER_HEAP (default here -Xmx384m -Xms128m per node).
+
 Every wait is bounded; errors raise `ClusterError` with the relevant log tail.
 Not thread-safe: drive a Cluster from one thread (the workload's threads only
 talk Kafka to it).
@@ -62,6 +87,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from harness import REPO_ROOT, free_port, port_accepts, spool_bin  # noqa: E402
 import meta_wire  # noqa: E402
+import peer_cluster as _peer  # noqa: E402  (peer mode; imports this module lazily)
 import zk_wire  # noqa: E402
 
 ZK_SCRIPT = os.path.join(REPO_ROOT, "tests", "support", "zk-server")
@@ -300,7 +326,11 @@ class ClusterBroker:
 
 class Cluster:
     def __init__(self, n=3, overrides=None, zookeeper=True, session_timeout_ms=DEFAULT_SESSION_TIMEOUT_MS,
-                 base=None, zk_port=None, ports=None, name="cluster"):
+                 base=None, zk_port=None, ports=None, name="cluster", peer=None):
+        self.peer = _peer.which_cluster_peer(peer)
+        if self.peer == "kafka":
+            _peer.init_cluster(self, n, overrides, base, ports, name)
+            return
         if not zookeeper and n != 1:
             raise ClusterError("without ZooKeeper a cluster has exactly one broker")
         self.base = base or tempfile.mkdtemp(prefix=f"spool-{name}-")
@@ -327,6 +357,8 @@ class Cluster:
 
     # -- whole cluster ----------------------------------------------------------
     def start(self, timeout=CLUSTER_READY_TIMEOUT_S):
+        if self.peer == "kafka":
+            return _peer.start_cluster(self, max(timeout, _peer.PEER_START_TIMEOUT_S))
         if self.zk is not None:
             if not self.zk.alive():
                 try:
@@ -359,6 +391,8 @@ class Cluster:
         last = {}
 
         def ready():
+            if self.peer == "kafka":
+                return _peer.cluster_ready(self, ids, last)
             for i in ids:
                 try:
                     md = self.metadata(i, timeout=2.0)
@@ -399,6 +433,8 @@ class Cluster:
         return -1
 
     def controller(self, i=None):
+        if self.peer == "kafka":
+            return _peer.active_controller(self)
         return self.metadata(i)["ControllerId"]
 
     # -- one broker -------------------------------------------------------------
@@ -440,10 +476,14 @@ class Cluster:
 
     # -- ZooKeeper sessions -----------------------------------------------------------
     def broker_znode(self, i):
+        if self.peer == "kafka":
+            raise ClusterError(f"broker_znode: {_peer.PEER_NOT_APPLICABLE}")
         return f"{self.chroot}/brokers/ids/{self.brokers[i].id}"
 
     def registration(self, i):
         """Stat of /brokers/ids/I under the chroot, or None if not registered."""
+        if self.peer == "kafka":
+            raise ClusterError(f"registration: {_peer.PEER_NOT_APPLICABLE}")
         with self.zk.session() as s:
             return s.exists(self.broker_znode(i))
 
@@ -451,7 +491,10 @@ class Cluster:
         """SIGSTOP broker i until ZooKeeper has expired its session, then
         SIGCONT. The session counts as expired once the registration znode is
         gone or owned by a session other than the one seen before (owner
-        given: that session id). Returns the old owner session id."""
+        given: that session id). Returns the old owner session id.
+        Peer mode: raises ClusterError (not applicable on KRaft)."""
+        if self.peer == "kafka":
+            raise ClusterError(f"expire_session: {_peer.PEER_NOT_APPLICABLE}")
         if self.zk is None:
             raise ClusterError("expire_session needs ZooKeeper")
         st = self.registration(i)
@@ -504,7 +547,13 @@ class Cluster:
 
     def stop_all(self):
         """Clean shutdown: brokers by SIGTERM (exit 0 each), then ZooKeeper.
-        Returns {broker id: exit code}; ZooKeeper's cleanliness in 'zk'."""
+        Returns {broker id: exit code}; ZooKeeper's cleanliness in 'zk'.
+        Peer mode: every running node at once (kafka-peer cluster-stop): a KRaft
+        node left without a controller quorum cannot finish its controlled
+        shutdown (Kafka waits up to 5 minutes), so one-by-one stops of the
+        last nodes hang; 0 per node that shut down cleanly."""
+        if self.peer == "kafka":
+            return _peer.stop_all(self)
         rcs = {b.id: b.stop() for b in self.brokers}
         if self.zk is not None:
             rcs["zk"] = self.zk.stop()
