@@ -4,7 +4,11 @@
 // watermark, log start offset. On a single node the high watermark is derived,
 // not stored: with durable.writes it is the log's fsynced offset (consumers
 // never see data a crash could lose), otherwise the log end offset. Cluster mode
-// will replace the derivation with follower progress.
+// will replace the derivation with follower progress (the ISR's).
+// acks=all waits for "high watermark >= required offset"
+// (check_enough_replicas_reach_offset, Kafka's checkEnoughReplicasReachOffset);
+// a failed group-committed fsync is remembered so such a wait answers
+// KAFKA_STORAGE_ERROR instead of waiting for its timeout.
 // Thread-safe: the Log serialises appends; everything else is atomic or const.
 #pragma once
 
@@ -15,6 +19,7 @@
 #include <string>
 
 #include "broker/topic_registry.h"
+#include "protocol/error_code.h"
 #include "storage/log.h"
 #include "util/status.h"
 
@@ -26,9 +31,9 @@ namespace spool::broker {
 
 class Partition : public std::enable_shared_from_this<Partition> {
  public:
-  // Called with key() whenever the high watermark may have moved, so parked
-  // fetches watching this partition can complete. May run on the flusher
-  // thread; must not block.
+  // Called with key() whenever the high watermark may have moved (or a flush
+  // failed), so parked fetches and acks=all produces watching this partition
+  // can complete. May run on the flusher thread; must not block.
   using HwListener = std::function<void(const std::string& key)>;
 
   Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
@@ -69,6 +74,17 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // appended) while fewer replicas are in sync than min.insync.replicas asks.
   Status check_enough_replicas() const;
 
+  // Whether an acks=all append ending before `required_offset` (its last
+  // offset + 1) is answered: reached once the high watermark is at or past
+  // it; else error KAFKA_STORAGE_ERROR if the fsync meant to cover it failed
+  // (reached false); else still waiting (reached false, NONE). In a cluster
+  // a lost leadership will answer NOT_LEADER_OR_FOLLOWER here.
+  struct ReplicaCheck {
+    bool reached = false;
+    protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  };
+  ReplicaCheck check_enough_replicas_reach_offset(int64_t required_offset) const;
+
   // Appends validated batches (offsets are assigned in place). In durable mode
   // every append also asks the flusher for a prompt group-committed fsync so
   // the high watermark follows within milliseconds.
@@ -101,6 +117,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
+  // The largest last offset whose requested fsync failed; -1: none.
+  std::atomic<int64_t> failed_flush_through_{-1};
 };
 
 }  // namespace spool::broker
