@@ -1,7 +1,7 @@
 // DelayedFetch: a fetch that found less than min_bytes, waiting until enough
 // data is readable or max_wait_ms passes (Kafka's DelayedFetch).
 //
-// It is watched under the "topic-partition" key of every partition it reads;
+// It is watched under the TopicPartition of every partition it reads;
 // whoever moves a partition's high watermark (an append without durable
 // writes, a group-committed fsync with them) calls check_and_complete on the
 // replica manager's fetch purgatory with that key. ReplicaManager::

@@ -10,8 +10,8 @@ void DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t required_off
   waits_.push_back({std::move(p), required_offset, result});
 }
 
-std::vector<std::string> DelayedProduce::keys() const {
-  std::vector<std::string> k;
+std::vector<TopicPartition> DelayedProduce::keys() const {
+  std::vector<TopicPartition> k;
   k.reserve(waits_.size());
   for (const auto& w : waits_) k.push_back(w.partition->key());
   return k;

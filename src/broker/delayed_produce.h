@@ -19,7 +19,6 @@
 #pragma once
 
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "broker/partition.h"
@@ -42,7 +41,7 @@ class DelayedProduce : public timer::DelayedOperation {
   // Only before the operation is handed to the purgatory; `result` indexes results().
   void add_wait(std::shared_ptr<Partition> p, int64_t required_offset, size_t result);
   const std::vector<ProduceResult>& results() const { return results_; }
-  std::vector<std::string> keys() const;
+  std::vector<TopicPartition> keys() const;
 
  protected:
   bool try_complete() override;

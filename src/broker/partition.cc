@@ -7,7 +7,7 @@ namespace spool::broker {
 
 Partition::Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
                      storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance)
-    : topic_(std::move(topic)), index_(index), key_(topic_ + "-" + std::to_string(index)),
+    : tp_(std::move(topic), index),
       on_hw_advance_(std::move(on_hw_advance)), log_(std::move(log)), flusher_(flusher),
       durable_(durable_writes) {}
 
@@ -22,7 +22,7 @@ Status Partition::check_enough_replicas() const {
   // Kafka's wording (Partition.appendRecordsToLeader).
   return Status::error("The size of the current ISR " + std::to_string(isr) +
                            " is insufficient to satisfy the min.isr requirement of " + std::to_string(min_isr) +
-                           " for partition " + key_,
+                           " for partition " + tp_.to_string(),
                        static_cast<int16_t>(protocol::ErrorCode::kNotEnoughReplicas));
 }
 

@@ -22,6 +22,7 @@
 #include "protocol/error_code.h"
 #include "storage/log.h"
 #include "util/status.h"
+#include "util/topic_partition.h"
 
 namespace spool::storage {
 class Flusher;
@@ -34,15 +35,15 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Called with key() whenever the high watermark may have moved (or a flush
   // failed), so parked fetches and acks=all produces watching this partition
   // can complete. May run on the flusher thread; must not block.
-  using HwListener = std::function<void(const std::string& key)>;
+  using HwListener = std::function<void(const TopicPartition& key)>;
 
   Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
             storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance = {});
 
-  const std::string& topic() const { return topic_; }
-  int32_t index() const { return index_; }
-  // "topic-partition": the key delayed operations watch.
-  const std::string& key() const { return key_; }
+  const std::string& topic() const { return tp_.topic; }
+  int32_t index() const { return tp_.partition; }
+  // The partition's name: the key delayed operations watch it under.
+  const TopicPartition& key() const { return tp_; }
   int32_t leader_epoch() const { return leader_epoch_.load(); }
   // The topic id (KIP-516) this partition's data belongs to. Set by the
   // ReplicaManager before the partition is published and never changed, so
@@ -103,12 +104,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
  private:
   void after_append(int64_t last_offset);
   void notify_hw() const {
-    if (on_hw_advance_) on_hw_advance_(key_);
+    if (on_hw_advance_) on_hw_advance_(tp_);
   }
 
-  std::string topic_;
-  int32_t index_;
-  std::string key_;
+  TopicPartition tp_;
   HwListener on_hw_advance_;
   std::shared_ptr<storage::Log> log_;
   storage::Flusher& flusher_;

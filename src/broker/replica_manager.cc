@@ -35,8 +35,8 @@ ReplicaManager::ReplicaManager(const BrokerSettings& settings, TopicRegistry& re
     : settings_(settings),
       registry_(registry),
       logs_(logs),
-      fetch_purgatory_(std::make_shared<timer::Purgatory>(named(std::move(purgatories.fetch), "Fetch"))),
-      produce_purgatory_(std::make_shared<timer::Purgatory>(named(std::move(purgatories.produce), "Produce"))) {}
+      fetch_purgatory_(std::make_shared<PartitionPurgatory>(named(std::move(purgatories.fetch), "Fetch"))),
+      produce_purgatory_(std::make_shared<PartitionPurgatory>(named(std::move(purgatories.produce), "Produce"))) {}
 
 ReplicaManager::~ReplicaManager() { shutdown(); }
 
@@ -46,9 +46,9 @@ void ReplicaManager::shutdown() {
 }
 
 Partition::HwListener ReplicaManager::hw_listener() const {
-  std::weak_ptr<timer::Purgatory> fetches = fetch_purgatory_;
-  std::weak_ptr<timer::Purgatory> produces = produce_purgatory_;
-  return [fetches, produces](const std::string& key) {
+  std::weak_ptr<PartitionPurgatory> fetches = fetch_purgatory_;
+  std::weak_ptr<PartitionPurgatory> produces = produce_purgatory_;
+  return [fetches, produces](const TopicPartition& key) {
     if (auto p = produces.lock()) p->check_and_complete(key);
     if (auto p = fetches.lock()) p->check_and_complete(key);
   };
@@ -56,14 +56,14 @@ Partition::HwListener ReplicaManager::hw_listener() const {
 
 Status ReplicaManager::load() {
   std::unique_lock lk(mu_);
-  std::set<std::pair<std::string, int32_t>> known;
+  std::set<TopicPartition> known;
   for (const auto& info : registry_.list()) {
     Status s = open_partitions_locked(info, Opening::kLoad);
     if (!s) return s;
     for (int32_t p = 0; p < info.partitions; ++p) known.emplace(info.name, p);
   }
   for (const auto& log : logs_.logs()) {
-    if (!known.count({log->topic(), log->partition()}))
+    if (!known.count(TopicPartition(log->topic(), log->partition())))
       spdlog::warn("log {}-{} belongs to no known topic; left on disk, not served", log->topic(),
                    log->partition());
   }

@@ -152,8 +152,9 @@ class ReplicaManager {
   void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
 
   // The purgatories (tests and metrics read their sizes).
-  timer::Purgatory& fetch_purgatory() { return *fetch_purgatory_; }
-  timer::Purgatory& produce_purgatory() { return *produce_purgatory_; }
+  using PartitionPurgatory = timer::Purgatory<TopicPartition>;
+  PartitionPurgatory& fetch_purgatory() { return *fetch_purgatory_; }
+  PartitionPurgatory& produce_purgatory() { return *produce_purgatory_; }
   std::optional<TopicInfo> topic(const std::string& name) const;
   std::vector<TopicInfo> topics() const;
 
@@ -209,8 +210,8 @@ class ReplicaManager {
   TopicRegistry& registry_;
   storage::LogManager& logs_;
   // Shared so the partitions' listeners can hold them weakly (see hw_listener).
-  std::shared_ptr<timer::Purgatory> fetch_purgatory_;    // DelayedFetch, keyed by "topic-partition"
-  std::shared_ptr<timer::Purgatory> produce_purgatory_;  // DelayedProduce, keyed by "topic-partition"
+  std::shared_ptr<PartitionPurgatory> fetch_purgatory_;    // DelayedFetch, by partition
+  std::shared_ptr<PartitionPurgatory> produce_purgatory_;  // DelayedProduce, by partition
   mutable std::shared_mutex mu_;
   std::map<std::string, std::vector<std::shared_ptr<Partition>>> partitions_;
 };

@@ -210,10 +210,10 @@ void ReplicaManager::fetch_messages(FetchParams params, FetchCallback done) {
   auto delayed = std::make_shared<DelayedFetch>(
       wait->params.max_wait_ms, [wait] { return wait->ready(); },
       [wait] { wait->done(wait->read_all().results); });
-  std::vector<std::string> keys;
+  std::vector<TopicPartition> keys;
   keys.reserve(wait->params.partitions.size());
   for (const auto& fp : wait->params.partitions) {
-    if (!fp.topic.empty()) keys.push_back(fp.topic + "-" + std::to_string(fp.partition));
+    if (!fp.topic.empty()) keys.emplace_back(fp.topic, fp.partition);
   }
   fetch_purgatory_->try_complete_else_watch(delayed, keys);
 }

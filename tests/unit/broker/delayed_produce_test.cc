@@ -32,16 +32,19 @@ class DelayedProduceTest : public ::testing::Test {
     logs_ = std::move(*lm);
     auto log = logs_->create("t", 0, storage::LogConfig{});
     ASSERT_TRUE(log);
-    // The high-watermark listener wakes the purgatory, as ReplicaManager's does.
+    // The high-watermark listener counts wake-ups; with wake_purgatory_ it
+    // also wakes the purgatory, as ReplicaManager's does (off by default so
+    // the other tests drive check_and_complete themselves, race-free).
     partition_ = std::make_shared<Partition>("t", 0, *log, logs_->flusher(), /*durable_writes=*/true,
-                                             [this](const std::string& key) {
+                                             [this](const TopicPartition& key) {
                                                ++wakeups_;
-                                               if (purgatory_) purgatory_->check_and_complete(key);
+                                               if (wake_purgatory_.load() && purgatory_)
+                                                 purgatory_->check_and_complete(key);
                                              });
     timer::PurgatoryOptions po;
     po.clock = clock_;
     po.start_reaper = false;
-    purgatory_ = std::make_unique<timer::Purgatory>(po);
+    purgatory_ = std::make_unique<timer::Purgatory<TopicPartition>>(po);
   }
   void TearDown() override {
     purgatory_->shutdown(false);
@@ -84,9 +87,10 @@ class DelayedProduceTest : public ::testing::Test {
   std::unique_ptr<storage::LogManager> logs_;
   std::shared_ptr<Partition> partition_;
   std::shared_ptr<timer::ManualClock> clock_ = std::make_shared<timer::ManualClock>(1000);
-  std::unique_ptr<timer::Purgatory> purgatory_;
+  std::unique_ptr<timer::Purgatory<TopicPartition>> purgatory_;
   int calls_ = 0;
   std::atomic<int> wakeups_{0};
+  std::atomic<bool> wake_purgatory_{false};
   std::vector<ProduceResult> answered_;
 };
 
@@ -167,6 +171,7 @@ TEST_F(DelayedProduceTest, FailedFsyncAnswersStorageError) {
 TEST_F(DelayedProduceTest, ListenerCompletesAParkedProduce) {
   // The flusher's own pass (no manual flush) moves the high watermark and
   // the partition's listener completes the op; bounded wait.
+  wake_purgatory_ = true;
   int64_t last = append_one();
   auto op = make_op(last + 1, 30000);  // the next append's offset
   EXPECT_FALSE(purgatory_->try_complete_else_watch(op, op->keys()));
