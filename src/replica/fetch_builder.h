@@ -1,8 +1,9 @@
 // The follower's side of a replica Fetch: which partitions may be fetched,
 // the request itself, the follower's high watermark, and on the leader the
 // replica id of a request (Kafka's ReplicaFetcherThread / RemoteLeaderEndPoint
-// buildFetch). Pure functions over plain values; not thread-safe only in
-// that FollowerPartition is a plain struct the fetcher thread owns.
+// buildFetch). Pure functions over plain values, safe from any thread;
+// FollowerPartition is a plain struct owned by the fetcher thread. No
+// failure: a partition that may not be fetched is left out of the request.
 //
 // How a follower reports its fsynced offset (durable.writes=true). Kafka's
 // Fetch has no field for it. Spool's rule: a follower sends a partition's
@@ -27,12 +28,15 @@
 // agree on it.
 //
 // The follower's high watermark (follower_high_watermark): min(leader high
-// watermark, own log end), raised to at least its log start — and only from
-// a response that carried records or nothing but no DivergingEpoch, once
-// no truncation is pending (KAFKA-14704: a follower must truncate before it
-// takes the leader's high watermark, else it could expose offsets of data
-// it is about to drop). It may go down (a new leader's high watermark can
-// lag the old one's); consumers reading from a follower see at most it.
+// watermark, own log end), raised to at least its log start; taken from a
+// fetch response only while the partition is fetching and only if the
+// response carried no DivergingEpoch (KAFKA-14704: a follower truncates
+// before it takes the leader's high watermark, else it could expose offsets
+// of data it is about to drop). It may go down (a new leader's high
+// watermark can lag the old one's); consumers reading from a follower see at
+// most it. The follower's log start likewise follows the fetch response's
+// LogStartOffset upwards (storage::Log::advance_log_start_offset), as Kafka's
+// maybeIncrementLogStartOffset.
 #pragma once
 
 #include <cstdint>
