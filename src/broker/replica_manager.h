@@ -38,6 +38,7 @@
 #include "broker/fetch_session.h"
 #include "broker/partition.h"
 #include "broker/topic_registry.h"
+#include "cluster/interbroker_wire.h"
 #include "protocol/error_code.h"
 #include "storage/log_manager.h"
 #include "timer/purgatory.h"
@@ -97,6 +98,14 @@ struct TxnMarkerEntry {
   int8_t transaction_version = 0;  // >= 2 (KIP-1228): the epoch must be above the producer's
 };
 
+// One partition's answer to a LeaderAndIsr or StopReplica (the handler
+// builds the response from these).
+struct PartitionOutcome {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  bool operator==(const PartitionOutcome&) const = default;
+};
+
 class ReplicaManager {
  public:
   // The produce and fetch purgatories' options (names are set here; tests
@@ -150,6 +159,21 @@ class ReplicaManager {
   // KAFKA_STORAGE_ERROR... (at once on this thread for refusals, on the
   // flusher thread after an append). No timeout, as before the move here.
   void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
+
+  // Cluster mode (replica_manager_cluster.cc). The handler applies the
+  // controller/broker epoch gate first and runs these on the admin executor
+  // (they may block on disk: creating logs, truncating). One outcome per
+  // partition of the command, in its order.
+  // LeaderAndIsr (Kafka's becomeLeaderOrFollower): a leader epoch not newer
+  // than ours -> STALE_CONTROLLER_EPOCH; a partition epoch below ours is
+  // skipped (NONE); a partition whose replicas exclude `local_broker_id` ->
+  // UNKNOWN_TOPIC_OR_PARTITION; else the log is got or created and the
+  // partition becomes leader or follower.
+  std::vector<PartitionOutcome> become_leader_or_follower(const cluster::LeaderAndIsrCommand& command,
+                                                          int32_t local_broker_id);
+  // StopReplica: stops fetching, stops leading, deletes the log when asked.
+  // Leader epoch -1/-2 bypass the check; lower than ours -> FENCED_LEADER_EPOCH.
+  std::vector<PartitionOutcome> stop_replicas(const cluster::StopReplicaCommand& command);
 
   // The purgatories (tests and metrics read their sizes).
   using PartitionPurgatory = timer::Purgatory<TopicPartition>;
