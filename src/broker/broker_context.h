@@ -11,7 +11,6 @@
 #include "broker/topic_registry.h"
 #include "config/broker_config.h"
 #include "storage/log_manager.h"
-#include "timer/purgatory.h"
 
 namespace spool::cluster {
 class MetadataCache;
@@ -29,10 +28,8 @@ struct BrokerContext {
   const BrokerSettings& settings;
   TopicRegistry& registry;
   storage::LogManager& logs;
-  ReplicaManager& replicas;
+  ReplicaManager& replicas;           // partitions, the write/read paths and their purgatories
   FetchSessionCache& fetch_sessions;  // KIP-227 incremental fetch sessions
-  timer::Purgatory& fetch_purgatory;    // DelayedFetch, keyed by "topic-partition"
-  timer::Purgatory& produce_purgatory;  // DelayedProduce, keyed by "topic-partition"
   // The parsed broker configuration, for DescribeConfigs (keys, sources,
   // synonyms). May be null in tests that wire a context by hand; handlers
   // needing it then answer an error instead of crashing.

@@ -1,11 +1,11 @@
 // DelayedFetch: a fetch that found less than min_bytes, waiting until enough
 // data is readable or max_wait_ms passes (Kafka's DelayedFetch).
 //
-// It is watched under the "topic-partition" key of every partition it reads;
+// It is watched under the TopicPartition of every partition it reads;
 // whoever moves a partition's high watermark (an append without durable
 // writes, a group-committed fsync with them) calls check_and_complete on the
-// fetch purgatory with that key. The fetch handler supplies the two halves
-// that know about the request: `ready` says whether the condition now holds
+// replica manager's fetch purgatory with that key. ReplicaManager::
+// fetch_messages supplies the two halves that know about the request: `ready` says whether the condition now holds
 // (enough bytes, or something changed that must be reported at once, such as
 // an error), `respond` reads and answers. respond runs exactly once, on
 // completion or on expiry ("answer with what exists").

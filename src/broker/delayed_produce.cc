@@ -6,48 +6,43 @@ namespace spool::broker {
 
 using protocol::ErrorCode;
 
-DelayedProduce::Wait& DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t last_offset,
-                                               protocol::ProduceResponse::PartitionProduceResponse* answer) {
-  auto w = std::make_unique<Wait>();
-  w->partition = std::move(p);
-  w->last_offset = last_offset;
-  w->answer = answer;
-  waits_.push_back(std::move(w));
-  return *waits_.back();
+void DelayedProduce::add_wait(std::shared_ptr<Partition> p, int64_t required_offset, size_t result) {
+  waits_.push_back({std::move(p), required_offset, result});
 }
 
-std::vector<std::string> DelayedProduce::keys() const {
-  std::vector<std::string> k;
+std::vector<TopicPartition> DelayedProduce::keys() const {
+  std::vector<TopicPartition> k;
   k.reserve(waits_.size());
-  for (const auto& w : waits_) k.push_back(w->partition->key());
+  for (const auto& w : waits_) k.push_back(w.partition->key());
   return k;
-}
-
-bool DelayedProduce::durable(const Wait& w) const {
-  return w.partition->log().flushed_offset() > w.last_offset;
 }
 
 bool DelayedProduce::try_complete() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) return false;
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error == ErrorCode::kNone) return false;
   }
   return force_complete();
 }
 
 void DelayedProduce::on_expiration() {
   for (const auto& w : waits_) {
-    if (!w->failed.load() && !durable(*w)) w->answer->error_code = ErrorCode::kRequestTimedOut;
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error == ErrorCode::kNone) results_[w.result].error = ErrorCode::kRequestTimedOut;
   }
 }
 
 void DelayedProduce::on_complete() {
   for (const auto& w : waits_) {
-    if (w->failed.load()) {
-      w->answer->error_code = ErrorCode::kKafkaStorageError;
-      w->answer->error_message = "fsync failed";
+    auto& r = results_[w.result];
+    if (r.error != ErrorCode::kNone) continue;  // timed out
+    auto c = w.partition->check_enough_replicas_reach_offset(w.required_offset);
+    if (!c.reached && c.error != ErrorCode::kNone) {
+      r.error = c.error;
+      if (c.error == ErrorCode::kKafkaStorageError) r.error_message = "fsync failed";
     }
   }
-  ctx_.respond(resp_);
+  if (done_) done_(std::move(results_));
 }
 
 }  // namespace spool::broker

@@ -7,7 +7,7 @@ namespace spool::broker {
 
 Partition::Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
                      storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance)
-    : topic_(std::move(topic)), index_(index), key_(topic_ + "-" + std::to_string(index)),
+    : tp_(std::move(topic), index),
       on_hw_advance_(std::move(on_hw_advance)), log_(std::move(log)), flusher_(flusher),
       durable_(durable_writes) {}
 
@@ -22,8 +22,16 @@ Status Partition::check_enough_replicas() const {
   // Kafka's wording (Partition.appendRecordsToLeader).
   return Status::error("The size of the current ISR " + std::to_string(isr) +
                            " is insufficient to satisfy the min.isr requirement of " + std::to_string(min_isr) +
-                           " for partition " + key_,
+                           " for partition " + tp_.to_string(),
                        static_cast<int16_t>(protocol::ErrorCode::kNotEnoughReplicas));
+}
+
+Partition::ReplicaCheck Partition::check_enough_replicas_reach_offset(int64_t required_offset) const {
+  if (high_watermark() >= required_offset) return {true, protocol::ErrorCode::kNone};
+  // The pass that was to make required_offset - 1 durable failed (a later
+  // pass covering it would have moved the high watermark first).
+  if (failed_flush_through_.load() >= required_offset - 1) return {false, protocol::ErrorCode::kKafkaStorageError};
+  return {false, protocol::ErrorCode::kNone};
 }
 
 Result<storage::AppendResult> Partition::append(std::span<uint8_t> batches, int32_t record_count) {
@@ -45,10 +53,18 @@ void Partition::after_append(int64_t last_offset) {
     return;
   }
   // Ask for a prompt group-committed fsync; the high watermark (and with it
-  // the last stable offset) moves with it.
-  std::weak_ptr<const Partition> self = weak_from_this();
-  flusher_.await_durable(log_, last_offset, [self](Status) {
-    if (auto p = self.lock()) p->notify_hw();
+  // the last stable offset) moves with it. A failure is remembered for the
+  // acks=all waits (check_enough_replicas_reach_offset).
+  std::weak_ptr<Partition> self = weak_from_this();
+  flusher_.await_durable(log_, last_offset, [self, last_offset](Status s) {
+    auto p = self.lock();
+    if (!p) return;
+    if (!s) {
+      int64_t seen = p->failed_flush_through_.load();
+      while (seen < last_offset && !p->failed_flush_through_.compare_exchange_weak(seen, last_offset)) {
+      }
+    }
+    p->notify_hw();
   });
 }
 

@@ -4,7 +4,11 @@
 // watermark, log start offset. On a single node the high watermark is derived,
 // not stored: with durable.writes it is the log's fsynced offset (consumers
 // never see data a crash could lose), otherwise the log end offset. Cluster mode
-// will replace the derivation with follower progress.
+// will replace the derivation with follower progress (the ISR's).
+// acks=all waits for "high watermark >= required offset"
+// (check_enough_replicas_reach_offset, Kafka's checkEnoughReplicasReachOffset);
+// a failed group-committed fsync is remembered so such a wait answers
+// KAFKA_STORAGE_ERROR instead of waiting for its timeout.
 // Thread-safe: the Log serialises appends; everything else is atomic or const.
 #pragma once
 
@@ -15,8 +19,10 @@
 #include <string>
 
 #include "broker/topic_registry.h"
+#include "protocol/error_code.h"
 #include "storage/log.h"
 #include "util/status.h"
+#include "util/topic_partition.h"
 
 namespace spool::storage {
 class Flusher;
@@ -26,18 +32,18 @@ namespace spool::broker {
 
 class Partition : public std::enable_shared_from_this<Partition> {
  public:
-  // Called with key() whenever the high watermark may have moved, so parked
-  // fetches watching this partition can complete. May run on the flusher
-  // thread; must not block.
-  using HwListener = std::function<void(const std::string& key)>;
+  // Called with key() whenever the high watermark may have moved (or a flush
+  // failed), so parked fetches and acks=all produces watching this partition
+  // can complete. May run on the flusher thread; must not block.
+  using HwListener = std::function<void(const TopicPartition& key)>;
 
   Partition(std::string topic, int32_t index, std::shared_ptr<storage::Log> log,
             storage::Flusher& flusher, bool durable_writes, HwListener on_hw_advance = {});
 
-  const std::string& topic() const { return topic_; }
-  int32_t index() const { return index_; }
-  // "topic-partition": the key delayed operations watch.
-  const std::string& key() const { return key_; }
+  const std::string& topic() const { return tp_.topic; }
+  int32_t index() const { return tp_.partition; }
+  // The partition's name: the key delayed operations watch it under.
+  const TopicPartition& key() const { return tp_; }
   int32_t leader_epoch() const { return leader_epoch_.load(); }
   // The topic id (KIP-516) this partition's data belongs to. Set by the
   // ReplicaManager before the partition is published and never changed, so
@@ -69,6 +75,17 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // appended) while fewer replicas are in sync than min.insync.replicas asks.
   Status check_enough_replicas() const;
 
+  // Whether an acks=all append ending before `required_offset` (its last
+  // offset + 1) is answered: reached once the high watermark is at or past
+  // it; else error KAFKA_STORAGE_ERROR if the fsync meant to cover it failed
+  // (reached false); else still waiting (reached false, NONE). In a cluster
+  // a lost leadership will answer NOT_LEADER_OR_FOLLOWER here.
+  struct ReplicaCheck {
+    bool reached = false;
+    protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  };
+  ReplicaCheck check_enough_replicas_reach_offset(int64_t required_offset) const;
+
   // Appends validated batches (offsets are assigned in place). In durable mode
   // every append also asks the flusher for a prompt group-committed fsync so
   // the high watermark follows within milliseconds.
@@ -87,12 +104,10 @@ class Partition : public std::enable_shared_from_this<Partition> {
  private:
   void after_append(int64_t last_offset);
   void notify_hw() const {
-    if (on_hw_advance_) on_hw_advance_(key_);
+    if (on_hw_advance_) on_hw_advance_(tp_);
   }
 
-  std::string topic_;
-  int32_t index_;
-  std::string key_;
+  TopicPartition tp_;
   HwListener on_hw_advance_;
   std::shared_ptr<storage::Log> log_;
   storage::Flusher& flusher_;
@@ -101,6 +116,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
+  // The largest last offset whose requested fsync failed; -1: none.
+  std::atomic<int64_t> failed_flush_through_{-1};
 };
 
 }  // namespace spool::broker

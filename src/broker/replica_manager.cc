@@ -23,20 +23,47 @@ Status kafka_error(ErrorCode code, std::string msg) {
 constexpr int32_t kMaxPartitions = 100000;
 }  // namespace
 
+namespace {
+timer::PurgatoryOptions named(timer::PurgatoryOptions o, const char* name) {
+  o.name = name;
+  return o;
+}
+}  // namespace
+
 ReplicaManager::ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry,
-                               storage::LogManager& logs, Partition::HwListener on_hw_advance)
-    : settings_(settings), registry_(registry), logs_(logs), on_hw_advance_(std::move(on_hw_advance)) {}
+                               storage::LogManager& logs, PurgatoryConfig purgatories)
+    : settings_(settings),
+      registry_(registry),
+      logs_(logs),
+      fetch_purgatory_(std::make_shared<PartitionPurgatory>(named(std::move(purgatories.fetch), "Fetch"))),
+      produce_purgatory_(std::make_shared<PartitionPurgatory>(named(std::move(purgatories.produce), "Produce"))) {}
+
+ReplicaManager::~ReplicaManager() { shutdown(); }
+
+void ReplicaManager::shutdown() {
+  fetch_purgatory_->shutdown(true);
+  produce_purgatory_->shutdown(true);
+}
+
+Partition::HwListener ReplicaManager::hw_listener() const {
+  std::weak_ptr<PartitionPurgatory> fetches = fetch_purgatory_;
+  std::weak_ptr<PartitionPurgatory> produces = produce_purgatory_;
+  return [fetches, produces](const TopicPartition& key) {
+    if (auto p = produces.lock()) p->check_and_complete(key);
+    if (auto p = fetches.lock()) p->check_and_complete(key);
+  };
+}
 
 Status ReplicaManager::load() {
   std::unique_lock lk(mu_);
-  std::set<std::pair<std::string, int32_t>> known;
+  std::set<TopicPartition> known;
   for (const auto& info : registry_.list()) {
     Status s = open_partitions_locked(info, Opening::kLoad);
     if (!s) return s;
     for (int32_t p = 0; p < info.partitions; ++p) known.emplace(info.name, p);
   }
   for (const auto& log : logs_.logs()) {
-    if (!known.count({log->topic(), log->partition()}))
+    if (!known.count(TopicPartition(log->topic(), log->partition())))
       spdlog::warn("log {}-{} belongs to no known topic; left on disk, not served", log->topic(),
                    log->partition());
   }
@@ -85,7 +112,7 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
         return kafka_error(ErrorCode::kKafkaStorageError, w.message());
     }
     parts.push_back(
-        std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, on_hw_advance_));
+        std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, hw_listener()));
     parts.back()->set_topic_id(info.id);
     parts.back()->set_max_message_bytes(max_bytes);
     parts.back()->set_min_insync_replicas(min_isr);

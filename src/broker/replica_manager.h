@@ -1,5 +1,16 @@
-// ReplicaManager: the partitions this broker hosts, and topic lifecycle.
+// ReplicaManager: the partitions this broker hosts, their write and read
+// paths, and topic lifecycle (Kafka's ReplicaManager).
 //
+// Write path: append_records() (Produce) and append_txn_marker()
+// (WriteTxnMarkers) append to the partitions and answer at once (acks=0/1) or
+// through a DelayedProduce parked in the produce purgatory (acks=all). Read
+// path: fetch_messages() reads at once or parks a DelayedFetch in the fetch
+// purgatory. The manager owns both purgatories; every Partition wakes them
+// when its high watermark may have moved. The request handlers only decode,
+// validate the request's shape, and translate to and from these calls
+// (replica_manager_append.cc, replica_manager_fetch.cc).
+//
+// Lifecycle:
 // Owns the map topic -> partitions and keeps it in step with the topic
 // registry (persisted metadata) and the log manager (files). Creation writes
 // the registry first, then the logs; deletion removes the registry entry
@@ -19,27 +30,155 @@
 #include <memory>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "broker/broker_settings.h"
+#include "broker/fetch_session.h"
 #include "broker/partition.h"
 #include "broker/topic_registry.h"
+#include "cluster/interbroker_wire.h"
+#include "protocol/error_code.h"
 #include "storage/log_manager.h"
+#include "timer/purgatory.h"
+#include "util/topic_partition.h"
 
 namespace spool::broker {
 
+// One partition's records of a Produce request, as the handler hands them
+// over. `error` != NONE is the handler's own verdict (unsupported version,
+// unknown topic id, internal topic...): answered as is, nothing appended.
+struct ProduceEntry {
+  TopicPartition tp;
+  // Produce v13: the id the request named; a partition whose data belongs to
+  // another id (re-created topic) is INCONSISTENT_TOPIC_ID. Unset before v13.
+  std::optional<TopicId> topic_id;
+  // The batches, a view into the request frame; offsets are assigned in
+  // place. Only read during append_records() (a parked acks=all produce
+  // keeps offsets, never bytes). Empty: CORRUPT_MESSAGE.
+  std::span<uint8_t> batches;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::string error_message;
+};
+
+// One entry's answer, in the order of the entries.
+struct ProduceResult {
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::string error_message;  // empty: none
+  int64_t base_offset = -1;
+  int64_t log_append_time_ms = -1;
+  int64_t log_start_offset = -1;  // -1 when the partition was not found
+};
+using ProduceCallback = std::function<void(std::vector<ProduceResult>)>;
+
+// What a Fetch asks of the read path (Kafka's FetchParams).
+struct FetchParams {
+  int32_t replica_id = -1;     // < 0: a consumer (the only reader served today)
+  int8_t isolation_level = 0;  // 1: read_committed (bound = last stable offset)
+  int32_t max_wait_ms = 0;
+  int32_t min_bytes = 0;
+  int32_t max_bytes = 0;
+  // Fetch v13+: partitions are named by topic id; an empty name is resolved
+  // again through the registry, and a partition whose data belongs to another
+  // id is INCONSISTENT_TOPIC_ID.
+  bool by_topic_id = false;
+  std::vector<FetchPartitionWanted> partitions;
+};
+// One result per FetchParams::partitions entry, same order.
+using FetchCallback = std::function<void(std::vector<FetchPartitionResult>)>;
+
+// One transaction marker for one partition (a WriteTxnMarkers entry).
+struct TxnMarkerEntry {
+  TopicPartition tp;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  bool commit = false;
+  int32_t coordinator_epoch = 0;
+  int8_t transaction_version = 0;  // >= 2 (KIP-1228): the epoch must be above the producer's
+};
+
+// One partition's answer to a LeaderAndIsr or StopReplica (the handler
+// builds the response from these).
+struct PartitionOutcome {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  bool operator==(const PartitionOutcome&) const = default;
+};
+
 class ReplicaManager {
  public:
-  // on_hw_advance is handed to every Partition (see Partition::HwListener).
+  // The produce and fetch purgatories' options (names are set here; tests
+  // pass a manual clock and no reaper).
+  struct PurgatoryConfig {
+    timer::PurgatoryOptions fetch;
+    timer::PurgatoryOptions produce;
+  };
+
   ReplicaManager(const BrokerSettings& settings, TopicRegistry& registry, storage::LogManager& logs,
-                 Partition::HwListener on_hw_advance = {});
+                 PurgatoryConfig purgatories = {});
+  ~ReplicaManager();
+
+  // Expires every parked produce and fetch now (their answers go to
+  // connections that are closing) and stops the purgatories' reapers.
+  // Idempotent; later calls answer at once instead of parking.
+  void shutdown();
 
   // Opens (or recreates) the logs of every registered topic. Logs on disk
   // that belong to no registered topic are left untouched and reported.
   Status load();
 
   std::shared_ptr<Partition> partition(const std::string& topic, int32_t index) const;
+  std::shared_ptr<Partition> partition(const TopicPartition& tp) const { return partition(tp.topic, tp.partition); }
+
+  // Produce (Kafka's appendRecords): appends each entry without a handler
+  // error to its partition (lookup, topic id, min.insync.replicas for
+  // acks=-1, record validation against the topic's max.message.bytes, then
+  // the append; idempotent checks happen inside it). `acks` is 0, 1 or -1
+  // (the handler refuses others). acks=0/1: `done` runs before this returns.
+  // acks=-1: `done` runs once every appended partition's high watermark has
+  // passed its last offset (KAFKA_STORAGE_ERROR if its flush failed), or
+  // after timeout_ms with REQUEST_TIMED_OUT for those still short - on the
+  // flusher thread, the reaper thread or this one.
+  void append_records(int16_t acks, int64_t timeout_ms, const std::vector<ProduceEntry>& entries,
+                      ProduceCallback done);
+
+  // Fetch (Kafka's fetchMessages): reads every partition of `params` up to
+  // the high watermark (read_committed: the last stable offset), bounded by
+  // each partition's and the request's max bytes. Answers at once when
+  // min_bytes are readable, any partition has an error or a diverging epoch,
+  // there is nothing to read, or max_wait_ms <= 0; else parks a DelayedFetch
+  // under every partition's key that re-checks whenever one's high watermark
+  // moves, answering with what exists after max_wait_ms. `done` runs exactly
+  // once, on this thread or the one that completed the wait.
+  void fetch_messages(FetchParams params, FetchCallback done);
+
+  // WriteTxnMarkers for one partition: appends the COMMIT/ABORT control batch
+  // and calls done(NONE) once it is durable (high watermark past it), or
+  // done(error): UNKNOWN_TOPIC_OR_PARTITION, INVALID_PRODUCER_EPOCH,
+  // KAFKA_STORAGE_ERROR... (at once on this thread for refusals, on the
+  // flusher thread after an append). No timeout, as before the move here.
+  void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
+
+  // Cluster mode (replica_manager_cluster.cc). The handler applies the
+  // controller/broker epoch gate first and runs these on the admin executor
+  // (they may block on disk: creating logs, truncating). One outcome per
+  // partition of the command, in its order.
+  // LeaderAndIsr (Kafka's becomeLeaderOrFollower): a leader epoch not newer
+  // than ours -> STALE_CONTROLLER_EPOCH; a partition epoch below ours is
+  // skipped (NONE); a partition whose replicas exclude `local_broker_id` ->
+  // UNKNOWN_TOPIC_OR_PARTITION; else the log is got or created and the
+  // partition becomes leader or follower.
+  std::vector<PartitionOutcome> become_leader_or_follower(const cluster::LeaderAndIsrCommand& command,
+                                                          int32_t local_broker_id);
+  // StopReplica: stops fetching, stops leading, deletes the log when asked.
+  // Leader epoch -1/-2 bypass the check; lower than ours -> FENCED_LEADER_EPOCH.
+  std::vector<PartitionOutcome> stop_replicas(const cluster::StopReplicaCommand& command);
+
+  // The purgatories (tests and metrics read their sizes).
+  using PartitionPurgatory = timer::Purgatory<TopicPartition>;
+  PartitionPurgatory& fetch_purgatory() { return *fetch_purgatory_; }
+  PartitionPurgatory& produce_purgatory() { return *produce_purgatory_; }
   std::optional<TopicInfo> topic(const std::string& name) const;
   std::vector<TopicInfo> topics() const;
 
@@ -84,10 +223,19 @@ class ReplicaManager {
   int32_t max_message_bytes_for(const std::map<std::string, std::string>& overrides) const;
   int32_t min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const;
 
+  // One partition's append (the body of append_records for an entry).
+  ProduceResult append_one(int16_t acks, const ProduceEntry& entry, std::shared_ptr<Partition>& partition,
+                           int64_t& last_offset);
+  // The listener every Partition is given: wakes the purgatories. Holds them
+  // weakly, so a partition outliving the manager wakes nothing.
+  Partition::HwListener hw_listener() const;
+
   const BrokerSettings& settings_;
   TopicRegistry& registry_;
   storage::LogManager& logs_;
-  Partition::HwListener on_hw_advance_;
+  // Shared so the partitions' listeners can hold them weakly (see hw_listener).
+  std::shared_ptr<PartitionPurgatory> fetch_purgatory_;    // DelayedFetch, by partition
+  std::shared_ptr<PartitionPurgatory> produce_purgatory_;  // DelayedProduce, by partition
   mutable std::shared_mutex mu_;
   std::map<std::string, std::vector<std::shared_ptr<Partition>>> partitions_;
 };

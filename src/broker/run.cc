@@ -112,15 +112,10 @@ int run_broker(const config::BrokerConfig& cfg) {
   };
   auto registry = TopicRegistry::open(std::filesystem::path(settings.log_dirs[0]));
   if (!registry) return fail_start(registry.status().message());
-  // Delayed operations (issue 3): parked fetches complete when a watched
-  // partition's high watermark moves; acks=all produces when it is durable.
-  timer::PurgatoryOptions fetch_opts, produce_opts;
-  fetch_opts.name = "Fetch";
-  produce_opts.name = "Produce";
-  timer::Purgatory fetch_purgatory(fetch_opts);
-  timer::Purgatory produce_purgatory(produce_opts);
-  ReplicaManager replicas(settings, **registry, **logs,
-                          [&fetch_purgatory](const std::string& key) { fetch_purgatory.check_and_complete(key); });
+  // The replica manager owns the delayed operations (issue 3): parked
+  // fetches complete when a watched partition's high watermark moves;
+  // acks=all produces when it is durable.
+  ReplicaManager replicas(settings, **registry, **logs);
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
 
   // Idempotent producer ids, unique across restarts (issue 6).
@@ -135,8 +130,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   // the background; a missing one is created by the first FindCoordinator.
   GroupService groups(settings, replicas, group_coordinator_options(settings));
   groups.start();
-  BrokerContext ctx{settings,        **registry,        **logs, replicas, fetch_sessions,
-                    fetch_purgatory, produce_purgatory, &cfg};
+  BrokerContext ctx{settings, **registry, **logs, replicas, fetch_sessions, &cfg};
   ctx.groups = &groups;
   ctx.producer_ids = producer_ids->get();
   // Transactions (issue 6): an existing __transaction_state is replayed in the
@@ -206,8 +200,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   groups.shutdown();
   // Parked requests expire now (their connections are gone, so nothing is
   // sent); then the logs flush and write the clean-shutdown marker.
-  fetch_purgatory.shutdown(true);
-  produce_purgatory.shutdown(true);
+  replicas.shutdown();
   (*logs)->shutdown();
   spdlog::info("shutdown complete");
   return 0;

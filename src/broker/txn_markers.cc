@@ -1,18 +1,16 @@
 // WriteTxnMarkers body (see broker/txn_markers.h), v1-2. Each partition's marker
-// is appended at once; the answer for it waits until the marker is durable
+// is appended at once by ReplicaManager::append_txn_marker (which also checks
+// a version-2 marker's epoch); the answer for it waits until the marker is durable
 // (Kafka answers WriteTxnMarkers after the append is replicated: acks=all),
 // so the coordinator only completes a transaction whose markers survive a
 // crash. The shared tally answers `done` when the last partition settled.
 #include "broker/txn_markers.h"
-
-#include <spdlog/spdlog.h>
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
 
 #include "broker/group_service.h"
-#include "broker/partition.h"
 #include "broker/replica_manager.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -50,11 +48,6 @@ struct Tally {
   }
 };
 
-ErrorCode code_of(const Status& s, ErrorCode fallback) {
-  const int16_t c = s.kafka_code();
-  return c > 0 ? static_cast<ErrorCode>(c) : fallback;
-}
-
 }  // namespace
 
 void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest& req,
@@ -80,41 +73,21 @@ void write_txn_markers(BrokerContext& b, const protocol::WriteTxnMarkersRequest&
     for (size_t ti = 0; ti < m.topics.size(); ++ti) {
       const auto& t = m.topics[ti];
       for (size_t pi = 0; pi < t.partition_indexes.size(); ++pi) {
-        const int32_t index = t.partition_indexes[pi];
-        auto partition = b.replicas.partition(t.name, index);
-        if (!partition) {
-          tally->set(mi, ti, pi, ErrorCode::kUnknownTopicOrPartition);
-          continue;
-        }
-        // A transaction-version-2 marker (WriteTxnMarkers v2, KIP-1228)
-        // carries the bumped epoch, so it must be above the producer's
-        // epoch here; the same epoch is a retry only once the transaction
-        // is closed (Kafka's ProducerAppendInfo.checkProducerEpoch). Older
-        // markers only must not be below it (append_txn_marker checks).
-        if (m.transaction_version >= 2) {
-          auto entry = partition->log().producer_entry(m.producer_id);
-          if (entry && m.producer_epoch <= entry->epoch &&
-              !(m.producer_epoch == entry->epoch &&
-                (entry->current_txn_first_offset < 0 || m.producer_epoch == INT16_MAX))) {
-            tally->set(mi, ti, pi, ErrorCode::kInvalidProducerEpoch);
-            continue;
-          }
-        }
-        auto r = partition->append_txn_marker(m.producer_id, m.producer_epoch, m.transaction_result,
-                                              m.coordinator_epoch);
-        if (!r) {
-          spdlog::warn("WriteTxnMarkers {}-{} producer {}: {}", t.name, index, m.producer_id, r.status().message());
-          tally->set(mi, ti, pi, code_of(r.status(), ErrorCode::kKafkaStorageError));
-          continue;
-        }
+        TxnMarkerEntry marker;
+        marker.tp = TopicPartition(t.name, t.partition_indexes[pi]);
+        marker.producer_id = m.producer_id;
+        marker.producer_epoch = m.producer_epoch;
+        marker.commit = m.transaction_result;
+        marker.coordinator_epoch = m.coordinator_epoch;
+        marker.transaction_version = m.transaction_version;
         tally->add();
         const bool offsets_topic = t.name == kConsumerOffsetsTopic;
         GroupService* groups = b.groups;
-        partition->await_durable(
-            r->last_offset, [tally, mi, ti, pi, offsets_topic, groups, index, pid = m.producer_id,
-                             commit = m.transaction_result](Status s) {
-              if (!s) {
-                tally->set(mi, ti, pi, code_of(s, ErrorCode::kKafkaStorageError));
+        b.replicas.append_txn_marker(
+            marker, [tally, mi, ti, pi, offsets_topic, groups, index = marker.tp.partition, pid = m.producer_id,
+                     commit = m.transaction_result](ErrorCode error) {
+              if (error != ErrorCode::kNone) {
+                tally->set(mi, ti, pi, error);
               } else if (offsets_topic && groups) {
                 // Pending transactional offset commits of this producer on
                 // that partition become visible (or are dropped).

@@ -35,19 +35,24 @@ void LeaderEpochCache::assign(int32_t epoch, int64_t start_offset) {
   dirty_ = true;
 }
 
-std::pair<int32_t, int64_t> LeaderEpochCache::end_offset_for(int32_t requested, int64_t leo) const {
-  std::lock_guard lk(mu_);
-  if (requested < 0 || entries_.empty()) return {-1, -1};
-  if (entries_.back().epoch == requested) return {requested, leo};
+std::pair<int32_t, int64_t> end_offset_for_epoch(const std::vector<EpochEntry>& entries, int32_t requested,
+                                                 int64_t leo) {
+  if (requested < 0 || entries.empty()) return {-1, -1};
+  if (entries.back().epoch == requested) return {requested, leo};
   const EpochEntry* floor = nullptr;
   const EpochEntry* higher = nullptr;
-  for (const auto& e : entries_) {
+  for (const auto& e : entries) {
     if (e.epoch <= requested) floor = &e;
     else if (!higher) higher = &e;
   }
   if (!higher) return {-1, -1};
   if (!floor) return {requested, higher->start_offset};
   return {floor->epoch, higher->start_offset};
+}
+
+std::pair<int32_t, int64_t> LeaderEpochCache::end_offset_for(int32_t requested, int64_t leo) const {
+  std::lock_guard lk(mu_);
+  return end_offset_for_epoch(entries_, requested, leo);
 }
 
 void LeaderEpochCache::truncate_from_end(int64_t end_offset) {
@@ -70,6 +75,13 @@ void LeaderEpochCache::truncate_from_start(int64_t start_offset) {
     entries_[0].start_offset = start_offset;
     dirty_ = true;
   }
+}
+
+void LeaderEpochCache::clear() {
+  std::lock_guard lk(mu_);
+  if (entries_.empty()) return;
+  entries_.clear();
+  dirty_ = true;
 }
 
 std::optional<int32_t> LeaderEpochCache::latest_epoch() const {

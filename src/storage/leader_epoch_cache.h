@@ -16,6 +16,14 @@
 
 namespace spool::storage {
 
+// Kafka's endOffsetFor over a copy of a cache's entries (oldest first), for
+// callers that work on a snapshot (replica/truncation.h): requested < 0 or
+// no entries -> (-1, -1); requested == the latest epoch -> (requested, leo);
+// above every epoch -> (-1, -1); below every epoch -> (requested, start of
+// the first); otherwise (largest epoch <= requested, start of the next).
+std::pair<int32_t, int64_t> end_offset_for_epoch(const std::vector<EpochEntry>& entries, int32_t requested,
+                                                 int64_t leo);
+
 class LeaderEpochCache {
  public:
   explicit LeaderEpochCache(std::string path) : path_(std::move(path)) {}
@@ -28,6 +36,7 @@ class LeaderEpochCache {
   std::pair<int32_t, int64_t> end_offset_for(int32_t requested, int64_t leo) const;
   void truncate_from_end(int64_t end_offset);     // drops epochs starting at/after it
   void truncate_from_start(int64_t start_offset); // clamps the first kept epoch's start
+  void clear();                                   // forgets every epoch (full truncation)
   std::optional<int32_t> latest_epoch() const;
   std::vector<EpochEntry> entries() const;
   Status persist();

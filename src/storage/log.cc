@@ -200,6 +200,13 @@ Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
   int64_t expected = log_end_.load();
+  if (log_start_.load() == expected && headers.front().base_offset < expected &&
+      headers.front().last_offset() >= expected) {
+    spdlog::info("{}: first follower batch [{}, {}] straddles the empty log's start {}; restarting at {}", dir_,
+                 headers.front().base_offset, headers.front().last_offset(), expected, headers.front().base_offset);
+    if (Status rs = truncate_fully_locked(headers.front().base_offset); !rs) return rs;
+    expected = log_end_.load();
+  }
   std::vector<BatchInfo> infos;
   for (const auto& h : headers) {
     if (h.base_offset < expected)

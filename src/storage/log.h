@@ -87,7 +87,11 @@ class Log : public std::enable_shared_from_this<Log> {
   // nothing either (Kafka answers a duplicate with success).
   Result<AppendResult> append(std::span<uint8_t> batches, int32_t record_count_hint, int32_t leader_epoch);
   // Replica path: batches keep their offsets and epochs; the first must start
-  // at or after the log end offset.
+  // at or after the log end offset — except on an empty log whose end lies
+  // inside the first batch (the leader's log start, moved by DeleteRecords,
+  // falls mid-batch): the log then restarts at that batch's base and takes it
+  // whole, and the caller raises the log start back to the leader's (Kafka's
+  // Partition.appendRecordsToFollowerOrFutureReplica does the same).
   Result<AppendResult> append_as_follower(std::span<const uint8_t> batches);
 
   // Whole batches from `offset` up to max_bytes (the first taken whole with
@@ -128,8 +132,25 @@ class Log : public std::enable_shared_from_this<Log> {
   // DeleteRecords: moves the log start offset up (<= log end) and drops
   // segments entirely below it.
   Status advance_log_start_offset(int64_t offset);
-  // Follower truncation: drops every batch at/after `offset` (whole batches).
+  // Follower truncation: drops every batch at/after `offset` (whole batches,
+  // so the log end may land below `offset`: fetch from log_end_offset()
+  // afterwards). At or past the log end nothing is cut, but epochs starting
+  // at the log end (a stamp of begin_leader_epoch never written) are dropped.
   Status truncate_to(int64_t offset);
+
+  // --- replica support (log_retention.cc) ---
+  // Follower whose log ends below the leader's log start (Kafka's
+  // truncateFullyAndStartAt): every segment, producer snapshot and epoch
+  // goes; the log restarts empty with start = end = flushed = `offset`.
+  Status truncate_fully_and_start_at(int64_t offset);
+  // Becoming leader of `epoch`: stamps (epoch, log end) into the epoch cache
+  // now, before any batch of the epoch exists, so a follower holding a later
+  // epoch than any batch here still gets a useful OffsetForLeaderEpoch answer
+  // (KIP-279). Ignored unless newer than the latest epoch. Returns the log
+  // end (the epoch's start offset). In memory until the next flush/close.
+  int64_t begin_leader_epoch(int32_t epoch);
+  // A copy of the leader-epoch cache, oldest first (replica/local_log_view.h).
+  std::vector<EpochEntry> epoch_entries() const { return epochs_.entries(); }
 
   // --- idempotent producers (producer state; log_producers.cc) ---
   // Copy of one producer's state here, if any.
@@ -191,6 +212,11 @@ class Log : public std::enable_shared_from_this<Log> {
   explicit Log(const OpenOptions& o);
   Status load(const OpenOptions& o);
   Status clean_stray_files();
+  // Replaces every segment with one empty segment at `offset` (start = end =
+  // offset) and forgets producer state. Caller holds append_mu_.
+  Status reset_locked(int64_t offset);
+  // reset_locked plus what a full truncation forgets (epochs, flushed, dirty).
+  Status truncate_fully_locked(int64_t offset);
   Result<std::shared_ptr<Segment>> roll_locked(int64_t base_offset);
   std::vector<std::shared_ptr<Segment>> segments_from(int64_t offset) const;
   std::vector<std::shared_ptr<Segment>> all_segments() const;

@@ -98,32 +98,43 @@ Status Log::advance_log_start_offset(int64_t offset) {
   return Status::ok();
 }
 
+Status Log::reset_locked(int64_t offset) {
+  auto cfg = config();
+  // Files go first (a victim may sit at the same base); open readers keep their fds.
+  for (const auto& [b, seg] : segments_) {
+    Status rs = seg->remove_files();
+    if (!rs) return rs;
+  }
+  auto seg = Segment::open(dir_, offset, cfg.segment_index_bytes, true);
+  if (!seg) return seg.status();
+  {
+    std::unique_lock slk(segs_mu_);
+    segments_.clear();
+    segments_[offset] = *seg;
+  }
+  log_start_.store(offset);
+  log_end_.store(offset);
+  unsynced_sealed_.clear();  // all of them are gone
+  delete_producer_snapshots_above(dir_, -1);
+  producers_.clear(offset);
+  return Status::ok();
+}
+
 Status Log::truncate_to(int64_t offset) {
   std::vector<std::shared_ptr<Segment>> victims;
   {
     std::lock_guard lk(append_mu_);
     if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
-    if (offset >= log_end_.load()) return Status::ok();
-    auto cfg = config();
+    if (offset >= log_end_.load()) {
+      // Nothing to cut, but an epoch stamped at the log end while this
+      // replica led (begin_leader_epoch) and never written goes (Kafka does
+      // the same): the new leader never had it.
+      epochs_.truncate_from_end(log_end_.load());
+      return Status::ok();
+    }
     if (offset <= segments_.begin()->first) {
-      // Nothing survives: start fully over at `offset`. Files go first (a
-      // victim may sit at the same base); open readers keep their fds.
-      for (const auto& [b, seg] : segments_) {
-        Status rs = seg->remove_files();
-        if (!rs) return rs;
-      }
-      auto seg = Segment::open(dir_, offset, cfg.segment_index_bytes, true);
-      if (!seg) return seg.status();
-      {
-        std::unique_lock slk(segs_mu_);
-        segments_.clear();
-        segments_[offset] = *seg;
-      }
-      log_start_.store(offset);
-      log_end_.store(offset);
-      unsynced_sealed_.clear();  // all of them are gone
-      delete_producer_snapshots_above(dir_, -1);
-      producers_.clear(offset);
+      // Nothing survives: start fully over at `offset`.
+      if (Status s = reset_locked(offset); !s) return s;
     } else {
       for (auto it = segments_.rbegin(); it != segments_.rend() && it->first >= offset; ++it)
         victims.push_back(it->second);
@@ -148,6 +159,31 @@ Status Log::truncate_to(int64_t offset) {
   }
   for (const auto& v : victims) (void)v->remove_files();
   return Status::ok();
+}
+
+Status Log::truncate_fully_and_start_at(int64_t offset) {
+  if (offset < 0) return Status::error("cannot start a log at offset " + std::to_string(offset), kOffsetOutOfRange);
+  std::lock_guard lk(append_mu_);
+  if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  return truncate_fully_locked(offset);
+}
+
+Status Log::truncate_fully_locked(int64_t offset) {
+  if (Status s = reset_locked(offset); !s) return s;
+  truncations_.fetch_add(1);
+  dir_dirty_ = true;
+  first_dirty_.store(offset);
+  flushed_.store(offset);
+  epochs_.clear();
+  spdlog::info("{}: truncated fully; the log now starts at offset {}", dir_, offset);
+  return Status::ok();
+}
+
+int64_t Log::begin_leader_epoch(int32_t epoch) {
+  std::lock_guard lk(append_mu_);
+  int64_t start = log_end_.load();
+  epochs_.assign(epoch, start);
+  return start;
 }
 
 }  // namespace spool::storage

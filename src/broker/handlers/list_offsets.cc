@@ -29,6 +29,7 @@
 #include "protocol/error_code.h"
 #include "protocol/list_offsets_request.h"
 #include "protocol/list_offsets_response.h"
+#include "util/topic_partition.h"
 
 namespace spool::broker {
 
@@ -105,12 +106,12 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
   protocol::ListOffsetsRequest req;
   if (!decode_or_close(ctx, body, req, "ListOffsets")) return;
   const int16_t v = ctx.version();
-  std::map<std::pair<std::string, int32_t>, int> seen;
+  std::map<TopicPartition, int> seen;
   for (const auto& t : req.topics)
     for (const auto& p : t.partitions) ++seen[{t.name, p.partition_index}];
 
   protocol::ListOffsetsResponse resp;
-  std::set<std::pair<std::string, int32_t>> answered;
+  std::set<TopicPartition> answered;
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;

@@ -1,10 +1,11 @@
-// Produce: validate each partition's batches, append them (offsets assigned
-// in place, in the request frame: the records are never copied before the
-// segment write), and answer. acks=0 gets no answer, unless a partition failed:
+// Produce: decode, refuse what the request itself gets wrong, and hand each
+// partition's batches to ReplicaManager::append_records, which validates and
+// appends them (offsets assigned in place, in the request frame: the records
+// are never copied before the segment write) and answers. acks=0 gets no answer, unless a partition failed:
 // then, as Kafka does, the connection is closed so the client notices.
 // acks=all answers once every appended partition is durable (group-committed
-// fsync when durable.writes is on) through a DelayedProduce in the produce
-// purgatory, or REQUEST_TIMED_OUT after timeout.ms; acks=1 never waits for
+// fsync when durable.writes is on) through a DelayedProduce in the replica
+// manager's produce purgatory, or REQUEST_TIMED_OUT after timeout.ms; acks=1 never waits for
 // the disk. acks=all is refused with NOT_ENOUGH_REPLICAS, before anything is
 // appended, while the topic's min.insync.replicas exceeds the in-sync replicas
 // (on one node: whenever it is above 1), as Kafka does; acks=0/1 are not.
@@ -27,16 +28,13 @@
 // the answer carries the id, not the name.
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <memory>
 
-#include "broker/delayed_produce.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
 #include "protocol/produce_request.h"
 #include "protocol/produce_response.h"
-#include "record/produce_validation.h"
 
 namespace spool::broker {
 
@@ -45,8 +43,6 @@ using protocol::ErrorCode;
 namespace {
 
 constexpr int16_t kFirstServedVersion = 3;
-
-int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
 // KIP-951 (v10+): a partition answered NOT_LEADER_OR_FOLLOWER names the
 // leader (here: this node, at the partition's epoch) and the response lists
@@ -76,15 +72,15 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
   // Records): the batches stay where recv put them and offsets are assigned
   // by rewriting their headers in place. The frame is owned by
   // Dispatcher::handle for the whole call and nothing keeps a view past it
-  // (acks=all waits hold offsets, not bytes).
+  // (append_records reads the bytes before it returns; acks=all waits hold
+  // offsets, not bytes).
   protocol::ProduceRequest req;
   if (!decode_or_close(ctx, body, req, "Produce")) return;
   const int16_t v = ctx.version();
   const bool served = v >= kFirstServedVersion;
-  bool any_error = false;
-  protocol::ProduceResponse resp;
   if (req.acks != 0 && req.acks != 1 && req.acks != -1) {
     // Kafka answers INVALID_REQUIRED_ACKS for every partition.
+    protocol::ProduceResponse resp;
     for (auto& td : req.topic_data) {
       auto& tr = resp.responses.emplace_back();
       tr.name = td.name;
@@ -100,16 +96,13 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     return;
   }
 
-  // Durable partitions an acks=all answer must wait for.
-  struct ToWait {
-    std::shared_ptr<Partition> partition;
-    int64_t last_offset;
-    size_t topic, index;
-  };
-  std::vector<ToWait> waits;
-  resp.responses.reserve(req.topic_data.size());
+  // The answer's shape (names, ids, indexes), filled from the results in
+  // entry order once append_records calls back.
+  auto shape = std::make_shared<protocol::ProduceResponse>();
+  std::vector<ProduceEntry> entries;
+  shape->responses.reserve(req.topic_data.size());
   for (auto& td : req.topic_data) {
-    auto& tr = resp.responses.emplace_back();
+    auto& tr = shape->responses.emplace_back();
     // v13: the topic is named by id; resolved once per topic, not per partition.
     bool unknown_id = false;
     if (v >= 13) {
@@ -120,120 +113,54 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         unknown_id = true;
       }
     }
-    tr.name = td.name;  // not encoded at v13; kept for the partition lookups below
+    tr.name = td.name;  // not encoded at v13; kept for the leader lookups below
     tr.partition_responses.reserve(td.partition_data.size());
     for (auto& pd : td.partition_data) {
-      auto& pr = tr.partition_responses.emplace_back();
-      pr.index = pd.index;
-      pr.base_offset = -1;
-      pr.log_append_time_ms = -1;
-      pr.log_start_offset = -1;
-      auto fail = [&](ErrorCode c, std::string msg = {}) {
-        pr.error_code = c;
-        if (!msg.empty()) pr.error_message = msg;
-        any_error = true;
-      };
+      tr.partition_responses.emplace_back().index = pd.index;
+      auto& e = entries.emplace_back();
+      e.tp = TopicPartition(td.name, pd.index);
+      if (v >= 13) e.topic_id = td.topic_id;
+      if (pd.records) e.batches = pd.records->bytes();
       if (!served) {
-        fail(ErrorCode::kUnsupportedVersion, "produce v0-2 (message format v0/v1) is not supported");
-        continue;
+        e.error = ErrorCode::kUnsupportedVersion;
+        e.error_message = "produce v0-2 (message format v0/v1) is not supported";
+      } else if (unknown_id) {
+        e.error = ErrorCode::kUnknownTopicId;
+      } else if (is_internal_topic(td.name)) {
+        e.error = ErrorCode::kInvalidTopicException;
+        e.error_message = "Cannot append to internal topic " + td.name;
       }
-      if (unknown_id) {
-        fail(ErrorCode::kUnknownTopicId);
-        continue;
-      }
-      if (is_internal_topic(td.name)) {
-        fail(ErrorCode::kInvalidTopicException, "Cannot append to internal topic " + td.name);
-        continue;
-      }
-      auto partition = b.replicas.partition(td.name, pd.index);
-      if (!partition) {
-        fail(ErrorCode::kUnknownTopicOrPartition);
-        continue;
-      }
-      if (v >= 13 && partition->topic_id() != td.topic_id) {
-        // Deleted and re-created between the id lookup and here: never
-        // append to the new topic under the old id.
-        fail(ErrorCode::kInconsistentTopicId);
-        continue;
-      }
-      pr.log_start_offset = partition->log_start_offset();
-      if (req.acks == -1) {
-        if (Status enough = partition->check_enough_replicas(); !enough) {
-          fail(ErrorCode::kNotEnoughReplicas, enough.message());
-          continue;
-        }
-      }
-      if (!pd.records || pd.records->empty()) {
-        fail(ErrorCode::kCorruptMessage, "no record batch");
-        continue;
-      }
-      std::span<uint8_t> batches = pd.records->bytes();
-      // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
-      const int32_t max_bytes =
-          partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : b.settings.message_max_bytes;
-      record::ProduceValidationOptions vo;
-      vo.max_message_bytes = static_cast<size_t>(max_bytes);
-      // Uncompressed batches get the allocation-free record walk (it accepts
-      // exactly what full decoding accepts, see produce_validation.h);
-      // compressed ones are decompressed and decoded.
-      vo.records = record::RecordCheck::kWalk;
-      auto valid = record::validate_produce_records(batches, vo);
-      if (!valid) {
-        spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
-                      valid.status().message());
-        fail(static_cast<ErrorCode>(valid.status().kafka_code()), valid.status().message());
-        continue;
-      }
-      // Idempotent batches are checked inside the append (atomic with offset
-      // assignment): OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH and
-      // INVALID_RECORD come back as the status code; a retried duplicate
-      // succeeds with its original offsets (never DUPLICATE_SEQUENCE_NUMBER).
-      auto appended = partition->append(batches, valid->record_count);
-      if (!appended) {
-        int16_t c = appended.status().kafka_code();
-        if (c == code(ErrorCode::kOutOfOrderSequenceNumber) || c == code(ErrorCode::kInvalidProducerEpoch) ||
-            c == code(ErrorCode::kInvalidRecord))
-          spdlog::debug("produce to {}-{} from {} refused: {}", td.name, pd.index, ctx.conn.peer,
-                        appended.status().message());
-        else
-          spdlog::error("append to {}-{} failed: {}", td.name, pd.index, appended.status().message());
-        fail(c > 0 ? static_cast<ErrorCode>(c) : ErrorCode::kKafkaStorageError, appended.status().message());
-        continue;
-      }
-      pr.base_offset = appended->first_offset;
-      pr.log_append_time_ms = appended->log_append_time_ms;
-      pr.error_code = ErrorCode::kNone;
-      if (req.acks == -1 && partition->durable_writes())
-        waits.push_back({partition, appended->last_offset, resp.responses.size() - 1,
-                         tr.partition_responses.size() - 1});
     }
   }
 
-  if (req.acks == 0) {
-    if (any_error) {
-      ctx.close("acks=0 produce failed on at least one partition");
-    } else {
-      ctx.no_response();
+  const int16_t acks = req.acks;
+  BrokerContext* broker = &b;
+  auto answer = [broker, ctx, v, acks, shape](std::vector<ProduceResult> results) {
+    bool any_error = false;
+    size_t i = 0;
+    for (auto& tr : shape->responses) {
+      for (auto& pr : tr.partition_responses) {
+        ProduceResult& r = results[i++];
+        pr.error_code = r.error;
+        if (!r.error_message.empty()) pr.error_message = std::move(r.error_message);
+        pr.base_offset = r.base_offset;
+        pr.log_append_time_ms = r.log_append_time_ms;
+        pr.log_start_offset = r.log_start_offset;
+        if (r.error != ErrorCode::kNone) any_error = true;
+      }
     }
-    return;
-  }
-  if (v >= 10 && any_error) add_current_leaders(b, resp);
-  if (waits.empty()) {
-    ctx.respond(resp);
-    return;
-  }
-  auto op = std::make_shared<DelayedProduce>(std::max<int64_t>(req.timeout_ms, 0), ctx, std::move(resp));
-  for (const auto& w : waits) {
-    auto* answer = &op->response().responses[w.topic].partition_responses[w.index];
-    auto& wait = op->add_wait(w.partition, w.last_offset, answer);
-    auto* purgatory = &b.produce_purgatory;
-    std::string key = w.partition->key();
-    w.partition->await_durable(w.last_offset, [purgatory, &wait, op, key](Status s) {
-      if (!s) wait.failed.store(true);
-      purgatory->check_and_complete(key);
-    });
-  }
-  b.produce_purgatory.try_complete_else_watch(op, op->keys());
+    if (acks == 0) {
+      if (any_error) {
+        ctx.close("acks=0 produce failed on at least one partition");
+      } else {
+        ctx.no_response();
+      }
+      return;
+    }
+    if (v >= 10 && any_error) add_current_leaders(*broker, *shape);
+    ctx.respond(*shape);
+  };
+  b.replicas.append_records(acks, req.timeout_ms, entries, std::move(answer));
 }
 
 }  // namespace spool::broker

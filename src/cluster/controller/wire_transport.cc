@@ -112,8 +112,9 @@ std::optional<client::Node> WireTransport::node(int32_t broker) const {
 void WireTransport::send(int32_t broker, const ControllerRequest& request, Done done) {
   std::optional<client::Node> target = node(broker);
   if (!target) {
-    spdlog::warn("controller transport: {} to broker {}: no endpoint on listener {}", request_name(request), broker,
-                 core_->options.listener);
+    // connect() logged the missing endpoint once; this repeats every backoff.
+    spdlog::debug("controller transport: {} to broker {}: no endpoint on listener {}", request_name(request), broker,
+                  core_->options.listener);
     core_->fail_later(std::move(done));
     return;
   }

@@ -36,15 +36,27 @@ int32_t java_string_hash(const std::string& s);
 ErrorCode group_store_error(const Status& s);
 ErrorCode offset_store_error(const Status& s);
 
+// A member of a group: the heartbeat purgatory's key.
+struct MemberKey {
+  std::string group_id;
+  std::string member_id;
+  bool operator==(const MemberKey&) const = default;
+};
+struct MemberKeyHash {
+  size_t operator()(const MemberKey& k) const noexcept {
+    return std::hash<std::string>{}(k.group_id) * 31u + std::hash<std::string>{}(k.member_id);
+  }
+};
+
 struct GroupCoordinator::Impl {
   Impl(GroupCoordinator& self, OffsetsLog& log, GroupCoordinatorOptions options);
 
   GroupCoordinator& self;
   OffsetsLog& log;
   GroupCoordinatorOptions opts;
-  std::shared_ptr<Clock> clock;
-  timer::Purgatory join_purgatory;
-  timer::Purgatory heartbeat_purgatory;
+  std::shared_ptr<timer::Clock> clock;
+  timer::Purgatory<std::string> join_purgatory;          // DelayedJoin, by group id
+  timer::Purgatory<MemberKey, MemberKeyHash> heartbeat_purgatory;  // DelayedHeartbeat, by member
 
   mutable std::shared_mutex mu;
   std::unordered_map<std::string, std::shared_ptr<Group>> groups;
@@ -71,12 +83,11 @@ struct GroupCoordinator::Impl {
   // Drops g from the map if it is still the registered instance.
   void forget_group(const std::shared_ptr<Group>& g);
 
+  // The join purgatory's key: the group id. The heartbeat purgatory's: the
+  // (group, member) pair, compared whole, so two pairs never share a key (a
+  // shared key would let one group's check take another group's lock).
   static std::string join_key(const Group& g) { return g.id; }
-  // Length-prefixed so two (group, member) pairs never share a key: a shared
-  // key would let one group's check take another group's lock.
-  static std::string member_key(const Group& g, const std::string& member_id) {
-    return std::to_string(g.id.size()) + ':' + g.id + member_id;
-  }
+  static MemberKey member_key(const Group& g, const std::string& member_id) { return {g.id, member_id}; }
 
   // ---- membership.cc (all under the group lock) ----
   void join(JoinGroupParams p, std::function<void(JoinGroupResult)> done);

@@ -35,6 +35,7 @@
 #include "protocol/error_code.h"
 #include "util/clock.h"
 #include "util/bytes.h"
+#include "util/topic_partition.h"
 
 namespace spool::coordinator {
 
@@ -118,11 +119,8 @@ struct LeaveGroupResult {
 };
 
 // ---- OffsetCommit / OffsetFetch / OffsetDelete ----
-struct TopicPartitionKey {
-  std::string topic;
-  int32_t partition = 0;
-  auto operator<=>(const TopicPartitionKey&) const = default;
-};
+// A committed offset's partition: the one partition value type.
+using TopicPartitionKey = spool::TopicPartition;
 struct OffsetCommitEntry {
   TopicPartitionKey tp;
   int64_t offset = 0;

@@ -356,7 +356,7 @@ void GroupCoordinator::Impl::schedule_pending_sync(const std::shared_ptr<Group>&
 }
 
 void GroupCoordinator::Impl::schedule_heartbeat(const std::shared_ptr<Group>& g, Member& m, int64_t timeout_ms) {
-  const std::string key = member_key(*g, m.member_id);
+  const MemberKey key = member_key(*g, m.member_id);
   // Completes the previous deadline, then arms the next one.
   m.heartbeat_satisfied = true;
   heartbeat_purgatory.check_and_complete(key);

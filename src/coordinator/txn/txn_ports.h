@@ -22,14 +22,12 @@
 
 #include "protocol/error_code.h"
 #include "util/status.h"
+#include "util/topic_partition.h"
 
 namespace spool::coordinator {
 
-struct TxnPartition {
-  std::string topic;
-  int32_t partition = 0;
-  auto operator<=>(const TxnPartition&) const = default;
-};
+// A partition of a transaction: the one partition value type.
+using TxnPartition = spool::TopicPartition;
 
 struct TxnMarker {
   int64_t producer_id = -1;

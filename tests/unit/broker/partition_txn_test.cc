@@ -29,7 +29,7 @@ class PartitionTxnTest : public ::testing::Test {
     auto log = logs_->create("t", 0, storage::LogConfig{});
     ASSERT_TRUE(log);
     partition_ = std::make_shared<Partition>("t", 0, *log, logs_->flusher(), /*durable_writes=*/true,
-                                             [this](const std::string&) { ++wakeups_; });
+                                             [this](const TopicPartition&) { ++wakeups_; });
   }
   void TearDown() override {
     partition_.reset();

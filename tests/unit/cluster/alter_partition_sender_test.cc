@@ -142,9 +142,9 @@ TEST(AlterPartitionSender, OneInFlightAndTheRestBatched) {
     int delay = seen.fetch_add(1) == 0 ? 300 : 0;
     return Action::write(client::testing::answer(req, accept_all(r, req.header.api_version)), delay);
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
   f.cache.apply(controller_is(1, {{1, controller.port()}}, 1));
-  Outcomes got;
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1, 7}), got.callback()));
   ASSERT_TRUE(controller.wait_for([&] { return alter_requests(controller) == 1; }));
   EXPECT_TRUE(f.sender->in_flight());
@@ -184,9 +184,9 @@ TEST(AlterPartitionSender, WithoutTopicIdsUsesV1Names) {
   controller.set_script([&](const ReceivedRequest& req) {
     return Action::write(client::testing::answer(req, accept_all(decode_request(req), req.header.api_version)));
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
   f.cache.apply(controller_is(1, {{1, controller.port()}}, 1));
-  Outcomes got;
   AlterPartitionEntry e = entry("old", 0, {1});
   e.topic_id = TopicId{};
   ASSERT_TRUE(f.sender->submit(e, got.callback()));
@@ -210,9 +210,9 @@ TEST(AlterPartitionSender, NotControllerIsRetriedAtTheNewController) {
   new_controller.set_script([&](const ReceivedRequest& req) {
     return Action::write(client::testing::answer(req, accept_all(decode_request(req), req.header.api_version)));
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
   f.cache.apply(controller_is(1, {{1, old_controller.port()}, {2, new_controller.port()}}, 1));
-  Outcomes got;
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1, 7}), got.callback()));
   // Retried (after the backoff) at the same controller while the cache says so.
   ASSERT_TRUE(old_controller.wait_for([&] { return alter_requests(old_controller) >= 2; }));
@@ -242,9 +242,9 @@ TEST(AlterPartitionSender, DroppedConnectionAndMissingPartitionAreResent) {
     }
     return Action::write(client::testing::answer(req, resp));
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
   f.cache.apply(controller_is(1, {{1, controller.port()}}, 1));
-  Outcomes got;
   // a-0 goes alone (the connection is cut), then a-0 and b-0 together (b-0
   // unanswered), then b-0 alone.
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1}), got.callback()));
@@ -266,8 +266,8 @@ TEST(AlterPartitionSender, NoControllerKnownWaitsForTheCache) {
   controller.set_script([&](const ReceivedRequest& req) {
     return Action::write(client::testing::answer(req, accept_all(decode_request(req), req.header.api_version)));
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
-  Outcomes got;
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1}), got.callback()));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(got.all().size(), 0u);
@@ -283,9 +283,9 @@ TEST(AlterPartitionSender, PerPartitionErrorsCompleteTheCallback) {
     resp.topics[0].partitions[0].error_code = ErrorCode::kFencedLeaderEpoch;
     return Action::write(client::testing::answer(req, resp));
   });
+  Outcomes got;  // outlives the sender
   Fixture f;
   f.cache.apply(controller_is(1, {{1, controller.port()}}, 1));
-  Outcomes got;
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1}), got.callback()));
   ASSERT_TRUE(got.wait(1));
   EXPECT_EQ(got.all()[0].error, ErrorCode::kFencedLeaderEpoch);
@@ -294,8 +294,8 @@ TEST(AlterPartitionSender, PerPartitionErrorsCompleteTheCallback) {
 }
 
 TEST(AlterPartitionSender, ShutdownRefusesAndDropsPending) {
+  Outcomes got;  // outlives the sender
   Fixture f;
-  Outcomes got;
   ASSERT_TRUE(f.sender->submit(entry("a", 0, {1}), got.callback()));
   f.sender->shutdown();
   EXPECT_EQ(f.sender->pending(), 0u);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "timer/clock.h"
+#include "util/topic_partition.h"
 
 namespace spool::timer {
 namespace {
@@ -54,7 +55,7 @@ struct Fixture {
     purgatory.advance_clock(0);
   }
   std::shared_ptr<ManualClock> clock;
-  Purgatory purgatory;
+  Purgatory<std::string> purgatory;
 };
 
 TEST(Purgatory, CompletesAtOnce) {
@@ -278,7 +279,7 @@ TEST(Purgatory, ShutdownWithoutExpiryDropsPendingOps) {
     PurgatoryOptions o;
     o.clock = clock;
     o.start_reaper = false;
-    Purgatory p(o);
+    Purgatory<std::string> p(o);
     auto op = std::make_shared<TestOp>(1000);
     p.try_complete_else_watch(op, {"k"});
     weak = op;
@@ -291,7 +292,7 @@ TEST(Purgatory, ShutdownWithoutExpiryDropsPendingOps) {
 TEST(Purgatory, ReaperExpiresOnRealClock) {
   PurgatoryOptions o;
   o.name = "Fetch";
-  Purgatory p(o);  // reaper thread on the steady clock
+  Purgatory<std::string> p(o);  // reaper thread on the steady clock
   auto op = std::make_shared<TestOp>(15);
   const auto start = std::chrono::steady_clock::now();
   p.try_complete_else_watch(op, {"t-0"});
@@ -321,6 +322,51 @@ TEST(Purgatory, SharedLockAllowsReentry) {
   }
   f.set(100);
   EXPECT_EQ(op->completes, 1);
+}
+
+TEST(Purgatory, TypedKeysNeverCollide) {
+  // As "topic-partition" strings these two were the same key ("a-12").
+  PurgatoryOptions o;
+  o.clock = std::make_shared<ManualClock>(0);
+  o.start_reaper = false;
+  o.shards = 1;  // same shard: only key equality tells them apart
+  Purgatory<TopicPartition> p(o);
+  auto a1p2 = std::make_shared<TestOp>(100);
+  auto a_p12 = std::make_shared<TestOp>(100);
+  EXPECT_FALSE(p.try_complete_else_watch(a1p2, {TopicPartition("a-1", 2)}));
+  EXPECT_FALSE(p.try_complete_else_watch(a_p12, {TopicPartition("a", 12)}));
+  EXPECT_EQ(p.watched_keys(), 2);
+  a1p2->ready = true;
+  a_p12->ready = true;
+  EXPECT_EQ(p.check_and_complete(TopicPartition("a", 12)), 1);
+  EXPECT_EQ(a_p12->completes.load(), 1);
+  EXPECT_EQ(a1p2->completes.load(), 0);  // not woken by the other key
+  EXPECT_EQ(p.check_and_complete(TopicPartition("a-1", 2)), 1);
+  EXPECT_EQ(a1p2->completes.load(), 1);
+  EXPECT_EQ(p.watched_keys(), 0);
+  p.shutdown(false);
+}
+
+TEST(Purgatory, CustomHashKey) {
+  // A key type with its own hash functor (the group coordinator's members).
+  struct Member {
+    std::string group, member;
+    bool operator==(const Member&) const = default;
+  };
+  struct MemberHash {
+    size_t operator()(const Member& m) const { return std::hash<std::string>{}(m.group + '\0' + m.member); }
+  };
+  PurgatoryOptions o;
+  o.clock = std::make_shared<ManualClock>(0);
+  o.start_reaper = false;
+  Purgatory<Member, MemberHash> p(o);
+  auto op = std::make_shared<TestOp>(100);
+  EXPECT_FALSE(p.try_complete_else_watch(op, {Member{"g", "m1"}}));
+  op->ready = true;
+  EXPECT_EQ(p.check_and_complete(Member{"g", "m2"}), 0);
+  EXPECT_EQ(p.check_and_complete(Member{"g", "m1"}), 1);
+  EXPECT_EQ(op->completes.load(), 1);
+  p.shutdown(false);
 }
 
 }  // namespace

@@ -142,11 +142,14 @@ class WireTransportTest : public ::testing::Test {
       cv.notify_all();
     });
   }
+  // Completions may still be on their way from the client's and the timer's
+  // threads: the channel goes last, after both have stopped.
   ~WireTransportTest() override {
-    channel.reset();
+    channel->remove_all();
     transport.reset();
-    timer.stop();
     client.shutdown();
+    timer.stop();
+    channel.reset();
   }
   static WireTransportOptions options() {
     WireTransportOptions o;

@@ -1,0 +1,148 @@
+// ReplicaManager's write path: append_records (Produce) and
+// append_txn_marker (WriteTxnMarkers). See replica_manager.h.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "broker/delayed_produce.h"
+#include "broker/replica_manager.h"
+#include "record/produce_validation.h"
+
+namespace spool::broker {
+
+using protocol::ErrorCode;
+
+namespace {
+
+int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
+
+ErrorCode code_of(const Status& s, ErrorCode fallback) {
+  const int16_t c = s.kafka_code();
+  return c > 0 ? static_cast<ErrorCode>(c) : fallback;
+}
+
+}  // namespace
+
+ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry,
+                                         std::shared_ptr<Partition>& partition, int64_t& last_offset) {
+  ProduceResult r;
+  auto fail = [&r](ErrorCode c, std::string msg = {}) {
+    r.error = c;
+    r.error_message = std::move(msg);
+    return r;
+  };
+  if (entry.error != ErrorCode::kNone) return fail(entry.error, entry.error_message);
+  partition = this->partition(entry.tp);
+  if (!partition) return fail(ErrorCode::kUnknownTopicOrPartition);
+  // Deleted and re-created between the id lookup and here: never append to
+  // the new topic under the old id.
+  if (entry.topic_id && partition->topic_id() != *entry.topic_id) return fail(ErrorCode::kInconsistentTopicId);
+  r.log_start_offset = partition->log_start_offset();
+  if (acks == -1) {
+    if (Status enough = partition->check_enough_replicas(); !enough)
+      return fail(ErrorCode::kNotEnoughReplicas, enough.message());
+  }
+  if (entry.batches.empty()) return fail(ErrorCode::kCorruptMessage, "no record batch");
+  // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
+  const int32_t max_bytes =
+      partition->max_message_bytes() >= 0 ? partition->max_message_bytes() : settings_.message_max_bytes;
+  record::ProduceValidationOptions vo;
+  vo.max_message_bytes = static_cast<size_t>(max_bytes);
+  // Uncompressed batches get the allocation-free record walk (it accepts
+  // exactly what full decoding accepts, see produce_validation.h);
+  // compressed ones are decompressed and decoded.
+  vo.records = record::RecordCheck::kWalk;
+  auto valid = record::validate_produce_records(entry.batches, vo);
+  if (!valid) {
+    spdlog::debug("produce to {} refused: {}", entry.tp.to_string(), valid.status().message());
+    return fail(static_cast<ErrorCode>(valid.status().kafka_code()), valid.status().message());
+  }
+  // Idempotent batches are checked inside the append (atomic with offset
+  // assignment): OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH and
+  // INVALID_RECORD come back as the status code; a retried duplicate
+  // succeeds with its original offsets (never DUPLICATE_SEQUENCE_NUMBER).
+  auto appended = partition->append(entry.batches, valid->record_count);
+  if (!appended) {
+    int16_t c = appended.status().kafka_code();
+    if (c == code(ErrorCode::kOutOfOrderSequenceNumber) || c == code(ErrorCode::kInvalidProducerEpoch) ||
+        c == code(ErrorCode::kInvalidRecord))
+      spdlog::debug("produce to {} refused: {}", entry.tp.to_string(), appended.status().message());
+    else
+      spdlog::error("append to {} failed: {}", entry.tp.to_string(), appended.status().message());
+    return fail(code_of(appended.status(), ErrorCode::kKafkaStorageError), appended.status().message());
+  }
+  r.base_offset = appended->first_offset;
+  r.log_append_time_ms = appended->log_append_time_ms;
+  r.error = ErrorCode::kNone;
+  last_offset = appended->last_offset;
+  return r;
+}
+
+void ReplicaManager::append_records(int16_t acks, int64_t timeout_ms, const std::vector<ProduceEntry>& entries,
+                                    ProduceCallback done) {
+  // acks=all partitions whose high watermark has not reached the offset
+  // after their batches yet.
+  struct ToWait {
+    std::shared_ptr<Partition> partition;
+    int64_t required_offset;
+    size_t result;
+  };
+  std::vector<ToWait> waits;
+  std::vector<ProduceResult> results;
+  results.reserve(entries.size());
+  for (const auto& entry : entries) {
+    std::shared_ptr<Partition> partition;
+    int64_t last_offset = -1;
+    results.push_back(append_one(acks, entry, partition, last_offset));
+    if (acks != -1 || results.back().error != ErrorCode::kNone) continue;
+    auto c = partition->check_enough_replicas_reach_offset(last_offset + 1);
+    if (!c.reached && c.error == ErrorCode::kNone)
+      waits.push_back({std::move(partition), last_offset + 1, results.size() - 1});
+    else if (!c.reached) {
+      results.back().error = c.error;  // its fsync already failed
+      if (c.error == ErrorCode::kKafkaStorageError) results.back().error_message = "fsync failed";
+    }
+  }
+  if (waits.empty()) {
+    done(std::move(results));
+    return;
+  }
+  auto op = std::make_shared<DelayedProduce>(std::max<int64_t>(timeout_ms, 0), std::move(results), std::move(done));
+  for (const auto& w : waits) op->add_wait(w.partition, w.required_offset, w.result);
+  // The partitions' high-watermark listener re-checks it (see hw_listener).
+  produce_purgatory_->try_complete_else_watch(op, op->keys());
+}
+
+void ReplicaManager::append_txn_marker(const TxnMarkerEntry& m, std::function<void(ErrorCode)> done) {
+  auto partition = this->partition(m.tp);
+  if (!partition) {
+    done(ErrorCode::kUnknownTopicOrPartition);
+    return;
+  }
+  // A transaction-version-2 marker (WriteTxnMarkers v2, KIP-1228) carries
+  // the bumped epoch, so it must be above the producer's epoch here; the
+  // same epoch is a retry only once the transaction is closed (Kafka's
+  // ProducerAppendInfo.checkProducerEpoch). Older markers only must not be
+  // below it (append_txn_marker checks).
+  if (m.transaction_version >= 2) {
+    auto entry = partition->log().producer_entry(m.producer_id);
+    if (entry && m.producer_epoch <= entry->epoch &&
+        !(m.producer_epoch == entry->epoch &&
+          (entry->current_txn_first_offset < 0 || m.producer_epoch == INT16_MAX))) {
+      done(ErrorCode::kInvalidProducerEpoch);
+      return;
+    }
+  }
+  auto r = partition->append_txn_marker(m.producer_id, m.producer_epoch, m.commit, m.coordinator_epoch);
+  if (!r) {
+    spdlog::warn("WriteTxnMarkers {} producer {}: {}", m.tp.to_string(), m.producer_id, r.status().message());
+    done(code_of(r.status(), ErrorCode::kKafkaStorageError));
+    return;
+  }
+  partition->await_durable(r->last_offset, [done = std::move(done)](Status s) {
+    done(s ? ErrorCode::kNone : code_of(s, ErrorCode::kKafkaStorageError));
+  });
+}
+
+}  // namespace spool::broker
