@@ -73,8 +73,8 @@ def test_every_refused_key_stops_the_start():
     refused = [(k, v) for kind, k, v in table() if kind == "R"]
     assert len(refused) > 100, f"only {len(refused)} refused keys"
     keys = {k for k, _ in refused}
-    for must in ("authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "zookeeper.connect",
-                 "ssl.keystore.location", "sasl.enabled.mechanisms", "client.quota.callback.class"):
+    for must in ("authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "zookeeper.set.acl",
+                 "zookeeper.ssl.client.enable", "ssl.keystore.location", "sasl.enabled.mechanisms", "client.quota.callback.class"):
         assert must in keys, must
     for key, value in refused:
         rc, out = refused_start(["--override", f"{key}={value}"])
