@@ -222,7 +222,7 @@ class LifecycleHandlersTest : public ::testing::Test {
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
     ASSERT_TRUE(replicas_->load());
     ctx_ = std::make_unique<BrokerContext>(BrokerContext{settings_, *registry_, *logs_, *replicas_, sessions_,
-                                                         fetch_purgatory_, produce_purgatory_, nullptr});
+                                                         nullptr});
     ctx_->admin = &admin_;
     dispatcher_ = std::make_unique<Dispatcher>(*ctx_);
     net::ServerOptions so;
@@ -246,8 +246,6 @@ class LifecycleHandlersTest : public ::testing::Test {
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchSessionCache sessions_{FetchSessionCache::Options{}};
-  timer::Purgatory fetch_purgatory_;
-  timer::Purgatory produce_purgatory_;
   AdminExecutor admin_;
   std::unique_ptr<BrokerContext> ctx_;
   std::unique_ptr<Dispatcher> dispatcher_;
