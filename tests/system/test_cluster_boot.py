@@ -224,3 +224,21 @@ def test_alter_configs_seen_on_every_broker(cluster_factory):
     # Every broker's change listener saw the notification.
     assert _wait(lambda: all("config changes: topic 'cfg' overrides now 2 key(s)" in c.brokers[i].log()
                              for i in range(3)), 20), c.log_tails()
+
+
+def test_session_expiry_registers_again_with_a_new_epoch(cluster_factory):
+    c = _cluster(cluster_factory)
+    victim = (c.controller(0) + 1) % 3  # not the controller: its resignation is another test
+    before = c.registration(victim)
+    old_owner = c.expire_session(victim)
+
+    def back():
+        st = c.registration(victim)
+        return st is not None and st["ephemeral_owner"] != old_owner
+    assert _wait(back, 30), c.log_tails()
+    after = c.registration(victim)
+    assert after["czxid"] > before["czxid"], (before, after)  # the broker epoch grows (KIP-380)
+    assert _wait(lambda: f"registered broker {victim} again (broker epoch {after['czxid']})" in c.brokers[victim].log(),
+                 10), c.brokers[victim].log()
+    c.wait_ready(60)
+    assert all(sorted(b["NodeId"] for b in c.metadata(i)["Brokers"]) == [0, 1, 2] for i in range(3))
