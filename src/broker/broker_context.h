@@ -12,9 +12,14 @@
 #include "config/broker_config.h"
 #include "storage/log_manager.h"
 
+namespace spool::cluster {
+class MetadataCache;
+}
+
 namespace spool::broker {
 
 class AdminExecutor;
+class ClusterMember;
 class GroupService;
 class ProducerIdManager;
 class TxnService;
@@ -44,6 +49,11 @@ struct BrokerContext {
   // runs here, off the reactor threads. Null in hand-wired tests: the work
   // then runs inline on the handler's thread.
   AdminExecutor* admin = nullptr;
+  // Cluster mode (zookeeper.connect set, issue 13): the membership (store,
+  // epoch gate, controller) and the metadata cache UpdateMetadata fills.
+  // Both null on a single node: every handler then answers as before.
+  ClusterMember* cluster = nullptr;
+  cluster::MetadataCache* metadata = nullptr;
 };
 
 }  // namespace spool::broker

@@ -1,5 +1,6 @@
 #include "broker/broker_settings.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <thread>
@@ -43,6 +44,8 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
     s.port = listeners[0].port;
   }
   auto advertised = cfg.advertised_listeners();
+  if (!advertised.empty()) s.advertised_listener_name = advertised[0].name;
+  else if (!listeners.empty()) s.advertised_listener_name = listeners[0].name;
   if (!advertised.empty()) {
     s.advertised_host = advertised[0].host;
     s.advertised_port = advertised[0].port;
@@ -52,6 +55,29 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   }
   if (s.advertised_host.empty() || s.advertised_host == "0.0.0.0") s.advertised_host = "127.0.0.1";
   s.log_dirs = cfg.log_dirs();
+  s.zookeeper_connect = cfg.get("zookeeper.connect");
+  s.zookeeper_session_timeout_ms = static_cast<int32_t>(cfg.get_long("zookeeper.session.timeout.ms"));
+  s.zookeeper_connection_timeout_ms = cfg.get_optional("zookeeper.connection.timeout.ms")
+                                          ? static_cast<int32_t>(cfg.get_long("zookeeper.connection.timeout.ms"))
+                                          : s.zookeeper_session_timeout_ms;
+  s.broker_rack = cfg.get("broker.rack");
+  s.inter_broker_listener_name = cfg.get_optional("inter.broker.listener.name").value_or(s.advertised_listener_name);
+  for (auto& c : s.inter_broker_listener_name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  s.num_replica_fetchers = static_cast<int32_t>(cfg.get_long("num.replica.fetchers"));
+  s.replica_fetch_max_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.max.bytes"));
+  s.replica_fetch_min_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.min.bytes"));
+  s.replica_fetch_wait_max_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.wait.max.ms"));
+  s.replica_fetch_backoff_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.backoff.ms"));
+  s.replica_lag_time_max_ms = cfg.get_long("replica.lag.time.max.ms");
+  s.replica_socket_timeout_ms = static_cast<int32_t>(cfg.get_long("replica.socket.timeout.ms"));
+  s.unclean_leader_election_enable = cfg.get_bool("unclean.leader.election.enable");
+  s.min_insync_replicas = static_cast<int32_t>(cfg.get_long("min.insync.replicas"));
+  s.transaction_state_log_replication_factor =
+      static_cast<int16_t>(cfg.get_long("transaction.state.log.replication.factor"));
+  s.controller_socket_timeout_ms = static_cast<int32_t>(cfg.get_long("controller.socket.timeout.ms"));
+  s.controlled_shutdown_max_retries = static_cast<int32_t>(cfg.get_long("controlled.shutdown.max.retries"));
+  s.controlled_shutdown_retry_backoff_ms = cfg.get_long("controlled.shutdown.retry.backoff.ms");
+  s.controlled_shutdown_enable = cfg.get_bool("controlled.shutdown.enable");
   s.num_partitions = cfg.num_partitions();
   s.default_replication_factor = cfg.default_replication_factor();
   s.auto_create_topics = cfg.auto_create_topics_enable();

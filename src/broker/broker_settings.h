@@ -61,6 +61,28 @@ struct BrokerSettings {
   int32_t transaction_state_log_min_isr = 2;                    // transaction.state.log.min.isr (capped by replicas)
   int64_t transaction_abort_timed_out_interval_ms = 10000;      // transaction.abort.timed.out.transaction.cleanup.interval.ms
   int64_t transaction_remove_expired_interval_ms = 3600000;     // transaction.remove.expired.transaction.cleanup.interval.ms
+  // Cluster mode (issue 13): on when zookeeper.connect is non-empty.
+  std::string advertised_listener_name = "PLAINTEXT";  // the (one) listener's name
+  std::string zookeeper_connect;                      // zookeeper.connect ("" = single node)
+  int32_t zookeeper_session_timeout_ms = 18000;       // zookeeper.session.timeout.ms
+  int32_t zookeeper_connection_timeout_ms = 18000;    // zookeeper.connection.timeout.ms (default: the session timeout)
+  std::string broker_rack;                            // broker.rack ("" = none)
+  std::string inter_broker_listener_name = "PLAINTEXT";  // inter.broker.listener.name (default: the first listener)
+  int32_t num_replica_fetchers = 1;                   // num.replica.fetchers
+  int32_t replica_fetch_max_bytes = 1048576;          // replica.fetch.max.bytes
+  int32_t replica_fetch_min_bytes = 1;                // replica.fetch.min.bytes
+  int32_t replica_fetch_wait_max_ms = 500;            // replica.fetch.wait.max.ms
+  int32_t replica_fetch_backoff_ms = 1000;            // replica.fetch.backoff.ms
+  int64_t replica_lag_time_max_ms = 30000;            // replica.lag.time.max.ms
+  int32_t replica_socket_timeout_ms = 30000;          // replica.socket.timeout.ms
+  bool unclean_leader_election_enable = false;        // unclean.leader.election.enable
+  int32_t min_insync_replicas = 1;                    // min.insync.replicas
+  int16_t transaction_state_log_replication_factor = 3;  // transaction.state.log.replication.factor
+  int32_t controller_socket_timeout_ms = 30000;       // controller.socket.timeout.ms
+  int32_t controlled_shutdown_max_retries = 3;        // controlled.shutdown.max.retries
+  int64_t controlled_shutdown_retry_backoff_ms = 5000;  // controlled.shutdown.retry.backoff.ms
+  bool controlled_shutdown_enable = true;             // controlled.shutdown.enable
+  bool cluster_mode() const { return !zookeeper_connect.empty(); }
   // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
   std::map<std::string, std::string> topic_defaults;
 };

@@ -11,16 +11,16 @@ namespace spool::broker {
 
 void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
   ByteReader r(frame.data(), frame.size());
-  RequestContext ctx{{}, conn, std::move(responder), listener_};
+  RequestContext ctx{{}, conn, std::move(responder), listener_, roles_};
   if (!protocol::decode_request_header(r, ctx.header)) {
     ctx.close("undecodable request header");
     return;
   }
   const auto& h = ctx.header;
-  const ApiEntry* api = find_served_api(h.api_key, listener_);
+  const ApiEntry* api = find_served_api(h.api_key, roles_);
   if (h.api_key == protocol::ApiVersionsRequest::kApiKey && (api == nullptr || h.api_version > api->max_version)) {
     // KIP-511: a client newer than us learns our range from a v0-shaped answer.
-    ctx.responder.send(encode_unsupported_api_versions(h.correlation_id, listener_));
+    ctx.responder.send(encode_unsupported_api_versions(h.correlation_id, roles_));
     return;
   }
   if (api == nullptr) {

@@ -16,12 +16,17 @@ namespace spool::broker {
 
 class Dispatcher : public net::RequestHandler {
  public:
-  explicit Dispatcher(BrokerContext& ctx, Listener listener = Listener::kClient) : ctx_(ctx), listener_(listener) {}
+  explicit Dispatcher(BrokerContext& ctx, Listener listener = Listener::kClient)
+      : ctx_(ctx), listener_(listener), roles_(listeners(listener)) {}
+  // A listener playing several roles (cluster mode: kClientAndInterBroker).
+  Dispatcher(BrokerContext& ctx, Listener listener, ListenerSet roles)
+      : ctx_(ctx), listener_(listener), roles_(roles) {}
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:
   BrokerContext& ctx_;
   Listener listener_;
+  ListenerSet roles_;
 };
 
 }  // namespace spool::broker

@@ -14,5 +14,8 @@ using ListenerSet = uint8_t;
 constexpr ListenerSet listeners(Listener l) { return static_cast<ListenerSet>(l); }
 constexpr bool allowed_on(ListenerSet set, Listener l) { return (set & static_cast<ListenerSet>(l)) != 0; }
 inline constexpr ListenerSet kClientOnly = listeners(Listener::kClient);
+inline constexpr ListenerSet kInterBrokerOnly = listeners(Listener::kInterBroker);
+// A cluster member's one listener: clients and the other brokers.
+inline constexpr ListenerSet kClientAndInterBroker = kClientOnly | kInterBrokerOnly;
 
 }  // namespace spool::broker

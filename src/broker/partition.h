@@ -9,19 +9,29 @@
 // (check_enough_replicas_reach_offset, Kafka's checkEnoughReplicasReachOffset);
 // a failed group-committed fsync is remembered so such a wait answers
 // KAFKA_STORAGE_ERROR instead of waiting for its timeout.
-// Thread-safe: the Log serialises appends; everything else is atomic or const.
+// Cluster mode (partition_cluster.cc): LeaderAndIsr makes the partition a
+// leader (a replica::ReplicaSet then owns the ISR and the high watermark:
+// min counted offset over the ISR, fsync-counted, strict min-ISR rule) or a
+// follower (the high watermark is min(leader's, own log end), learnt from
+// fetch responses; produces and consumer fetches get NOT_LEADER_OR_FOLLOWER).
+// A single-node partition (role kSingleNode) never enters that code.
+// Thread-safe: the Log serialises appends; the cluster state sits under
+// cluster_mu_ (never held while a listener or callback runs); the rest is
+// atomic or const.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "broker/topic_registry.h"
 #include "protocol/error_code.h"
+#include "replica/replica_set.h"
 #include "storage/log.h"
 #include "util/status.h"
 #include "util/topic_partition.h"
@@ -128,8 +138,62 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // with one replica). Called on the flusher thread or the caller's thread.
   void await_durable(int64_t last_offset, std::function<void(Status)> done);
 
+  // ------------------------------------------------------ cluster mode
+  enum class Role : uint8_t { kSingleNode, kLeader, kFollower };
+  Role role() const { return role_.load(); }
+  bool is_leader() const { return role() != Role::kFollower; }
+  int32_t leader_id() const { return leader_id_.load(); }
+  int32_t partition_epoch() const;
+  // Milliseconds on the manager's clock (ReplicaSet times); set before use.
+  void set_clock(std::function<int64_t()> now_ms) { now_ms_ = std::move(now_ms); }
+  // Where proposed ISR changes go (AlterPartition); may be empty (tests).
+  using IsrChangeSink = std::function<void(const std::shared_ptr<Partition>&, const replica::IsrChange&)>;
+  void set_isr_change_sink(IsrChangeSink sink) { isr_sink_ = std::move(sink); }
+
+  // LeaderAndIsr naming this broker leader (Kafka's makeLeader). kSkippedStale
+  // when the partition epoch is below ours. On a new leader epoch the epoch
+  // start (new epoch, log end) is stamped into the leader-epoch cache. Wakes
+  // the purgatories (the ISR may allow the high watermark to move).
+  replica::BecomeLeaderOutcome make_leader(int32_t local_broker_id, const replica::LeaderAndIsrState& state,
+                                           const replica::ReplicaSetConfig& config,
+                                           replica::ReplicaSet::Eligible eligible);
+  // LeaderAndIsr naming another leader (makeFollower): stops leading; parked
+  // acks=all produces and consumer fetches are woken and answer
+  // NOT_LEADER_OR_FOLLOWER. The high watermark becomes min(hw, log end).
+  // False when the partition epoch is below ours (skipped).
+  bool make_follower(int32_t leader, int32_t leader_epoch, int32_t partition_epoch);
+  // Whether a LeaderAndIsr with this leader epoch is newer than ours (the
+  // first LeaderAndIsr of a partition always is).
+  bool leader_epoch_is_newer(int32_t leader_epoch) const;
+
+  // Leader: a follower's Fetch at fetch_offset (its log end and, per
+  // replica/fetch_builder.h, its fsynced offset). Updates its state, proposes
+  // an ISR expansion, advances the high watermark (waking the purgatories).
+  // UNKNOWN_LEADER_EPOCH for a broker not in the assignment,
+  // NOT_LEADER_OR_FOLLOWER when not leading.
+  protocol::ErrorCode record_follower_fetch(int32_t replica_id, int64_t fetch_offset, int64_t log_start_offset,
+                                            int64_t broker_epoch);
+  // Leader: the periodic ISR shrink (every replica.lag.time.max.ms / 2).
+  void maybe_shrink_isr();
+  // Leader: the controller's answer to a proposed change.
+  replica::AlterOutcome on_alter_partition_response(uint64_t change_id, const replica::AlterPartitionResult& result);
+  // Leader: recompute the high watermark (after the leader's own fsync).
+  void maybe_advance_high_watermark();
+  // A copy of the leader's replica state (tests, describe); nullopt unless leading.
+  std::optional<replica::ReplicaSet> replica_set() const;
+
+  // Follower: append the leader's batches as they are (offsets, epochs,
+  // producer state from the batches); the high watermark learnt from the
+  // leader's response.
+  Result<storage::AppendResult> append_as_follower(std::span<const uint8_t> batches);
+  void set_follower_high_watermark(int64_t hw);
+  // The high watermark read back from replication-offset-checkpoint at start.
+  void restore_high_watermark(int64_t hw);
+
  private:
   void after_append(int64_t last_offset);
+  void propose(const std::optional<replica::IsrChange>& change);
+  replica::LocalLogOffsets local_offsets() const;
   void notify_hw() const {
     if (on_hw_advance_) on_hw_advance_(tp_);
   }
@@ -143,6 +207,16 @@ class Partition : public std::enable_shared_from_this<Partition> {
   TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
+  // Cluster mode.
+  std::atomic<Role> role_{Role::kSingleNode};
+  std::atomic<int32_t> leader_id_{-1};
+  std::atomic<int64_t> cluster_hw_{0};  // leader: ReplicaSet's; follower: learnt
+  std::function<int64_t()> now_ms_;
+  IsrChangeSink isr_sink_;
+  mutable std::mutex cluster_mu_;
+  std::optional<replica::ReplicaSet> replicas_;  // engaged once LeaderAndIsr named us leader
+  int32_t partition_epoch_ = -1;                 // follower side (the ReplicaSet keeps its own)
+  bool seen_leader_and_isr_ = false;
   // The largest last offset whose requested fsync failed; -1: none.
   std::atomic<int64_t> failed_flush_through_{-1};
 };

@@ -43,8 +43,26 @@ Result<std::unique_ptr<ProducerIdManager>> ProducerIdManager::open(const std::st
   return std::unique_ptr<ProducerIdManager>(new ProducerIdManager(path, block_size, block_end));
 }
 
+Result<std::unique_ptr<ProducerIdManager>> ProducerIdManager::with_block_source(BlockSource source) {
+  std::unique_ptr<ProducerIdManager> m(new ProducerIdManager("", kDefaultBlockSize, 0));
+  m->source_ = std::move(source);
+  return m;
+}
+
 Result<int64_t> ProducerIdManager::next_id() {
   std::lock_guard lk(mu_);
+  if (source_ && next_ >= block_end_) {
+    auto block = source_();
+    if (!block) {
+      spdlog::error("cannot claim a producer id block: {}", block.status().message());
+      return Status::error(block.status().message(), storage::kStorageError);
+    }
+    if (block->last < block->first)
+      return Status::error("empty producer id block", storage::kStorageError);
+    next_ = block->first;
+    block_end_ = block->last + 1;
+    spdlog::info("claimed producer ids [{}, {}]", block->first, block->last);
+  }
   if (next_ >= block_end_) {
     if (block_end_ > std::numeric_limits<int64_t>::max() - block_size_)
       return Status::error("producer ids exhausted", storage::kStorageError);

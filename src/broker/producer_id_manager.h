@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,17 @@ class ProducerIdManager {
 
   static Result<std::unique_ptr<ProducerIdManager>> open(const std::string& dir,
                                                          int64_t block_size = kDefaultBlockSize);
+  // Cluster mode: blocks come from `source` (cluster::claim_producer_id_block
+  // on /latest_producer_id_block), [first, last] inclusive, instead of the
+  // local file; nothing is written locally. The claim is one ZooKeeper
+  // round trip per block, made by the next_id() call that needs it (Kafka's
+  // ZkProducerIdManager blocks its request thread the same way).
+  struct Block {
+    int64_t first = 0;
+    int64_t last = -1;
+  };
+  using BlockSource = std::function<Result<Block>()>;
+  static Result<std::unique_ptr<ProducerIdManager>> with_block_source(BlockSource source);
   Result<int64_t> next_id();
   // End (exclusive) of the reserved block, as persisted.
   int64_t block_end() const;
@@ -38,6 +50,7 @@ class ProducerIdManager {
       : path_(std::move(path)), block_size_(block_size), next_(block_end), block_end_(block_end) {}
 
   std::string path_;
+  BlockSource source_;  // set: cluster mode (no file)
   int64_t block_size_;
   mutable std::mutex mu_;
   int64_t next_;

@@ -55,6 +55,7 @@ Partition::HwListener ReplicaManager::hw_listener() const {
 }
 
 Status ReplicaManager::load() {
+  if (cluster_mode()) return load_cluster();
   std::unique_lock lk(mu_);
   std::set<TopicPartition> known;
   for (const auto& info : registry_.list()) {
@@ -258,6 +259,7 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
   int32_t max_bytes = max_message_bytes_for(overrides);
   int32_t min_isr = min_insync_replicas_for(overrides);
   for (const auto& part : it->second) {
+    if (!part) continue;  // cluster mode: a partition not hosted here
     part->log().update_config(lc);
     part->set_durable_writes(lc.durable_writes);
     part->set_max_message_bytes(max_bytes);

@@ -44,6 +44,7 @@
 #include "broker/fetch_session.h"
 #include "broker/partition.h"
 #include "broker/topic_registry.h"
+#include "cluster/interbroker_wire.h"
 #include "protocol/error_code.h"
 #include "storage/log_manager.h"
 #include "timer/purgatory.h"
@@ -79,7 +80,8 @@ using ProduceCallback = std::function<void(std::vector<ProduceResult>)>;
 
 // What a Fetch asks of the read path (Kafka's FetchParams).
 struct FetchParams {
-  int32_t replica_id = -1;     // < 0: a consumer (the only reader served today)
+  int32_t replica_id = -1;     // < 0: a consumer; >= 0: a follower (cluster mode)
+  int64_t replica_epoch = -1;  // Fetch v15+ ReplicaState.ReplicaEpoch (the follower's broker epoch)
   int8_t isolation_level = 0;  // 1: read_committed (bound = last stable offset)
   int32_t max_wait_ms = 0;
   int32_t min_bytes = 0;
@@ -111,6 +113,14 @@ struct DeleteRecordsEntry {
 struct DeleteRecordsResult {
   protocol::ErrorCode error = protocol::ErrorCode::kNone;
   int64_t low_watermark = -1;  // the log start offset afterwards
+};
+
+// One partition's answer to a LeaderAndIsr or StopReplica (the handler
+// builds the response from these).
+struct PartitionOutcome {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  bool operator==(const PartitionOutcome&) const = default;
 };
 
 class ReplicaManager {
@@ -175,6 +185,44 @@ class ReplicaManager {
   // ones), so an acknowledged deletion survives a crash. That is one small
   // fsync on the calling thread; DeleteRecords is a rare admin call.
   std::vector<DeleteRecordsResult> delete_records(const std::vector<DeleteRecordsEntry>& entries);
+  // Cluster mode (replica_manager_cluster.cc). The handler applies the
+  // controller/broker epoch gate first and runs these on the admin executor
+  // (they may block on disk: creating logs, truncating). One outcome per
+  // partition of the command, in its order.
+  // LeaderAndIsr (Kafka's becomeLeaderOrFollower): a leader epoch not newer
+  // than ours -> STALE_CONTROLLER_EPOCH; a partition epoch below ours is
+  // skipped (NONE); a partition whose replicas exclude `local_broker_id` ->
+  // UNKNOWN_TOPIC_OR_PARTITION; else the log is got or created and the
+  // partition becomes leader or follower.
+  std::vector<PartitionOutcome> become_leader_or_follower(const cluster::LeaderAndIsrCommand& command,
+                                                          int32_t local_broker_id);
+  // Cluster wiring (replica_manager_cluster.cc). enable_cluster_mode() runs
+  // once, before load(): from then on partitions come from LeaderAndIsr.
+  struct ClusterHooks {
+    int32_t local_broker_id = -1;
+    int64_t replica_lag_time_max_ms = 30000;  // replica.lag.time.max.ms
+    // Whether a broker is live (metadata cache); empty: every broker.
+    replica::ReplicaSet::Eligible eligible;
+    // Where proposed ISR changes go (the AlterPartitionSender adapter). It
+    // must hand the controller's answer to Partition::on_alter_partition_response.
+    Partition::IsrChangeSink isr_sink;
+    // Follower transitions (the fetcher manager): start fetching `partition`
+    // from `leader` (endpoints of live leaders from the LeaderAndIsr), or stop.
+    std::function<void(const std::shared_ptr<Partition>&, int32_t leader,
+                       const std::vector<cluster::LiveLeaderEndpoint>& leaders)> start_following;
+    std::function<void(const TopicPartition&)> stop_following;
+    std::function<int64_t()> now_ms;  // empty: a steady clock
+  };
+  void enable_cluster_mode(ClusterHooks hooks);
+  bool cluster_mode() const { return cluster_.has_value(); }
+  // Every led partition's periodic ISR shrink (run every replica.lag.time.max.ms / 2).
+  void maybe_shrink_isr();
+  // replication-offset-checkpoint in every log dir (Kafka's text format, the
+  // high watermark of every hosted partition); read back by load().
+  Status checkpoint_high_watermarks();
+  // StopReplica: stops fetching, stops leading, deletes the log when asked.
+  // Leader epoch -1/-2 bypass the check; lower than ours -> FENCED_LEADER_EPOCH.
+  std::vector<PartitionOutcome> stop_replicas(const cluster::StopReplicaCommand& command);
 
   // The purgatories (tests and metrics read their sizes).
   using PartitionPurgatory = timer::Purgatory<TopicPartition>;
@@ -231,6 +279,18 @@ class ReplicaManager {
   // weakly, so a partition outliving the manager wakes nothing.
   Partition::HwListener hw_listener() const;
 
+  // LeaderAndIsr for one partition (the body of become_leader_or_follower).
+  protocol::ErrorCode become_one(const cluster::LeaderAndIsrPartitionCommand& p, int32_t local_broker_id,
+                                 const std::vector<cluster::LiveLeaderEndpoint>& leaders);
+  // Gets or creates the partition's Partition (registry entry with the
+  // topic id, log, partition.metadata), under the exclusive lock.
+  Result<std::shared_ptr<Partition>> get_or_create_locked(const TopicPartition& tp, const TopicId& id);
+  std::map<TopicPartition, int64_t> checkpointed_hw_;  // read at load()
+  // Cluster mode's load(): reads the high watermark checkpoints; partitions
+  // are opened by LeaderAndIsr.
+  Status load_cluster();
+
+  std::optional<ClusterHooks> cluster_;
   const BrokerSettings& settings_;
   TopicRegistry& registry_;
   storage::LogManager& logs_;

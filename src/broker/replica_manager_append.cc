@@ -39,6 +39,7 @@ ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry
   // the new topic under the old id.
   if (entry.topic_id && partition->topic_id() != *entry.topic_id) return fail(ErrorCode::kInconsistentTopicId);
   r.log_start_offset = partition->log_start_offset();
+  if (partition->role() == Partition::Role::kFollower) return fail(ErrorCode::kNotLeaderOrFollower);
   if (acks == -1) {
     if (Status enough = partition->check_enough_replicas(); !enough)
       return fail(ErrorCode::kNotEnoughReplicas, enough.message());

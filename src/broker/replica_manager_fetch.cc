@@ -11,6 +11,7 @@
 
 #include "broker/delayed_fetch.h"
 #include "broker/replica_manager.h"
+#include "replica/truncation.h"
 
 namespace spool::broker {
 
@@ -35,6 +36,9 @@ struct FetchWait {
   FetchCallback done;
 
   bool read_committed() const { return params.isolation_level == kReadCommitted; }
+  // A follower's fetch (cluster mode): reads up to the log end, updates the
+  // follower's state on the leader.
+  bool from_replica() const { return params.replica_id >= 0; }
 
   // The partition `fp` names, or the error that answers it instead (topic id,
   // existence and leader epoch checks, in Kafka's order).
@@ -60,6 +64,15 @@ struct FetchWait {
       error = ErrorCode::kInconsistentTopicId;
       return nullptr;
     }
+    // Only the leader serves (no follower fetching, KIP-392, in Spool).
+    if (!partition->is_leader()) {
+      error = ErrorCode::kNotLeaderOrFollower;
+      return nullptr;
+    }
+    if (from_replica() && partition->role() != Partition::Role::kLeader) {
+      error = ErrorCode::kNotLeaderOrFollower;  // a single-node partition has no followers
+      return nullptr;
+    }
     if (fp.current_leader_epoch >= 0) {
       const int32_t local = partition->leader_epoch();
       if (local > fp.current_leader_epoch) {
@@ -80,6 +93,22 @@ struct FetchWait {
   // diverging_epoch set, or false (read normally).
   static bool diverges(Partition& partition, const FetchPartitionWanted& fp, FetchPartitionResult& pr) {
     if (fp.last_fetched_epoch < 0) return false;
+    if (partition.role() == Partition::Role::kLeader) {
+      // The leader-side rule of replica/truncation.h (Partition.readRecords).
+      auto d = replica::check_fetch_divergence(fp.last_fetched_epoch, fp.fetch_offset,
+                                               partition.log().end_offset_for_epoch(fp.last_fetched_epoch),
+                                               partition.log_start_offset());
+      if (d.error != ErrorCode::kNone) {
+        pr.error_code = d.error;
+        return false;
+      }
+      if (d.diverging) {
+        pr.diverging_epoch.epoch = d.diverging->epoch;
+        pr.diverging_epoch.end_offset = d.diverging->end_offset;
+        return true;
+      }
+      return false;
+    }
     const auto [epoch, end_offset] = partition.log().end_offset_for_epoch(fp.last_fetched_epoch);
     if (epoch < 0 || end_offset < 0 || fp.fetch_offset < partition.log_start_offset()) {
       pr.error_code = ErrorCode::kOffsetOutOfRange;
@@ -116,10 +145,22 @@ struct FetchWait {
         any_error = true;
         continue;
       }
+      if (from_replica()) {
+        // The follower's fetch offset is its log end (and, durable, its
+        // fsynced offset: replica/fetch_builder.h); the high watermark may move.
+        const ErrorCode e = partition->record_follower_fetch(params.replica_id, fp.fetch_offset, fp.log_start_offset,
+                                                            params.replica_epoch);
+        if (e != ErrorCode::kNone) {
+          pr.error_code = e;
+          any_error = true;
+          continue;
+        }
+      }
       const int64_t hw = partition->high_watermark();
       const int64_t lso = partition->last_stable_offset();
-      // read_committed consumers see only what no open transaction may still abort.
-      const int64_t bound = read_committed() ? lso : hw;
+      // read_committed consumers see only what no open transaction may still
+      // abort; followers read up to the log end.
+      const int64_t bound = from_replica() ? partition->log_end_offset() : read_committed() ? lso : hw;
       pr.high_watermark = hw;
       pr.last_stable_offset = lso;
       pr.log_start_offset = partition->log_start_offset();
@@ -189,7 +230,9 @@ struct FetchWait {
       }
       if (fp.fetch_offset < partition->log_start_offset() || fp.fetch_offset > partition->log_end_offset())
         return true;  // out of range: report now
-      const int64_t bound = read_committed() ? partition->last_stable_offset() : partition->high_watermark();
+      const int64_t bound = from_replica()     ? partition->log_end_offset()
+                            : read_committed() ? partition->last_stable_offset()
+                                               : partition->high_watermark();
       if (bound > fp.fetch_offset) moved = true;
     }
     if (!moved) return false;

@@ -38,6 +38,8 @@ struct RequestContext {
   net::ConnectionInfo conn;
   mutable net::Responder responder;  // thread-safe; answering does not change the context
   Listener listener = Listener::kClient;  // the listener the request arrived on
+  // The roles that listener plays (kClientAndInterBroker on a cluster member).
+  ListenerSet roles = kClientOnly;
 
   int16_t version() const { return header.api_version; }
 

@@ -7,10 +7,13 @@
 
 #include "broker/admin_executor.h"
 #include "broker/broker_context.h"
+#include "broker/cluster_member.h"
+#include "broker/cluster_replication.h"
 #include "broker/dispatcher.h"
 #include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
 #include "broker/txn_service.h"
+#include "cluster/producer_id_blocks.h"
 #include "net/server.h"
 
 namespace spool::broker {
@@ -41,6 +44,25 @@ net::ServerOptions server_options(const BrokerSettings& settings) {
   return so;
 }
 
+// Cluster mode: producer ids come in blocks from /latest_producer_id_block.
+ProducerIdManager::BlockSource cluster_block_source(ClusterMember& member) {
+  return [&member]() -> Result<ProducerIdManager::Block> {
+    auto block = cluster::claim_producer_id_block(member.store(), member.broker_id());
+    if (!block) return block.status();
+    return ProducerIdManager::Block{block->block_start, block->block_end};
+  };
+}
+
+// A /config/changes notification for `topic`: its whole override set is
+// applied live to the partitions hosted here (the local registry keeps the
+// copy the partitions are reopened with). Topics not hosted here: nothing.
+void apply_topic_config_change(BrokerContext& ctx, const std::string& topic,
+                               const std::map<std::string, std::string>& overrides) {
+  if (!ctx.replicas.topic(topic)) return;
+  auto r = ctx.replicas.alter_topic_config(topic, overrides, false);
+  if (!r) spdlog::error("applying the config change of topic '{}' failed: {}", topic, r.status().message());
+}
+
 }  // namespace
 
 int run_broker(const config::BrokerConfig& cfg) {
@@ -61,7 +83,24 @@ int run_broker(const config::BrokerConfig& cfg) {
   // Before any log opens: the retention pass expires idle producers with it.
   storage::set_default_producer_expiration_ms(settings.producer_id_expiration_ms);
 
-  auto logs = storage::LogManager::open(log_manager_options(settings));
+  // Cluster mode (issue 13): the cluster id comes from ZooKeeper before any
+  // log dir is opened, so meta.properties is checked against it (a dir of
+  // another cluster or broker refuses the start, naming both).
+  std::unique_ptr<ClusterMember> member;
+  storage::LogManager::Options log_options = log_manager_options(settings);
+  if (settings.cluster_mode()) {
+    spdlog::info("cluster mode: joining the cluster at zookeeper.connect={}", settings.zookeeper_connect);
+    member = std::make_unique<ClusterMember>(settings);
+    bool stopped = false;
+    auto cluster_id = member->connect(stop_signals, &stopped);
+    if (!cluster_id) {
+      if (stopped) return 0;
+      spdlog::error("{}", cluster_id.status().message());
+      return 1;
+    }
+    log_options.cluster_id = *cluster_id;
+  }
+  auto logs = storage::LogManager::open(log_options);
   if (!logs) {
     spdlog::error("cannot open log dirs: {}", logs.status().message());
     return 1;
@@ -78,10 +117,20 @@ int run_broker(const config::BrokerConfig& cfg) {
   // fetches complete when a watched partition's high watermark moves;
   // acks=all produces when it is durable.
   ReplicaManager replicas(settings, **registry, **logs);
+  // Cluster mode: partitions come from LeaderAndIsr; followers fetch, and
+  // leaders send ISR changes to the controller (before load(), which then
+  // reads replication-offset-checkpoint).
+  std::unique_ptr<ClusterReplication> replication;
+  if (member) {
+    replication = std::make_unique<ClusterReplication>(settings, *member);
+    replicas.enable_cluster_mode(replication->hooks());
+  }
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
+  if (replication) replication->start(replicas);
 
   // Idempotent producer ids, unique across restarts (issue 6).
-  auto producer_ids = ProducerIdManager::open(settings.log_dirs[0]);
+  auto producer_ids = member ? ProducerIdManager::with_block_source(cluster_block_source(*member))
+                              : ProducerIdManager::open(settings.log_dirs[0]);
   if (!producer_ids) return fail_start("producer ids: " + producer_ids.status().message());
 
   FetchSessionCache::Options fso;
@@ -106,7 +155,13 @@ int run_broker(const config::BrokerConfig& cfg) {
   // jobs use, so that on an early return it stops before they go.
   AdminExecutor admin;
   ctx.admin = &admin;
-  Dispatcher dispatcher(ctx);
+  if (member) {
+    ctx.cluster = member.get();
+    ctx.metadata = &member->metadata();
+  }
+  // A cluster member's one listener also serves the other brokers (the
+  // inter-broker APIs are advertised only then).
+  Dispatcher dispatcher(ctx, Listener::kClient, member ? kClientAndInterBroker : kClientOnly);
   net::ServerOptions so = server_options(settings);
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
     so.request_pool = std::make_shared<net::RequestMemoryPool>(bytes);
@@ -116,6 +171,22 @@ int run_broker(const config::BrokerConfig& cfg) {
     groups.shutdown();  // its loader reads the logs fail_start closes
     return fail_start(s.message());  // names host and port
   }
+  if (member) {
+    // Registration last: the controller may send requests at once, and
+    // clients learn of this broker only from it.
+    Status s = member->start([&ctx](const std::string& topic, const cluster::EntityConfig& overrides) {
+      apply_topic_config_change(ctx, topic, overrides);
+    });
+    if (!s) {
+      server.stop();
+      admin.stop();
+      replication->stop();
+      member->stop();
+      txns.shutdown();
+      groups.shutdown();
+      return fail_start(s.message());
+    }
+  }
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
                (*logs)->cluster_id(), settings.log_dirs[0]);
@@ -123,10 +194,19 @@ int run_broker(const config::BrokerConfig& cfg) {
   int sig = 0;
   sigwait(&stop_signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
+  if (member) {
+    // Kafka's controlled shutdown: leadership moves away while this broker
+    // still serves (the controller's LeaderAndIsr makes it a follower).
+    member->controlled_shutdown();
+  }
   server.stop();
   // The running lifecycle job finishes, queued ones answer NOT_CONTROLLER
   // (to closed connections), before the services they use shut down.
   admin.stop();
+  // Fetchers stop (no thread touches a log any more), then the controller
+  // stops and the session closes (our ephemerals vanish).
+  if (replication) replication->stop();
+  if (member) member->stop();
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.
   txns.shutdown();

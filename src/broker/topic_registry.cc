@@ -149,9 +149,14 @@ std::optional<std::string> TopicRegistry::name_of(const TopicId& id) const {
 
 Result<TopicInfo> TopicRegistry::add(const std::string& name, int32_t partitions,
                                      std::map<std::string, std::string> configs) {
+  return add_with_id(name, random_topic_id(), partitions, std::move(configs));
+}
+
+Result<TopicInfo> TopicRegistry::add_with_id(const std::string& name, const TopicId& id, int32_t partitions,
+                                             std::map<std::string, std::string> configs) {
   std::lock_guard lk(mu_);
   if (topics_.count(name)) return Status::error("topic '" + name + "' already exists", 36);
-  TopicInfo info{name, random_topic_id(), partitions, std::move(configs)};
+  TopicInfo info{name, id, partitions, std::move(configs)};
   topics_[name] = info;
   names_by_id_[info.id] = name;
   Status s = save_locked();

@@ -50,6 +50,10 @@ class TopicRegistry {
   // Fails if the name exists. Assigns a random topic id.
   Result<TopicInfo> add(const std::string& name, int32_t partitions,
                         std::map<std::string, std::string> configs);
+  // Cluster mode: a topic hosted here, under the id the controller gave it
+  // (LeaderAndIsr); same failures as add().
+  Result<TopicInfo> add_with_id(const std::string& name, const TopicId& id, int32_t partitions,
+                                std::map<std::string, std::string> configs);
   Status remove(const std::string& name);
   // CreatePartitions: persists a larger partition count. Refuses unknown
   // topics (code 3) and counts that do not grow (INVALID_PARTITIONS, 37);

@@ -21,8 +21,8 @@ constexpr const char* kSasl = "SASL authentication is not supported yet";
 constexpr const char* kAuthz = "ACL authorization is not supported yet";
 constexpr const char* kQuota = "quotas are not enforced yet";
 constexpr const char* kConnQuota = "connection quotas (per IP, creation rate) are not enforced yet";
-constexpr const char* kCluster = "cluster mode is not supported yet: brokers pointed at one ZooKeeper would each form a separate one-node cluster";
-constexpr const char* kZk = "ZooKeeper is not used yet (no cluster mode), so its TLS and ACL settings cannot be applied";
+constexpr const char* kCluster = "ZooKeeper-to-KRaft migration is not supported";
+constexpr const char* kZk = "Spool has no SASL or TLS for its ZooKeeper session, so secure ACLs and ZooKeeper TLS cannot be applied";
 constexpr const char* kTiered = "tiered storage is not supported yet";
 constexpr const char* kPolicy = "create/alter topic policies are not supported yet";
 constexpr const char* kDelegation = "delegation tokens are not supported yet";
@@ -40,9 +40,9 @@ constexpr KeyDef kBrokerKeys[] = {
     {"log.level", Str, "info", one_of("trace|debug|info|warn|error"), Y},
 
     // ---- ZooKeeper
-    {"zookeeper.connect", Str, null, no_check(), R, kCluster},
-    {"zookeeper.session.timeout.ms", I, "18000", no_check(), N},
-    {"zookeeper.connection.timeout.ms", I, null, no_check(), N},
+    {"zookeeper.connect", Str, null, no_check(), Y},
+    {"zookeeper.session.timeout.ms", I, "18000", no_check(), Y},
+    {"zookeeper.connection.timeout.ms", I, null, no_check(), Y},
     {"zookeeper.sync.time.ms", I, "2000", no_check(), N},
     {"zookeeper.set.acl", B, "false", no_check(), R, kZk},
     {"zookeeper.max.in.flight.requests", I, "10", at_least(1), N},
@@ -136,7 +136,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"max.connection.creation.rate", I, INT_MAX_S, at_least(0), R, kConnQuota},
     {"connections.max.idle.ms", L, "600000", no_check(), Y},
     {"connection.failed.authentication.delay.ms", I, "100", at_least(0), N},
-    {"broker.rack", Str, null, no_check(), N},
+    {"broker.rack", Str, null, no_check(), Y},
 
     // ---- Log
     {"num.partitions", I, "1", at_least(1), Y},
@@ -195,17 +195,17 @@ constexpr KeyDef kBrokerKeys[] = {
     {"compression.zstd.level", I, "3", between(-131072, 22), N},
 
     // ---- Replication
-    {"controller.socket.timeout.ms", I, "30000", no_check(), N},
+    {"controller.socket.timeout.ms", I, "30000", no_check(), Y},
     {"default.replication.factor", I, "1", between(1, 32767), Y},
-    {"replica.lag.time.max.ms", L, "30000", no_check(), N},
-    {"replica.socket.timeout.ms", I, "30000", no_check(), N},
+    {"replica.lag.time.max.ms", L, "30000", no_check(), Y},
+    {"replica.socket.timeout.ms", I, "30000", no_check(), Y},
     {"replica.socket.receive.buffer.bytes", I, "65536", no_check(), N},
-    {"replica.fetch.max.bytes", I, "1048576", at_least(0), N},
-    {"replica.fetch.wait.max.ms", I, "500", no_check(), N},
-    {"replica.fetch.backoff.ms", I, "1000", at_least(0), N},
-    {"replica.fetch.min.bytes", I, "1", no_check(), N},
+    {"replica.fetch.max.bytes", I, "1048576", at_least(0), Y},
+    {"replica.fetch.wait.max.ms", I, "500", no_check(), Y},
+    {"replica.fetch.backoff.ms", I, "1000", at_least(0), Y},
+    {"replica.fetch.min.bytes", I, "1", no_check(), Y},
     {"replica.fetch.response.max.bytes", I, "10485760", at_least(0), N},
-    {"num.replica.fetchers", I, "1", no_check(), N},
+    {"num.replica.fetchers", I, "1", no_check(), Y},
     {"replica.high.watermark.checkpoint.interval.ms", L, "5000", no_check(), N},
     {"fetch.purgatory.purge.interval.requests", I, "1000", no_check(), N},
     {"producer.purgatory.purge.interval.requests", I, "1000", no_check(), N},
@@ -213,14 +213,14 @@ constexpr KeyDef kBrokerKeys[] = {
     {"auto.leader.rebalance.enable", B, "true", no_check(), N},
     {"leader.imbalance.per.broker.percentage", I, "10", no_check(), N},
     {"leader.imbalance.check.interval.seconds", L, "300", at_least(1), N},
-    {"unclean.leader.election.enable", B, "false", no_check(), N},
+    {"unclean.leader.election.enable", B, "false", no_check(), Y},
     {"security.inter.broker.protocol", Str, "PLAINTEXT", one_of("PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL"), R, kListener},
     {"inter.broker.protocol.version", Str, "3.0-IV1", no_check(), N},
-    {"inter.broker.listener.name", Str, null, no_check(), N},
+    {"inter.broker.listener.name", Str, null, no_check(), Y},
     {"replica.selector.class", Str, null, no_check(), N},
-    {"controlled.shutdown.max.retries", I, "3", no_check(), N},
-    {"controlled.shutdown.retry.backoff.ms", L, "5000", no_check(), N},
-    {"controlled.shutdown.enable", B, "true", no_check(), N},
+    {"controlled.shutdown.max.retries", I, "3", no_check(), Y},
+    {"controlled.shutdown.retry.backoff.ms", L, "5000", no_check(), Y},
+    {"controlled.shutdown.enable", B, "true", no_check(), Y},
 
     // ---- Group coordinator
     {"group.min.session.timeout.ms", I, "6000", no_check(), Y},

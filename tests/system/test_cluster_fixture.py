@@ -22,6 +22,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 import cluster as cl
+import meta_wire
 import zk_wire
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -278,22 +279,42 @@ def test_run_cluster_script_starts_serves_and_stops_on_ctrl_c(tmp_path):
     assert os.path.isdir(tmp_path / "data" / "broker-0") and (tmp_path / "data" / "zk" / "zoo.cfg").exists()
 
 
-def test_run_cluster_script_fails_cleanly_when_a_broker_cannot_start(tmp_path):
-    """Today's broker refuses zookeeper.connect: the script reports it with
-    the log tail, stops ZooKeeper and the other brokers, and exits 1."""
+def test_run_cluster_script_forms_one_cluster_and_stops_cleanly(tmp_path):
+    """scripts/run-cluster starts ZooKeeper and 3 brokers that form one
+    cluster (every broker lists all 3, one controller); Ctrl-C (SIGINT to
+    the script) stops every broker cleanly (exit 0) and ZooKeeper."""
     zk_port, ports = cl.free_port(), [cl.free_port() for _ in range(3)]
     env = dict(os.environ, ZK_PORT=str(zk_port), BROKER_PORTS=" ".join(map(str, ports)),
-               DATA_DIR=str(tmp_path / "data"), SPOOL_BIN=cl.spool_bin(), READY_TIMEOUT="20")
+               DATA_DIR=str(tmp_path / "data"), SPOOL_BIN=cl.spool_bin(), READY_TIMEOUT="60")
     env.pop("SPOOL_ZK_SERVER", None)
-    r = subprocess.run([os.path.join(cl.REPO_ROOT, "scripts", "run-cluster")], env=env, capture_output=True,
-                       text=True, timeout=120, start_new_session=True)
-    out = r.stdout + r.stderr
-    if "zookeeper.connect: cluster mode is not supported yet" not in out:
-        pytest.fail("cluster mode has landed: replace this test by test_cluster_mode.py's run-cluster check\n"
-                    + out)
-    assert r.returncode == 1, out
-    assert "exited during start" in out and "--- tail of" in out
-    assert not zk_wire.ruok(zk_port) and not any(cl.port_accepts(p) for p in ports)
+    out_path = tmp_path / "run-cluster.out"
+    with open(out_path, "wb") as out:
+        p = subprocess.Popen([os.path.join(cl.REPO_ROOT, "scripts", "run-cluster")], env=env, stdout=out,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while "Spool cluster running" not in out_path.read_text() and time.monotonic() < deadline:
+            assert p.poll() is None, out_path.read_text()
+            time.sleep(0.2)
+        assert "Spool cluster running: 3 brokers" in out_path.read_text(), out_path.read_text()
+        mds = []
+        for port in ports:
+            with meta_wire.Conn(port) as c:
+                mds.append(c.call(meta_wire.METADATA, 7, {"Topics": None, "AllowAutoTopicCreation": False}))
+        assert all(sorted(b["NodeId"] for b in md["Brokers"]) == [0, 1, 2] for md in mds), mds
+        assert len({md["ControllerId"] for md in mds}) == 1 and len({md["ClusterId"] for md in mds}) == 1, mds
+        d = subprocess.run([cl.spool_bin(), "cluster", "describe", "--bootstrap", f"127.0.0.1:{ports[0]}"],
+                           capture_output=True, text=True, timeout=30)
+        assert d.returncode == 0 and "Brokers: 3" in d.stdout, d.stdout + d.stderr
+        os.kill(p.pid, signal.SIGINT)
+        assert p.wait(120) == 0, out_path.read_text()
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    text = out_path.read_text()
+    assert "stopped: every broker exited 0" in text, text
+    assert not zk_wire.ruok(zk_port) and not any(cl.port_accepts(port) for port in ports)
 
 
 def test_ports_lost_to_another_process_are_picked_again(tmp_path):
@@ -309,7 +330,7 @@ def test_ports_lost_to_another_process_are_picked_again(tmp_path):
         squat[0].listen()
         taken = [s.getsockname()[1] for s in squat]
         z = cl.Cluster(n=1, zookeeper=True, base=str(tmp_path / "z"), zk_port=taken[0])
-        z.brokers = []  # ZooKeeper only: brokers cannot join a cluster yet
+        z.brokers = []  # ZooKeeper only
         try:
             z.start()
             assert z.zk.port != taken[0] and z.zk.ok() and z.zk.starts == 2

@@ -18,6 +18,8 @@
 #include <memory>
 #include <set>
 
+#include "broker/cluster_admin.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/replica_manager.h"
@@ -126,6 +128,30 @@ Status apply_incremental(BrokerContext& b, std::map<std::string, std::string>& o
   return Status::ok();
 }
 
+// Cluster mode (Kafka's ZooKeeper-mode AdminZkClient.changeTopicConfig): the
+// topic must exist in the store; its override set there is edited and
+// validated, written back to /config/topics/T with a /config/changes
+// notification; every broker (this one included) then applies it live to
+// the partitions it hosts (TopicConfigChanges).
+template <typename Resource, typename Result, typename EditFn>
+void alter_in_cluster(BrokerContext& b, const Resource& res, Result& r, const EditFn& edit, bool validate_only) {
+  auto fail = [&](const Status& s) {
+    r.error_code = static_cast<ErrorCode>(s.kafka_code());
+    r.error_message = s.message();
+  };
+  if (auto a = read_topic_assignment(*b.cluster, res.resource_name); !a) return fail(a.status());
+  auto overrides = read_topic_config(*b.cluster, res.resource_name);
+  if (!overrides) return fail(overrides.status());
+  if (Status s = edit(*overrides, res); !s) return fail(s);
+  if (Status s = config::validate_topic_configs(*overrides); !s) {
+    return fail(s.kafka_code() != 0 ? s : kafka_error(ErrorCode::kInvalidConfig, s.message()));
+  }
+  if (!validate_only) {
+    if (Status s = set_topic_config(*b.cluster, res.resource_name, *overrides); !s) return fail(s);
+  }
+  r.error_code = ErrorCode::kNone;
+}
+
 // Shared body of both APIs: duplicates and resource types are checked here,
 // on the reactor; then, on the admin executor, the replica manager applies
 // `edit` to each remaining resource's current override set, validates,
@@ -164,6 +190,12 @@ void alter(BrokerContext& b, const RequestContext& ctx, std::shared_ptr<const Re
   run_admin_job(
       b, api,
       [&b, ctx, req, job, edit] {
+        if (b.cluster != nullptr) {
+          for (size_t i : job->pending) alter_in_cluster(b, req->resources[i], job->resp.responses[i], edit,
+                                                         req->validate_only);
+          ctx.respond(job->resp);
+          return;
+        }
         for (size_t i : job->pending) {
           const auto& res = req->resources[i];
           auto& r = job->resp.responses[i];

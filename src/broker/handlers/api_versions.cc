@@ -54,7 +54,7 @@ void handle_api_versions(BrokerContext& b, const RequestContext& ctx, ByteReader
     if (*req.cluster_id != b.logs.cluster_id() || req.node_id != b.settings.broker_id)
       return respond_error(ctx, protocol::ErrorCode::kRebootstrapRequired);
   }
-  ctx.respond(make_api_versions_response(ctx.listener));
+  ctx.respond(make_api_versions_response(ctx.roles));
 }
 
 }  // namespace spool::broker

@@ -11,12 +11,15 @@
 // be deleted here (see README, differences from Kafka).
 // The request's shape is checked on the reactor; lookups and deletion run on
 // the admin executor (broker/admin_executor.h), which answers.
+#include "broker/cluster_admin.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/delete_topics_request.h"
 #include "protocol/delete_topics_response.h"
 #include "protocol/error_code.h"
+#include "cluster/metadata_cache.h"
 
 namespace spool::broker {
 
@@ -31,6 +34,77 @@ const char* default_message(ErrorCode e) {
     case ErrorCode::kTopicDeletionDisabled: return "Topic deletion is disabled.";
     default: return nullptr;
   }
+}
+
+struct Job {
+  protocol::DeleteTopicsResponse resp;
+  std::vector<size_t> pending;  // into resp.responses
+};
+
+// Cluster mode (Kafka's ZooKeeper-mode deleteTopics): each topic the store
+// holds is marked in /admin/delete_topics; the controller deletes it (every
+// replica gets StopReplica with delete). The answer waits, bounded by the
+// request's timeout, until this broker's metadata cache no longer lists the
+// topics (Kafka's DelayedDeleteTopics); past it REQUEST_TIMED_OUT, though
+// the deletion goes on.
+void cluster_delete(BrokerContext& b, Job& job, const std::function<void()>& respond, int32_t timeout_ms) {
+  auto pending = std::make_shared<std::vector<std::pair<size_t, std::string>>>();
+  for (size_t i : job.pending) {
+    auto& r = job.resp.responses[i];
+    auto fail = [&](ErrorCode e) {
+      r.error_code = e;
+      if (const char* m = default_message(e)) r.error_message = m;
+    };
+    std::string name;
+    if (r.name) {
+      name = *r.name;
+    } else {
+      for (const auto& topic : b.metadata->topics()) {
+        auto parts = b.metadata->topic_partitions(topic);
+        if (!parts.empty() && parts.front().topic_id == r.topic_id) name = topic;
+      }
+      if (name.empty()) {
+        fail(ErrorCode::kUnknownTopicId);
+        continue;
+      }
+      r.name = name;
+    }
+    auto assignment = read_topic_assignment(*b.cluster, name);
+    if (!assignment) {
+      fail(static_cast<ErrorCode>(assignment.status().kafka_code()));
+      continue;
+    }
+    if (assignment->topic_id) r.topic_id = *assignment->topic_id;
+    Status s = mark_topic_for_deletion(*b.cluster, name);
+    if (!s) {
+      r.error_code = static_cast<ErrorCode>(s.kafka_code());
+      r.error_message = s.message();
+      continue;
+    }
+    r.error_code = ErrorCode::kNone;
+    pending->emplace_back(i, name);
+  }
+  if (pending->empty() || timeout_ms <= 0) return respond();
+  auto* resp = &job.resp;
+  wait_for_cache(
+      *b.cluster,
+      [pending](const cluster::MetadataCache& cache) {
+        for (const auto& [i, name] : *pending) {
+          if (cache.contains_topic(name)) return false;
+        }
+        return true;
+      },
+      timeout_ms,
+      [resp, pending, respond, &b](bool done) {
+        if (!done) {
+          for (const auto& [i, name] : *pending) {
+            if (!b.metadata->contains_topic(name)) continue;
+            resp->responses[i].error_code = ErrorCode::kRequestTimedOut;
+            resp->responses[i].error_message = "Topic deletion of '" + name + "' did not complete in time.";
+          }
+        }
+        respond();
+      });
 }
 
 }  // namespace
@@ -50,10 +124,6 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
 
   // The request's shape is checked here; looking topics up and deleting
   // them is the admin executor's job (after earlier lifecycle requests).
-  struct Job {
-    protocol::DeleteTopicsResponse resp;
-    std::vector<size_t> pending;  // into resp.responses
-  };
   auto job = std::make_shared<Job>();
   for (const auto& t : wanted) {
     auto& r = job->resp.responses.emplace_back();
@@ -87,7 +157,8 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   if (job->pending.empty()) return respond();
   run_admin_job(
       b, "DeleteTopics",
-      [&b, job, respond] {
+      [&b, job, respond, timeout_ms = req.timeout_ms] {
+        if (b.cluster != nullptr) return cluster_delete(b, *job, respond, timeout_ms);
         for (size_t i : job->pending) {
           auto& r = job->resp.responses[i];
           auto fail = [&](ErrorCode e) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "broker/handlers/authorized_ops.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/describe_cluster_request.h"
 #include "protocol/describe_cluster_response.h"
@@ -40,6 +41,25 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
     return;
   }
   resp.error_code = protocol::ErrorCode::kNone;
+  if (b.cluster != nullptr && b.metadata != nullptr) {
+    // Cluster mode: the live brokers and the controller from the metadata cache.
+    resp.cluster_id = b.cluster->cluster_id();
+    resp.controller_id = b.metadata->controller_id();
+    for (const auto& lb : b.metadata->live_brokers()) {
+      for (const auto& ep : lb.endpoints) {
+        if (ep.listener != b.settings.advertised_listener_name) continue;
+        auto& br = resp.brokers.emplace_back();
+        br.broker_id = lb.id;
+        br.host = ep.host;
+        br.port = ep.port;
+        br.rack = lb.rack;
+        br.is_fenced = false;
+      }
+    }
+    if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+    ctx.respond(resp);
+    return;
+  }
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
   auto& self = resp.brokers.emplace_back();

@@ -91,7 +91,7 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
   if (!decode_or_close(ctx, body, req, "Fetch")) return;
   // v15+ carries the fetcher's id in the ReplicaState tag (KIP-903).
   const int32_t replica_id = ctx.version() >= 15 ? req.replica_state.replica_id : req.replica_id;
-  if (replica_id >= 0) {
+  if (replica_id >= 0 && !b.replicas.cluster_mode()) {
     ctx.close("replica fetches are not served by a single-node broker");
     return;
   }
@@ -102,13 +102,14 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
   // Shared with the callback: it builds the answer (and updates an
   // incremental session) from the results, possibly after a wait.
   auto session = std::make_shared<FetchContext>(
-      b.fetch_sessions.new_context(req, ctx.version(), /*is_follower=*/false, resolve));
+      b.fetch_sessions.new_context(req, ctx.version(), /*is_follower=*/replica_id >= 0, resolve));
   if (session->error()) {
     ctx.respond(session->make_response({}));  // a session error reads nothing and waits for nothing
     return;
   }
   FetchParams params;
   params.replica_id = replica_id;
+  if (ctx.version() >= 15) params.replica_epoch = req.replica_state.replica_epoch;
   params.isolation_level = req.isolation_level;
   params.max_wait_ms = req.max_wait_ms;
   params.min_bytes = req.min_bytes;

@@ -21,7 +21,12 @@
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/cluster_handlers.h"
 #include "broker/handlers/handlers.h"
+#include "broker/txn_service.h"
+#include "broker/group_service.h"
+#include "broker/topic_name.h"
+#include "cluster/metadata_cache.h"
 #include "broker/txn_service.h"
 #include "protocol/find_coordinator_request.h"
 #include "protocol/find_coordinator_response.h"
@@ -36,13 +41,44 @@ constexpr int8_t kTransactionKey = 1;
 constexpr int8_t kShareKey = 2;
 
 struct Lookup {
+  Lookup() = default;
+  Lookup(ErrorCode e, const char* m) : error(e), message(m) {}
   ErrorCode error = ErrorCode::kNone;
   const char* message = "NONE";
+  int32_t node_id = -2;  // -2: this broker (single node); else the coordinator found (cluster mode)
+  std::string host;
+  int32_t port = -1;
 };
+
+// Cluster mode (Kafka's ZooKeeper-mode FindCoordinator): the coordinator is
+// the leader of the key's partition of the internal topic, as the metadata
+// cache shows it; COORDINATOR_NOT_AVAILABLE while the topic does not exist
+// (its creation is queued, cluster_handlers.h) or the partition has no live
+// leader.
+Lookup find_in_cluster(BrokerContext& b, int8_t key_type, const std::string& key) {
+  const Lookup unavailable{ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
+  if (key_type == kShareKey) return {ErrorCode::kInvalidRequest, "Share groups are not supported."};
+  if (key_type == kTransactionKey && key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
+  const bool txn = key_type == kTransactionKey;
+  if (txn ? b.txns == nullptr : b.groups == nullptr) return unavailable;
+  const std::string topic = txn ? "__transaction_state" : kConsumerOffsetsTopic;
+  if (!b.metadata->contains_topic(topic)) {
+    cluster_auto_create(b, topic);
+    return unavailable;
+  }
+  const int32_t p = txn ? b.txns->coordinator().partition_for(key) : b.groups->coordinator().partition_for(key);
+  auto view = b.metadata->describe_partition(TopicPartition{topic, p});
+  if (!view || view->leader < 0) return unavailable;
+  Lookup found;
+  if (!cluster_broker_endpoint(b, view->leader, &found.host, &found.port)) return unavailable;
+  found.node_id = view->leader;
+  return found;
+}
 
 // may_create false: a coordinator topic that does not exist yet is answered
 // COORDINATOR_NOT_AVAILABLE instead of created (the admin executor refused).
 Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key, bool may_create) {
+  if (b.cluster != nullptr && b.metadata != nullptr) return find_in_cluster(b, key_type, key);
   const Lookup unavailable{ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
   if (key_type == kTransactionKey) {
     if (key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
@@ -64,6 +100,7 @@ Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key, bool 
 // Whether answering key_type would create (and load) a coordinator topic:
 // then the lookup runs on the admin executor.
 bool needs_creation(BrokerContext& b, int8_t key_type) {
+  if (b.cluster != nullptr) return false;  // queued by find_in_cluster, not waited for
   if (key_type == kTransactionKey) return b.txns != nullptr && !b.txns->state_topic_ready();
   if (key_type == kGroupKey) return b.groups != nullptr && !b.groups->offsets_topic_ready();
   return false;
@@ -107,9 +144,9 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
       }
       c.error_code = l.error;
       if (l.error == ErrorCode::kNone) {
-        c.node_id = b.settings.broker_id;
-        c.host = b.settings.advertised_host;
-        c.port = b.settings.advertised_port;
+        c.node_id = l.node_id == -2 ? b.settings.broker_id : l.node_id;
+        c.host = l.node_id == -2 ? b.settings.advertised_host : l.host;
+        c.port = l.node_id == -2 ? b.settings.advertised_port : l.port;
       } else {
         c.node_id = -1;
         c.host = "";
@@ -125,9 +162,9 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
   resp.error_code = l.error;
   resp.error_message = l.message;
   if (l.error == ErrorCode::kNone) {
-    resp.node_id = b.settings.broker_id;
-    resp.host = b.settings.advertised_host;
-    resp.port = b.settings.advertised_port;
+    resp.node_id = l.node_id == -2 ? b.settings.broker_id : l.node_id;
+    resp.host = l.node_id == -2 ? b.settings.advertised_host : l.host;
+    resp.port = l.node_id == -2 ? b.settings.advertised_port : l.port;
   } else {
     resp.node_id = -1;
     resp.host = "";

@@ -42,18 +42,24 @@ constexpr auto kIndex = make_index();
 
 std::span<const ApiEntry> served_apis() { return kEntries; }
 
-const ApiEntry* find_served_api(int16_t key, Listener l) {
+const ApiEntry* find_served_api(int16_t key, Listener l) { return find_served_api(key, listeners(l)); }
+
+const ApiEntry* find_served_api(int16_t key, ListenerSet roles) {
   if (key < 0 || key >= kMaxKey || kIndex[static_cast<size_t>(key)] < 0) return nullptr;
   const ApiEntry* e = &kEntries[static_cast<size_t>(kIndex[static_cast<size_t>(key)])];
-  return allowed_on(e->listeners, l) ? e : nullptr;
+  return (e->listeners & roles) != 0 ? e : nullptr;
 }
 
 protocol::ApiVersionsResponse make_api_versions_response(Listener l) {
+  return make_api_versions_response(listeners(l));
+}
+
+protocol::ApiVersionsResponse make_api_versions_response(ListenerSet roles) {
   protocol::ApiVersionsResponse resp;
   resp.error_code = protocol::ErrorCode::kNone;
   resp.api_keys.reserve(kEntries.size());
   for (const auto& a : kEntries) {
-    if (!allowed_on(a.listeners, l)) continue;
+    if ((a.listeners & roles) == 0) continue;
     auto& v = resp.api_keys.emplace_back();
     v.api_key = a.api_key;
     v.min_version = a.min_version;
@@ -63,7 +69,11 @@ protocol::ApiVersionsResponse make_api_versions_response(Listener l) {
 }
 
 Bytes encode_unsupported_api_versions(int32_t correlation_id, Listener l) {
-  const ApiEntry* self = find_served_api(protocol::ApiVersionsRequest::kApiKey, l);
+  return encode_unsupported_api_versions(correlation_id, listeners(l));
+}
+
+Bytes encode_unsupported_api_versions(int32_t correlation_id, ListenerSet roles) {
+  const ApiEntry* self = find_served_api(protocol::ApiVersionsRequest::kApiKey, roles);
   protocol::ApiVersionsResponse resp;
   resp.error_code = protocol::ErrorCode::kUnsupportedVersion;
   auto& v = resp.api_keys.emplace_back();

@@ -22,6 +22,16 @@
 
 #include "broker/listener.h"
 #include "protocol/add_offsets_to_txn_request.h"
+#include "protocol/alter_partition_request.h"
+#include "protocol/alter_partition_response.h"
+#include "protocol/controlled_shutdown_request.h"
+#include "protocol/controlled_shutdown_response.h"
+#include "protocol/leader_and_isr_request.h"
+#include "protocol/leader_and_isr_response.h"
+#include "protocol/stop_replica_request.h"
+#include "protocol/stop_replica_response.h"
+#include "protocol/update_metadata_request.h"
+#include "protocol/update_metadata_response.h"
 #include "protocol/add_offsets_to_txn_response.h"
 #include "protocol/add_partitions_to_txn_request.h"
 #include "protocol/add_partitions_to_txn_response.h"
@@ -140,6 +150,12 @@ void handle_describe_transactions(BrokerContext& b, const RequestContext& ctx, B
 void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_offset_for_leader_epoch(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+// Inter-broker APIs (cluster mode only; handlers/interbroker_*.cc).
+void handle_leader_and_isr(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_stop_replica(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_update_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_controlled_shutdown(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 
 // THE TABLE: one row per served API, ordered by api key (checked in
 // handler_table.cc):
@@ -152,6 +168,10 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
   X(Fetch, 4, 18, handle_fetch, kClientOnly)                                      \
   X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly)                         \
   X(Metadata, 0, 13, handle_metadata, kClientOnly)                                \
+  X(LeaderAndIsr, 0, 7, handle_leader_and_isr, kInterBrokerOnly)                  \
+  X(StopReplica, 0, 4, handle_stop_replica, kInterBrokerOnly)                     \
+  X(UpdateMetadata, 0, 8, handle_update_metadata, kInterBrokerOnly)               \
+  X(ControlledShutdown, 0, 3, handle_controlled_shutdown, kInterBrokerOnly)       \
   X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly)                       \
   X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly)                         \
   X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly)                  \
@@ -179,6 +199,7 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly)                        \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
+  X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly)               \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly)                  \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \
   X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly)        \
@@ -247,13 +268,20 @@ struct ApiEntry {
 std::span<const ApiEntry> served_apis();
 // nullptr if `key` is not served on listener `l`.
 const ApiEntry* find_served_api(int16_t key, Listener l);
+// The same for a listener playing several roles (a cluster member's one
+// listener is both the client and the inter-broker listener, as Kafka's
+// PLAINTEXT listener is when inter.broker.listener.name names it).
+const ApiEntry* find_served_api(int16_t key, ListenerSet roles);
 
 // The ApiVersions answer on listener `l`: error NONE, every range served
-// there, throttle 0.
+// there, throttle 0. Single-node brokers answer for kClient only, so the
+// inter-broker rows are advertised only by cluster members.
 protocol::ApiVersionsResponse make_api_versions_response(Listener l);
+protocol::ApiVersionsResponse make_api_versions_response(ListenerSet roles);
 // KIP-511 answer to an ApiVersions request above our max: response header v0
 // + a v0 body with UNSUPPORTED_VERSION and ApiVersions' own range. Without
 // the 4-byte size prefix (the net layer adds it).
 Bytes encode_unsupported_api_versions(int32_t correlation_id, Listener l);
+Bytes encode_unsupported_api_versions(int32_t correlation_id, ListenerSet roles);
 
 }  // namespace spool::broker

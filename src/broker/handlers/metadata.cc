@@ -28,6 +28,7 @@
 #include "broker/group_service.h"
 #include "broker/handlers/authorized_ops.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/cluster_handlers.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -166,6 +167,7 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
     ctx.close("undecodable Metadata v" + std::to_string(ctx.version()) + " request");
     return;
   }
+  if (b.cluster != nullptr) return cluster_metadata(b, ctx, req);  // from the metadata cache
   const int16_t v = ctx.version();
   const protocol::Uuid kNoId{};
 

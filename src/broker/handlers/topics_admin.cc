@@ -22,6 +22,8 @@
 #include <map>
 #include <set>
 
+#include "broker/cluster_admin.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
@@ -49,6 +51,7 @@ Result<int32_t> resolve_partitions(BrokerContext& b, const protocol::CreateTopic
     for (const auto& a : t.assignments) {
       if (a.partition_index < 0 || !seen.insert(a.partition_index).second)
         return err(ErrorCode::kInvalidReplicaAssignment, "bad or duplicate partition in assignment");
+      if (b.cluster != nullptr) continue;  // checked against the live brokers on the executor
       if (a.broker_ids.size() != 1 || a.broker_ids[0] != b.settings.broker_id)
         return err(ErrorCode::kInvalidReplicaAssignment,
                    "assignment must name exactly this broker (" + std::to_string(b.settings.broker_id) + ")");
@@ -59,7 +62,7 @@ Result<int32_t> resolve_partitions(BrokerContext& b, const protocol::CreateTopic
   }
   int16_t rf = t.replication_factor == -1 ? b.settings.default_replication_factor : t.replication_factor;
   if (rf <= 0) return err(ErrorCode::kInvalidReplicationFactor, "replication factor must be larger than 0");
-  if (rf > 1)
+  if (rf > 1 && b.cluster == nullptr)
     return err(ErrorCode::kInvalidReplicationFactor,
                "replication factor " + std::to_string(rf) + " is larger than the 1 available broker");
   int32_t n = t.num_partitions == -1 ? b.settings.num_partitions : t.num_partitions;
@@ -87,6 +90,91 @@ CreatedConfigs created_topic_configs(const config::BrokerConfig& broker,
   return out;
 }
 
+struct ClusterCreate {
+  protocol::CreateTopicsResponse::CreatableTopicResult* r;
+  int32_t partitions;
+  int16_t replication_factor;
+  cluster::ReplicaAssignment assignment;  // explicit, or empty
+  std::map<std::string, std::string> configs;
+};
+
+// Cluster mode (Kafka's ZkAdminManager.createTopics): replicas assigned over
+// the live brokers of the metadata cache (rack-aware; an explicit
+// assignment is validated against them), the topic written to ZooKeeper,
+// then the answer waits, bounded by timeout_ms, until the cache shows a
+// leader for every partition (DelayedCreatePartitions); past it
+// REQUEST_TIMED_OUT, and the topic stays. timeout_ms <= 0 answers at once.
+void create_in_cluster(BrokerContext& b, std::vector<ClusterCreate> creates, bool validate_only, int32_t timeout_ms,
+                       std::function<void()> respond) {
+  auto waiting = std::make_shared<std::vector<ClusterCreate>>();
+  const std::set<int32_t> live = [&] {
+    std::set<int32_t> ids;
+    for (const auto& lb : b.metadata->live_brokers()) ids.insert(lb.id);
+    return ids;
+  }();
+  for (auto& c : creates) {
+    auto& r = *c.r;
+    auto fail = [&](const Status& st) {
+      r.error_code = static_cast<ErrorCode>(st.kafka_code());
+      r.error_message = st.message();
+    };
+    // Name, partition count and configs: the single-node checks.
+    if (auto checked = b.replicas.create_topic(r.name, c.partitions, c.configs, true); !checked) {
+      fail(checked.status());
+      continue;
+    }
+    cluster::ReplicaAssignment assignment = c.assignment;
+    if (!assignment.empty()) {
+      if (Status st = cluster::validate_replica_assignment(assignment, live); !st) {
+        fail(st);
+        continue;
+      }
+    } else {
+      auto assigned = assign_over_live_brokers(*b.metadata, c.partitions, c.replication_factor);
+      if (!assigned) {
+        fail(assigned.status());
+        continue;
+      }
+      assignment = std::move(*assigned);
+    }
+    TopicId id = random_topic_id();
+    if (!validate_only) {
+      auto created = create_topic_in_store(*b.cluster, r.name, assignment, c.configs);
+      if (!created) {
+        fail(created.status());
+        continue;
+      }
+      id = *created;
+    }
+    r.error_code = ErrorCode::kNone;
+    r.topic_id = id;
+    r.num_partitions = static_cast<int32_t>(assignment.size());
+    r.replication_factor = static_cast<int16_t>(assignment.begin()->second.size());
+    if (b.config != nullptr) r.configs = created_topic_configs(*b.config, c.configs);
+    if (!validate_only) waiting->push_back(std::move(c));
+  }
+  if (waiting->empty() || timeout_ms <= 0) return respond();
+  wait_for_cache(
+      *b.cluster,
+      [waiting](const cluster::MetadataCache& cache) {
+        for (const auto& c : *waiting) {
+          if (!topic_has_leaders(cache, c.r->name, c.r->num_partitions)) return false;
+        }
+        return true;
+      },
+      timeout_ms,
+      [&b, waiting, respond](bool done) {
+        if (!done) {
+          for (auto& c : *waiting) {
+            if (topic_has_leaders(*b.metadata, c.r->name, c.r->num_partitions)) continue;
+            c.r->error_code = ErrorCode::kRequestTimedOut;
+            c.r->error_message = "Topic '" + c.r->name + "' was created, but not every partition has a leader yet.";
+          }
+        }
+        respond();
+      });
+}
+
 }  // namespace
 
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
@@ -97,9 +185,11 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   struct Job {
     protocol::CreateTopicsResponse resp;
     struct Create {
-      size_t index;  // into resp.topics
-      int32_t partitions;
+      size_t index = 0;  // into resp.topics
+      int32_t partitions = 0;
       std::map<std::string, std::string> configs;
+      int16_t replication_factor = 1;  // cluster mode (resolved: -1 = the default)
+      cluster::ReplicaAssignment assignment;  // cluster mode: explicit assignment, if any
     };
     std::vector<Create> creates;
   };
@@ -146,7 +236,14 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
       set_error(ErrorCode::kInvalidConfig, "null config value");
       continue;
     }
-    job->creates.push_back({resp.topics.size() - 1, *parts, std::move(configs)});
+    Job::Create create;
+    create.index = resp.topics.size() - 1;
+    create.partitions = *parts;
+    create.configs = std::move(configs);
+    create.replication_factor = t.replication_factor == -1 ? b.settings.default_replication_factor
+                                                           : t.replication_factor;
+    for (const auto& a : t.assignments) create.assignment[a.partition_index] = a.broker_ids;
+    job->creates.push_back(std::move(create));
   }
   if (job->creates.empty()) {
     ctx.respond(resp);
@@ -155,7 +252,14 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
   const bool validate_only = req.validate_only;
   run_admin_job(
       b, "CreateTopics",
-      [&b, ctx, job, validate_only] {
+      [&b, ctx, job, validate_only, timeout_ms = req.timeout_ms] {
+        if (b.cluster != nullptr) {
+          std::vector<ClusterCreate> creates;
+          for (auto& c : job->creates)
+            creates.push_back({&job->resp.topics[c.index], c.partitions, c.replication_factor, c.assignment, c.configs});
+          // job owns the response the pointers point into; it outlives the wait.
+          return create_in_cluster(b, std::move(creates), validate_only, timeout_ms, [ctx, job] { ctx.respond(job->resp); });
+        }
         for (auto& c : job->creates) {
           auto& r = job->resp.topics[c.index];
           auto created = b.replicas.create_topic(r.name, c.partitions, c.configs, validate_only);

@@ -30,7 +30,7 @@ TEST(FuzzCorpus, EveryServedApiAndVersionFamilyHasASeed) {
     ASSERT_TRUE(std::filesystem::exists(dir / seed.name))
         << "missing seed: run build/tests/unit/broker/make_request_corpus " << dir.string();
     EXPECT_EQ(read_file(dir / seed.name), seed.frame) << "stale seed: rerun make_request_corpus";
-    const ApiEntry* api = find_served_api(seed.api_key, Listener::kClient);
+    const ApiEntry* api = find_served_api(seed.api_key, kClientAndInterBroker);
     ASSERT_NE(api, nullptr);
     families.insert({seed.api_key, seed.version >= api->first_flexible ? 1 : 0});
   }
@@ -48,7 +48,7 @@ TEST(FuzzCorpus, EveryCommittedSeedDecodes) {
     ByteReader r(frame);
     protocol::RequestHeader h;
     ASSERT_TRUE(protocol::decode_request_header(r, h));
-    const ApiEntry* api = find_served_api(h.api_key, Listener::kClient);
+    const ApiEntry* api = find_served_api(h.api_key, kClientAndInterBroker);
     ASSERT_NE(api, nullptr);
     ASSERT_GE(h.api_version, api->min_version);
     ASSERT_LE(h.api_version, api->max_version);

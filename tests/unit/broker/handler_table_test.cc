@@ -34,7 +34,9 @@ TEST(HandlerTable, AdvertisedRanges) {
       {42, {0, 3}}, {44, {0, 1}}, {47, {0, 0}}, {60, {0, 2}}, {61, {0, 0}}, {65, {0, 0}}, {66, {0, 2}},
       {75, {0, 0}}};
   std::map<int16_t, std::pair<int16_t, int16_t>> served;
-  for (const auto& a : served_apis()) served[a.api_key] = {a.min_version, a.max_version};
+  for (const auto& a : served_apis()) {
+    if (allowed_on(a.listeners, Listener::kClient)) served[a.api_key] = {a.min_version, a.max_version};
+  }
   EXPECT_EQ(served, expected);
   ASSERT_NE(find_served_api(1, Listener::kClient), nullptr);
   EXPECT_EQ(find_served_api(1, Listener::kClient)->name, "Fetch");
@@ -56,13 +58,37 @@ TEST(HandlerTable, Kip511UnsupportedVersionAnswer) {
             "00000007" "0023" "00000001" "0012" "0000" "0005");
 }
 
-TEST(HandlerTable, EveryEntryIsServedOnTheClientListenerOnlyForNow) {
+TEST(HandlerTable, ClientRowsOnTheClientListenerInterBrokerRowsOnlyOnAClusterMember) {
+  // The controller's and the brokers' requests (Kafka 3.x's ZooKeeper-mode
+  // ranges), served only where the listener plays the inter-broker role.
+  const std::map<int16_t, std::pair<int16_t, int16_t>> inter_broker = {
+      {4, {0, 7}}, {5, {0, 4}}, {6, {0, 8}}, {7, {0, 3}}, {56, {0, 3}}};
+  std::map<int16_t, std::pair<int16_t, int16_t>> found;
   for (const auto& a : served_apis()) {
-    EXPECT_EQ(a.listeners, kClientOnly) << a.name;
-    EXPECT_EQ(find_served_api(a.api_key, Listener::kController), nullptr) << a.name;
     EXPECT_NE(a.handler, nullptr) << a.name;
+    EXPECT_EQ(find_served_api(a.api_key, Listener::kController), nullptr) << a.name;
+    if (a.listeners == kInterBrokerOnly) {
+      found[a.api_key] = {a.min_version, a.max_version};
+      EXPECT_EQ(find_served_api(a.api_key, Listener::kClient), nullptr) << a.name;
+      EXPECT_EQ(find_served_api(a.api_key, kClientAndInterBroker), &a) << a.name;
+    } else {
+      EXPECT_EQ(a.listeners, kClientOnly) << a.name;
+      EXPECT_EQ(find_served_api(a.api_key, Listener::kInterBroker), nullptr) << a.name;
+    }
   }
-  EXPECT_TRUE(make_api_versions_response(Listener::kInterBroker).api_keys.empty());
+  EXPECT_EQ(found, inter_broker);
+  std::map<int16_t, std::pair<int16_t, int16_t>> answered;
+  for (const auto& k : make_api_versions_response(Listener::kInterBroker).api_keys)
+    answered[k.api_key] = {k.min_version, k.max_version};
+  EXPECT_EQ(answered, inter_broker);
+  // A cluster member's listener answers both sets; single node the client set only.
+  const auto both = make_api_versions_response(kClientAndInterBroker);
+  const auto client = make_api_versions_response(Listener::kClient);
+  EXPECT_EQ(both.api_keys.size(), client.api_keys.size() + inter_broker.size());
+  for (const auto& k : client.api_keys) EXPECT_EQ(inter_broker.count(k.api_key), 0u) << k.api_key;
+  // KIP-511 answer is the same in both modes (ApiVersions is a client row).
+  EXPECT_EQ(to_hex(encode_unsupported_api_versions(7, kClientAndInterBroker)),
+            to_hex(encode_unsupported_api_versions(7, Listener::kClient)));
   EXPECT_EQ(find_served_api(-1, Listener::kClient), nullptr);
   EXPECT_EQ(find_served_api(32767, Listener::kClient), nullptr);
 }

@@ -271,16 +271,11 @@ TEST(BrokerConfig, AcceptsKafkaSampleServerProperties) {
       "zookeeper.connection.timeout.ms=18000\ngroup.initial.rebalance.delay.ms=0\n");
   ASSERT_TRUE(props.is_ok());
   std::vector<std::string> warnings;
-  // Every key is recognised; zookeeper.connect then stops the start until
-  // cluster mode exists (three brokers would form three clusters).
+  // Every key is recognised, zookeeper.connect included (cluster mode).
   auto r = BrokerConfig::from_properties(*props, &warnings);
-  ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("zookeeper.connect: cluster mode is not supported yet"), std::string::npos)
-      << r.status().message();
-  props->erase(std::remove_if(props->begin(), props->end(), [](const auto& kv) { return kv.first == "zookeeper.connect"; }),
-               props->end());
-  r = BrokerConfig::from_properties(*props, &warnings);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->get("zookeeper.connect"), "localhost:2181");
+  EXPECT_EQ(r->get_long("zookeeper.connection.timeout.ms"), 18000);
   EXPECT_FALSE(warnings.empty());
 }
 

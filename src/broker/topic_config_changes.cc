@@ -1,0 +1,93 @@
+#include "broker/topic_config_changes.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "cluster/zk_paths.h"
+
+namespace spool::broker {
+
+namespace zk_paths = cluster::zk_paths;
+
+int64_t config_change_sequence(const std::string& child) {
+  const std::string_view prefix = zk_paths::kConfigChangePrefix;
+  if (child.size() <= prefix.size() || child.compare(0, prefix.size(), prefix) != 0) return -1;
+  int64_t seq = -1;
+  const char* first = child.data() + prefix.size();
+  const char* last = child.data() + child.size();
+  auto [end, ec] = std::from_chars(first, last, seq);
+  if (ec != std::errc() || end != last || seq < 0) return -1;
+  return seq;
+}
+
+TopicConfigChanges::TopicConfigChanges(cluster::MetadataStore& store, Apply apply, std::function<void()> wake)
+    : store_(store), apply_(std::move(apply)), wake_(std::move(wake)) {}
+
+cluster::StoreResult<int> TopicConfigChanges::poll() {
+  auto wake = wake_;
+  auto kids = store_.children(std::string(zk_paths::kConfigChanges),
+                              [wake](cluster::WatchEvent e, const std::string&) {
+                                if (e != cluster::WatchEvent::kSessionLost && wake) wake();
+                              });
+  if (!kids) return kids.error();
+  std::vector<std::pair<int64_t, std::string>> pending;
+  for (const auto& child : *kids) {
+    int64_t seq = config_change_sequence(child);
+    if (seq < 0) {
+      spdlog::warn("config changes: ignoring unexpected node {}/{}", zk_paths::kConfigChanges, child);
+      continue;
+    }
+    if (seq > last_) pending.emplace_back(seq, child);
+  }
+  std::sort(pending.begin(), pending.end());
+  int applied = 0;
+  for (const auto& [seq, child] : pending) {
+    const std::string path = std::string(zk_paths::kConfigChanges) + "/" + child;
+    auto node = store_.get(path);
+    if (!node) {
+      if (node.code() == cluster::StoreCode::kNoNode) {  // purged meanwhile
+        last_ = seq;
+        continue;
+      }
+      return node.error();
+    }
+    auto entity = cluster::decode_config_change(path, node->data);
+    if (!entity) {
+      spdlog::error("config changes: {} skipped: {}", path, entity.status().message());
+      last_ = seq;
+      continue;
+    }
+    const std::string prefix = std::string(zk_paths::kEntityTopics) + "/";
+    if (entity->compare(0, prefix.size(), prefix) != 0 || entity->size() == prefix.size()) {
+      spdlog::debug("config changes: {} names {}, not a topic: skipped", path, *entity);
+      last_ = seq;
+      continue;
+    }
+    const std::string topic = entity->substr(prefix.size());
+    const std::string config_path = zk_paths::config_topic(topic);
+    auto config = store_.get(config_path);
+    cluster::EntityConfig overrides;
+    if (config) {
+      auto decoded = cluster::decode_entity_config(config_path, config->data);
+      if (!decoded) {
+        spdlog::error("config changes: {} skipped: {}", config_path, decoded.status().message());
+        last_ = seq;
+        continue;
+      }
+      overrides = std::move(*decoded);
+    } else if (config.code() != cluster::StoreCode::kNoNode) {
+      return config.error();
+    }
+    spdlog::info("config changes: topic '{}' overrides now {} key(s) ({})", topic, overrides.size(), path);
+    apply_(topic, overrides);
+    ++applied;
+    last_ = seq;
+  }
+  return applied;
+}
+
+}  // namespace spool::broker

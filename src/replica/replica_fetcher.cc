@@ -1,0 +1,327 @@
+#include "replica/replica_fetcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <functional>
+
+#include "replica/local_log_view.h"
+#include "replica/truncation.h"
+
+namespace spool::replica {
+
+using protocol::ErrorCode;
+
+namespace {
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+// One fetcher thread: the partitions it follows from one leader.
+class ReplicaFetcherManager::Thread {
+ public:
+  Thread(client::Node leader, const FetcherOptions& options, std::shared_ptr<LeaderEndpoint> endpoint)
+      : leader_(std::move(leader)), options_(options), endpoint_(std::move(endpoint)) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Thread() { stop(); }
+
+  void add(FollowedPartition p) {
+    std::unique_lock lk(mu_);
+    Entry e;
+    e.state.tp = p.tp;
+    e.state.topic_id = p.topic_id;
+    e.state.current_leader_epoch = p.leader_epoch;
+    e.state.durable_writes = p.durable_writes;
+    e.state.phase = FetchPhase::kTruncating;  // start_fetching decides first
+    e.hw = p.high_watermark;
+    e.followed = std::move(p);
+    entries_[e.state.tp] = std::move(e);
+    cv_.notify_all();
+  }
+  // Waits until no round uses the partition.
+  bool remove(const TopicPartition& tp) {
+    std::unique_lock lk(mu_);
+    ++removing_;  // holds the next round back until this one is out
+    idle_cv_.wait(lk, [this] { return !in_round_; });
+    entries_.erase(tp);
+    --removing_;
+    cv_.notify_all();
+    return entries_.empty();
+  }
+  std::optional<FollowerPartition> state(const TopicPartition& tp) const {
+    std::lock_guard lk(mu_);
+    auto it = entries_.find(tp);
+    if (it == entries_.end()) return std::nullopt;
+    return it->second.state;
+  }
+  void stop() {
+    {
+      std::lock_guard lk(mu_);
+      stopping_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  struct Entry {
+    FollowerPartition state;
+    FollowedPartition followed;
+    int64_t hw = 0;
+  };
+
+  void run() {
+    while (true) {
+      {
+        std::unique_lock lk(mu_);
+        cv_.wait(lk, [this] { return removing_ == 0 || stopping_; });
+        if (stopping_) return;
+        in_round_ = true;
+      }
+      const bool did = round();
+      {
+        std::unique_lock lk(mu_);
+        in_round_ = false;
+        idle_cv_.notify_all();
+        if (stopping_) return;
+        // Nothing ready (all parked or backing off): wait a little.
+        if (!did) cv_.wait_for(lk, std::chrono::milliseconds(std::min<int64_t>(options_.backoff_ms, 100)));
+      }
+    }
+  }
+
+  // Applies a truncation decision to the log; false on a storage error.
+  bool apply(Entry& e, const FollowerAction& a) {
+    storage::Log& log = *e.followed.log;
+    Status s = Status::ok();
+    switch (a.kind) {
+      case FollowerAction::Kind::kTruncate:
+        if (a.offset < log.log_end_offset())
+          spdlog::info("{}: truncating from {} to {} (leader epoch {})", e.state.tp.to_string(), log.log_end_offset(),
+                       a.offset, e.state.current_leader_epoch);
+        s = log.truncate_to(a.offset);
+        break;
+      case FollowerAction::Kind::kTruncateFully:
+        spdlog::warn("{}: log ends below the leader's log start; restarting it empty at {}", e.state.tp.to_string(),
+                     a.offset);
+        s = log.truncate_fully_and_start_at(a.offset);
+        break;
+      case FollowerAction::Kind::kAskEpoch:
+        // No OffsetForLeaderEpoch round (see the header): fetch with
+        // LastFetchedEpoch and let the leader's DivergingEpoch decide.
+      case FollowerAction::Kind::kFetch:
+        break;
+      case FollowerAction::Kind::kPark:
+        spdlog::warn("{}: FENCED_LEADER_EPOCH at epoch {}; parked until the next LeaderAndIsr", e.state.tp.to_string(),
+                     e.state.current_leader_epoch);
+        e.state.phase = FetchPhase::kParked;
+        return true;
+      case FollowerAction::Kind::kRetry:
+        e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+        return true;
+      case FollowerAction::Kind::kAskLeaderOffsets: {
+        auto off = endpoint_->leader_offsets(leader_, e.state.tp, e.state.current_leader_epoch);
+        if (!off) {
+          spdlog::warn("{}: leader offsets: {}", e.state.tp.to_string(), off.status().message());
+          e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+          return true;
+        }
+        if (off->log_end_offset < log.log_end_offset())
+          spdlog::warn("{}: leader log ends at {} below ours ({}): unclean leader election, offsets [{}, {}) are lost "
+                       "here",
+                       e.state.tp.to_string(), off->log_end_offset, log.log_end_offset(), off->log_end_offset,
+                       log.log_end_offset());
+        return apply(e, on_offset_out_of_range(LocalLogView::of_log(log), off->log_start_offset, off->log_end_offset));
+      }
+    }
+    if (!s) {
+      spdlog::error("{}: truncation failed: {}", e.state.tp.to_string(), s.message());
+      e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+      return false;
+    }
+    e.state.phase = FetchPhase::kFetching;
+    refresh(e);
+    if (e.hw > log.log_end_offset()) set_hw(e, log.log_end_offset());
+    return true;
+  }
+
+  void refresh(Entry& e) {
+    storage::Log& log = *e.followed.log;
+    auto view = LocalLogView::of_log(log);
+    e.state.fetch_offset = view.log_end_offset;
+    e.state.log_start_offset = view.log_start_offset;
+    e.state.synced_offset = view.synced_offset;
+    e.state.last_fetched_epoch = view.last_batch_epoch();
+  }
+
+  void set_hw(Entry& e, int64_t hw) {
+    e.hw = hw;
+    if (e.followed.set_high_watermark) e.followed.set_high_watermark(hw);
+  }
+
+  // One round; false when nothing was sent.
+  bool round() {
+    const int64_t now = steady_ms();
+    std::vector<FollowerPartition> ready;
+    {
+      std::lock_guard lk(mu_);
+      for (auto& [tp, e] : entries_) {
+        if (e.state.phase == FetchPhase::kTruncating) {
+          auto view = LocalLogView::of_log(*e.followed.log);
+          apply(e, start_fetching(view, e.hw));
+        }
+        if (e.state.phase == FetchPhase::kFetching && e.state.durable_writes && !fsynced_to_log_end(e.state)) {
+          // Spool's rule (fetch_builder.h): the fetch offset is reported
+          // only once it is on disk.
+          if (Status s = e.followed.log->flush(); !s)
+            spdlog::error("{}: fsync failed: {}", tp.to_string(), s.message());
+          refresh(e);
+        }
+        if (ready_to_fetch(e.state, now)) ready.push_back(e.state);
+      }
+    }
+    if (ready.empty()) return false;
+    auto request = build_replica_fetch(options_.fetch, options_.fetch_version, ready, now);
+    request.replica_id = options_.fetch.replica_id;  // any negotiated version reads it
+    request.replica_state.replica_id = options_.fetch.replica_id;
+    request.replica_state.replica_epoch = options_.fetch.broker_epoch;
+    auto answer = endpoint_->fetch(leader_, request);
+    std::lock_guard lk(mu_);
+    if (!answer || answer->response.error_code != ErrorCode::kNone) {
+      if (!answer)
+        spdlog::warn("replica fetch from broker {} failed: {}", leader_.id, answer.status().message());
+      else
+        spdlog::warn("replica fetch from broker {}: error {}", leader_.id, static_cast<int>(answer->response.error_code));
+      for (const auto& r : ready)
+        if (auto it = entries_.find(r.tp); it != entries_.end())
+          it->second.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+      return true;
+    }
+    for (auto& topic : answer->response.responses) {
+      for (auto& pd : topic.partitions) {
+        Entry* e = nullptr;
+        for (auto& [tp, entry] : entries_) {
+          const bool same_topic =
+              answer->version >= 13 ? entry.state.topic_id == topic.topic_id : tp.topic == topic.topic;
+          if (same_topic && tp.partition == pd.partition_index) e = &entry;
+        }
+        if (!e) continue;  // removed meanwhile
+        // The request's epoch for this partition (it may have changed by an add since).
+        int32_t request_epoch = e->state.current_leader_epoch;
+        for (const auto& r : ready)
+          if (r.tp == e->state.tp) request_epoch = r.current_leader_epoch;
+        if (request_epoch != e->state.current_leader_epoch) continue;  // answered for an older leadership
+        handle(*e, pd, request_epoch);
+      }
+    }
+    return true;
+  }
+
+  void handle(Entry& e, protocol::FetchResponse::PartitionData& pd, int32_t request_epoch) {
+    storage::Log& log = *e.followed.log;
+    if (pd.error_code != ErrorCode::kNone) {
+      apply(e, on_fetch_error(pd.error_code, request_epoch, e.state.current_leader_epoch));
+      return;
+    }
+    const bool diverging = pd.diverging_epoch.epoch >= 0 || pd.diverging_epoch.end_offset >= 0;
+    if (diverging) {
+      auto view = LocalLogView::of_log(log);
+      apply(e, on_diverging_epoch(view, {pd.diverging_epoch.epoch, pd.diverging_epoch.end_offset},
+                                  e.state.fetch_offset));
+      return;
+    }
+    if (pd.records && pd.records->size() > 0) {
+      auto bytes = pd.records->bytes();
+      auto appended = log.append_as_follower(std::span<const uint8_t>(bytes.data(), bytes.size()));
+      if (!appended) {
+        spdlog::error("{}: follower append at {} failed: {}", e.state.tp.to_string(), e.state.fetch_offset,
+                      appended.status().message());
+        e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+        return;
+      }
+    }
+    if (pd.log_start_offset > log.log_start_offset() && pd.log_start_offset <= log.log_end_offset())
+      (void)log.advance_log_start_offset(pd.log_start_offset);
+    refresh(e);
+    if (auto hw = follower_high_watermark(e.state, log.log_end_offset(), pd.high_watermark, false)) set_hw(e, *hw);
+  }
+
+  const client::Node leader_;
+  const FetcherOptions options_;
+  std::shared_ptr<LeaderEndpoint> endpoint_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable idle_cv_;
+  std::map<TopicPartition, Entry> entries_;
+  bool in_round_ = false;
+  int removing_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+ReplicaFetcherManager::ReplicaFetcherManager(FetcherOptions options, std::shared_ptr<LeaderEndpoint> endpoint)
+    : options_(std::move(options)), endpoint_(std::move(endpoint)) {
+  if (options_.num_fetchers < 1) options_.num_fetchers = 1;
+}
+
+ReplicaFetcherManager::~ReplicaFetcherManager() { shutdown(); }
+
+void ReplicaFetcherManager::add(const client::Node& leader, FollowedPartition p) {
+  const TopicPartition tp = p.tp;
+  remove(tp);
+  std::lock_guard lk(mu_);
+  if (stopped_) return;
+  Key key{leader.id, leader.host, leader.port,
+          static_cast<int32_t>(std::hash<std::string>{}(tp.topic) * 31 + static_cast<size_t>(tp.partition)) %
+              options_.num_fetchers};
+  if (key.index < 0) key.index = -key.index;
+  auto& t = threads_[key];
+  if (!t) t = std::make_unique<Thread>(leader, options_, endpoint_);
+  t->add(std::move(p));
+  where_[tp] = key;
+}
+
+void ReplicaFetcherManager::remove(const TopicPartition& tp) {
+  std::unique_ptr<Thread> idle;
+  {
+    std::lock_guard lk(mu_);
+    auto it = where_.find(tp);
+    if (it == where_.end()) return;
+    auto t = threads_.find(it->second);
+    if (t != threads_.end() && t->second->remove(tp)) {
+      idle = std::move(t->second);  // no partition left: the thread ends
+      threads_.erase(t);
+    }
+    where_.erase(it);
+  }
+  idle.reset();  // joins outside the lock
+}
+
+void ReplicaFetcherManager::shutdown() {
+  std::map<Key, std::unique_ptr<Thread>> threads;
+  {
+    std::lock_guard lk(mu_);
+    stopped_ = true;
+    threads.swap(threads_);
+    where_.clear();
+  }
+  threads.clear();
+}
+
+std::optional<FollowerPartition> ReplicaFetcherManager::state(const TopicPartition& tp) const {
+  std::lock_guard lk(mu_);
+  auto it = where_.find(tp);
+  if (it == where_.end()) return std::nullopt;
+  auto t = threads_.find(it->second);
+  return t == threads_.end() ? std::nullopt : t->second->state(tp);
+}
+
+size_t ReplicaFetcherManager::thread_count() const {
+  std::lock_guard lk(mu_);
+  return threads_.size();
+}
+
+}  // namespace spool::replica

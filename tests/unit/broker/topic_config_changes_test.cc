@@ -1,0 +1,115 @@
+// TopicConfigChanges on the in-memory store: notifications in sequence
+// order, each applied once, watch wake-ups, other entities and bad input
+// skipped.
+#include "broker/topic_config_changes.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/memory_store.h"
+#include "cluster/memory_tree.h"
+#include "cluster/zk_data.h"
+#include "cluster/zk_paths.h"
+
+namespace spool::broker {
+namespace {
+
+namespace zk_paths = cluster::zk_paths;
+
+struct Fixture {
+  std::shared_ptr<cluster::MemoryTree> tree = std::make_shared<cluster::MemoryTree>();
+  cluster::MemoryStore store{tree};
+  std::vector<std::pair<std::string, cluster::EntityConfig>> applied;
+  int wakes = 0;
+  TopicConfigChanges changes{store,
+                             [this](const std::string& t, const cluster::EntityConfig& c) { applied.emplace_back(t, c); },
+                             [this] { ++wakes; }};
+  Fixture() {
+    for (const auto& p : {"/config", "/config/changes", "/config/topics"}) EXPECT_TRUE(store.create(p, "").is_ok()) << p;
+  }
+  void set_config(const std::string& topic, const cluster::EntityConfig& c) {
+    const std::string path = zk_paths::config_topic(topic);
+    if (!store.set(path, cluster::encode_entity_config(c)).is_ok()) {
+      ASSERT_TRUE(store.create(path, cluster::encode_entity_config(c)).is_ok());
+    }
+  }
+  void notify(const std::string& data) {
+    ASSERT_TRUE(store.create(zk_paths::config_change_prefix(), data, cluster::CreateMode::kPersistentSequential).is_ok());
+  }
+};
+
+TEST(TopicConfigChanges, SequenceNumberOfChildNames) {
+  EXPECT_EQ(config_change_sequence("config_change_0000000042"), 42);
+  EXPECT_EQ(config_change_sequence("config_change_0000000000"), 0);
+  EXPECT_EQ(config_change_sequence("config_change_"), -1);
+  EXPECT_EQ(config_change_sequence("config_change_12x"), -1);
+  EXPECT_EQ(config_change_sequence("isr_change_0000000001"), -1);
+}
+
+TEST(TopicConfigChanges, AppliesEachTopicChangeOnceInOrder) {
+  Fixture f;
+  f.set_config("a", {{"retention.ms", "1000"}});
+  f.notify(cluster::encode_config_change("topics/a"));
+  f.set_config("b", {{"min.insync.replicas", "2"}});
+  f.notify(cluster::encode_config_change("topics/b"));
+  auto r = f.changes.poll();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(*r, 2);
+  ASSERT_EQ(f.applied.size(), 2u);
+  EXPECT_EQ(f.applied[0].first, "a");
+  EXPECT_EQ(f.applied[0].second, (cluster::EntityConfig{{"retention.ms", "1000"}}));
+  EXPECT_EQ(f.applied[1].first, "b");
+  EXPECT_EQ(f.changes.last_processed(), 1);
+  // Nothing new: nothing applied again.
+  EXPECT_EQ(*f.changes.poll(), 0);
+  EXPECT_EQ(f.applied.size(), 2u);
+  // A new notification wakes the owner through the children watch.
+  f.tree->deliver();
+  EXPECT_EQ(f.wakes, 0);
+  f.set_config("a", {});
+  f.notify(cluster::encode_config_change("topics/a"));
+  f.tree->deliver();
+  // Each poll set a watch (two here): a wake-up more is a poll that finds
+  // nothing new, never a change applied twice.
+  EXPECT_EQ(f.wakes, 2);
+  EXPECT_EQ(*f.changes.poll(), 1);
+  ASSERT_EQ(f.applied.size(), 3u);
+  EXPECT_TRUE(f.applied[2].second.empty());
+  EXPECT_EQ(f.changes.last_processed(), 2);
+}
+
+TEST(TopicConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
+  Fixture f;
+  f.notify(cluster::encode_config_change("brokers/1"));          // not a topic
+  f.notify("{not json");                                         // undecodable notification
+  f.notify(cluster::encode_config_change("topics/gone"));       // no /config/topics/gone: empty set
+  ASSERT_TRUE(f.store.create(zk_paths::config_topic("bad"), "{\"version\":1,\"config\":7}").is_ok());
+  f.notify(cluster::encode_config_change("topics/bad"));        // undecodable config
+  f.set_config("ok", {{"cleanup.policy", "compact"}});
+  f.notify("{\"version\":1,\"entity_type\":\"topics\",\"entity_name\":\"ok\"}");  // v1 form
+  auto r = f.changes.poll();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(*r, 2);
+  ASSERT_EQ(f.applied.size(), 2u);
+  EXPECT_EQ(f.applied[0].first, "gone");
+  EXPECT_TRUE(f.applied[0].second.empty());
+  EXPECT_EQ(f.applied[1].first, "ok");
+  EXPECT_EQ(f.applied[1].second, (cluster::EntityConfig{{"cleanup.policy", "compact"}}));
+  EXPECT_EQ(f.changes.last_processed(), 4);
+}
+
+TEST(TopicConfigChanges, StoreErrorIsReturned) {
+  auto tree = std::make_shared<cluster::MemoryTree>();
+  cluster::MemoryStore store(tree);
+  TopicConfigChanges changes(store, [](const std::string&, const cluster::EntityConfig&) {}, [] {});
+  auto r = changes.poll();  // /config/changes does not exist
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.code(), cluster::StoreCode::kNoNode);
+}
+
+}  // namespace
+}  // namespace spool::broker
