@@ -91,6 +91,10 @@ Result<std::string> ClusterMember::connect(const sigset_t& stop_signals, bool* s
     }
   }
   spdlog::info("connected to ZooKeeper at {} (session 0x{:x})", settings_.zookeeper_connect, store_->session_id());
+  // The inter-broker client (controller channel, replica fetchers,
+  // AlterPartition, controlled shutdown): ready before the partitions load.
+  timer_.start();
+  network_ = std::make_unique<client::NetworkClient>(network_options(settings_));
   registrar_ = std::make_unique<cluster::BrokerRegistrar>(*store_, registrar_options(settings_, fresh_cluster_id()));
   auto id = registrar_->prepare();
   if (!id) return Status::error("cluster id from ZooKeeper at " + settings_.zookeeper_connect + ": " +
@@ -123,8 +127,6 @@ Status ClusterMember::start(TopicConfigChanges::Apply apply_topic_config) {
   spdlog::info("registered broker {} in ZooKeeper (broker epoch {}), cluster id {}", settings_.broker_id, *epoch,
                cluster_id_);
 
-  timer_.start();
-  network_ = std::make_unique<client::NetworkClient>(network_options(settings_));
   cluster::controller::WireTransportOptions wo;
   wo.listener = settings_.inter_broker_listener_name;
   wo.request_timeout_ms = settings_.controller_socket_timeout_ms;

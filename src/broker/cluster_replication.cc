@@ -4,188 +4,130 @@
 
 #include <chrono>
 
-#include "broker/cluster_member.h"
-
 namespace spool::broker {
 
 namespace {
-constexpr int64_t kCheckpointIntervalMs = 5000;  // replica.high.watermark.checkpoint.interval.ms
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+constexpr int64_t kHwCheckpointIntervalMs = 5000;  // replica.high.watermark.checkpoint.interval.ms
 }
-}  // namespace
 
-ClusterReplication::ClusterReplication(const BrokerSettings& settings, ReplicaManager& replicas)
-    : settings_(settings), replicas_(replicas) {
-  ReplicaManager::ClusterHooks hooks;
-  hooks.local_broker_id = settings.broker_id;
-  hooks.replica_lag_time_max_ms = settings.replica_lag_time_max_ms;
-  hooks.eligible = [this](int32_t id) {
-    std::lock_guard lk(mu_);
-    return member_ == nullptr || member_->metadata().is_live(id);
-  };
-  hooks.isr_sink = [this](const std::shared_ptr<Partition>& p, const replica::IsrChange& c) { submit(p, c); };
-  hooks.start_following = [this](const std::shared_ptr<Partition>& p, int32_t leader,
-                                 const std::vector<cluster::LiveLeaderEndpoint>& leaders) { follow(p, leader, leaders); };
-  hooks.stop_following = [this](const TopicPartition& tp) { unfollow(tp); };
-  hooks.now_ms = steady_ms;
-  replicas_.enable_cluster_mode(std::move(hooks));
+ClusterReplication::ClusterReplication(const BrokerSettings& settings, ClusterMember& member)
+    : settings_(settings), member_(member) {
+  endpoint_ = std::make_shared<replica::NetworkLeaderEndpoint>(member.network(), settings.broker_id,
+                                                               settings.replica_socket_timeout_ms);
+  replica::FetcherOptions fo;
+  fo.fetch.replica_id = settings.broker_id;
+  fo.fetch.max_wait_ms = settings.replica_fetch_wait_max_ms;
+  fo.fetch.min_bytes = settings.replica_fetch_min_bytes;
+  fo.fetch.partition_max_bytes = settings.replica_fetch_max_bytes;
+  fo.num_fetchers = std::max(1, settings.num_replica_fetchers);
+  fo.backoff_ms = settings.replica_fetch_backoff_ms;
+  fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(fo, endpoint_);
+  cluster::AlterPartitionSenderOptions ao;
+  ao.broker_id = settings.broker_id;
+  ao.listener = settings.inter_broker_listener_name;
+  ao.request_timeout_ms = settings.controller_socket_timeout_ms;
+  ClusterMember* m = &member;
+  sender_ = std::make_unique<cluster::AlterPartitionSender>(ao, member.network(), member.metadata(), member.timer(),
+                                                            [m] { return m->broker_epoch(); });
 }
 
 ClusterReplication::~ClusterReplication() { stop(); }
 
-void ClusterReplication::start(ClusterMember& member) {
-  std::vector<Follow> pending;
-  {
-    std::lock_guard lk(mu_);
-    member_ = &member;
-    cluster::AlterPartitionSenderOptions ao;
-    ao.broker_id = settings_.broker_id;
-    ao.listener = settings_.inter_broker_listener_name;
-    sender_ = std::make_unique<cluster::AlterPartitionSender>(ao, member.network(), member.metadata(), member.timer(),
-                                                              [&member] { return member.broker_epoch(); });
-    replica::FetcherOptions fo;
-    fo.fetch.replica_id = settings_.broker_id;
-    fo.fetch.broker_epoch = member.broker_epoch();
-    fo.fetch.max_wait_ms = settings_.replica_fetch_wait_max_ms;
-    fo.fetch.min_bytes = settings_.replica_fetch_min_bytes;
-    fo.fetch.partition_max_bytes = settings_.replica_fetch_max_bytes;
-    fo.num_fetchers = settings_.num_replica_fetchers;
-    fo.backoff_ms = settings_.replica_fetch_backoff_ms;
-    fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(
-        fo, std::make_shared<replica::NetworkLeaderEndpoint>(member.network(), settings_.broker_id,
-                                                             settings_.replica_socket_timeout_ms));
-    started_ = true;
-    pending.swap(pending_follows_);
+ReplicaManager::ClusterHooks ClusterReplication::hooks() {
+  ReplicaManager::ClusterHooks h;
+  h.local_broker_id = settings_.broker_id;
+  h.replica_lag_time_max_ms = settings_.replica_lag_time_max_ms;
+  cluster::MetadataCache* cache = &member_.metadata();
+  h.eligible = [cache](int32_t broker) { return cache->is_live(broker); };
+  cluster::AlterPartitionSender* sender = sender_.get();
+  h.isr_sink = [sender](const std::shared_ptr<Partition>& p, const replica::IsrChange& change) {
+    cluster::AlterPartitionEntry e;
+    e.partition = TopicPartition{p->topic(), p->index()};
+    e.topic_id = p->topic_id();
+    e.leader_epoch = change.leader_epoch;
+    e.new_isr = change.new_isr;
+    e.partition_epoch = change.partition_epoch;
+    std::weak_ptr<Partition> weak = p;
+    const uint64_t id = change.id;
+    bool queued = sender->submit(e, [weak, id](const cluster::AlterPartitionOutcome& o) {
+      auto part = weak.lock();
+      if (!part) return;
+      replica::AlterPartitionResult r;
+      r.error = o.error;
+      r.leader_id = o.leader;
+      r.leader_epoch = o.leader_epoch;
+      r.partition_epoch = o.partition_epoch;
+      r.isr = o.isr;
+      part->on_alter_partition_response(id, r);
+    });
+    if (!queued) spdlog::debug("AlterPartition for {}-{} not queued: one is pending", p->topic(), p->index());
+  };
+  replica::ReplicaFetcherManager* fetchers = fetchers_.get();
+  h.start_following = [fetchers](const std::shared_ptr<Partition>& p, int32_t leader,
+                                 const std::vector<cluster::LiveLeaderEndpoint>& leaders) {
+    const cluster::LiveLeaderEndpoint* ep = nullptr;
+    for (const auto& l : leaders) {
+      if (l.broker_id == leader) ep = &l;
+    }
+    if (ep == nullptr) {
+      spdlog::warn("partition {}-{}: leader {} has no endpoint in the LeaderAndIsr; not fetching", p->topic(),
+                   p->index(), leader);
+      return;
+    }
+    replica::FollowedPartition fp;
+    fp.tp = TopicPartition{p->topic(), p->index()};
+    fp.topic_id = p->topic_id();
+    fp.leader_epoch = p->leader_epoch();
+    fp.log = p->log_ptr();
+    fp.durable_writes = p->durable_writes();
+    fp.high_watermark = p->high_watermark();
+    std::weak_ptr<Partition> weak = p;
+    fp.set_high_watermark = [weak](int64_t hw) {
+      if (auto part = weak.lock()) part->set_follower_high_watermark(hw);
+    };
+    fetchers->add(client::Node{leader, ep->host, static_cast<uint16_t>(ep->port)}, std::move(fp));
+  };
+  h.stop_following = [fetchers](const TopicPartition& tp) { fetchers->remove(tp); };
+  return h;
+}
+
+void ClusterReplication::start(ReplicaManager& replicas) {
+  periodic_ = std::thread([this, &replicas] { periodic_loop(&replicas); });
+}
+
+void ClusterReplication::periodic_loop(ReplicaManager* replicas) {
+  const auto shrink_every = std::chrono::milliseconds(std::max<int64_t>(50, settings_.replica_lag_time_max_ms / 2));
+  const auto checkpoint_every = std::chrono::milliseconds(kHwCheckpointIntervalMs);
+  auto next_shrink = std::chrono::steady_clock::now() + shrink_every;
+  auto next_checkpoint = std::chrono::steady_clock::now() + checkpoint_every;
+  std::unique_lock lk(mu_);
+  while (!stopping_) {
+    cv_.wait_until(lk, std::min(next_shrink, next_checkpoint), [this] { return stopping_; });
+    if (stopping_) break;
+    lk.unlock();
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_shrink) {
+      replicas->maybe_shrink_isr();
+      next_shrink = now + shrink_every;
+    }
+    if (now >= next_checkpoint) {
+      if (Status s = replicas->checkpoint_high_watermarks(); !s)
+        spdlog::error("replication-offset-checkpoint: {}", s.message());
+      next_checkpoint = now + checkpoint_every;
+    }
+    lk.lock();
   }
-  for (auto& f : pending)
-    if (auto p = f.partition.lock(); p && p->role() == Partition::Role::kFollower && p->leader_id() == f.leader)
-      follow(p, f.leader, f.leaders);
-  housekeeping_ = std::thread([this] { housekeeping(); });
 }
 
 void ClusterReplication::stop() {
   {
     std::lock_guard lk(mu_);
-    if (stopping_) return;
     stopping_ = true;
     cv_.notify_all();
   }
-  if (housekeeping_.joinable()) housekeeping_.join();
+  if (periodic_.joinable()) periodic_.join();
   if (fetchers_) fetchers_->shutdown();
   if (sender_) sender_->shutdown();
-  (void)replicas_.checkpoint_high_watermarks();
-}
-
-void ClusterReplication::follow(const std::shared_ptr<Partition>& p, int32_t leader,
-                                const std::vector<cluster::LiveLeaderEndpoint>& leaders) {
-  client::Node node;
-  {
-    std::lock_guard lk(mu_);
-    if (stopping_) return;
-    if (!started_) {
-      pending_follows_.push_back({p, leader, leaders});
-      return;
-    }
-    node.id = leader;
-    for (const auto& l : leaders)
-      if (l.broker_id == leader) {
-        node.host = l.host;
-        node.port = static_cast<uint16_t>(l.port);
-      }
-    if (node.host.empty()) {
-      if (auto ep = member_->metadata().endpoint(leader, settings_.inter_broker_listener_name)) {
-        node.host = ep->host.empty() ? "localhost" : ep->host;
-        node.port = static_cast<uint16_t>(ep->port);
-      }
-    }
-  }
-  if (node.host.empty()) {
-    spdlog::warn("{}: no endpoint known for leader {}; not fetching until the next LeaderAndIsr",
-                 p->key().to_string(), leader);
-    return;
-  }
-  replica::FollowedPartition f;
-  f.tp = p->key();
-  f.topic_id = p->topic_id();
-  f.leader_epoch = p->leader_epoch();
-  f.log = p->log_ptr();
-  f.durable_writes = p->durable_writes();
-  f.high_watermark = p->high_watermark();
-  std::weak_ptr<Partition> weak = p;
-  f.set_high_watermark = [weak](int64_t hw) {
-    if (auto part = weak.lock()) part->set_follower_high_watermark(hw);
-  };
-  spdlog::info("{}: following broker {} ({}:{}) at leader epoch {}", f.tp.to_string(), leader, node.host, node.port,
-               f.leader_epoch);
-  fetchers_->add(node, std::move(f));
-}
-
-void ClusterReplication::unfollow(const TopicPartition& tp) {
-  replica::ReplicaFetcherManager* fetchers = nullptr;
-  {
-    std::lock_guard lk(mu_);
-    std::erase_if(pending_follows_, [&](const Follow& f) {
-      auto p = f.partition.lock();
-      return !p || p->key() == tp;
-    });
-    fetchers = fetchers_.get();
-  }
-  if (fetchers) fetchers->remove(tp);
-}
-
-void ClusterReplication::submit(const std::shared_ptr<Partition>& p, const replica::IsrChange& change) {
-  cluster::AlterPartitionSender* sender = nullptr;
-  {
-    std::lock_guard lk(mu_);
-    sender = sender_.get();
-  }
-  if (!sender) return;  // not started: the shrink pass proposes it again later
-  cluster::AlterPartitionEntry e;
-  e.partition = p->key();
-  e.topic_id = p->topic_id();
-  e.leader_epoch = change.leader_epoch;
-  e.new_isr = change.new_isr;
-  e.partition_epoch = change.partition_epoch;
-  std::weak_ptr<Partition> weak = p;
-  const uint64_t id = change.id;
-  if (!sender->submit(e, [weak, id](const cluster::AlterPartitionOutcome& o) {
-        auto part = weak.lock();
-        if (!part) return;
-        replica::AlterPartitionResult r;
-        r.error = o.error;
-        r.leader_id = o.leader;
-        r.leader_epoch = o.leader_epoch;
-        r.partition_epoch = o.partition_epoch;
-        r.isr = o.isr;
-        part->on_alter_partition_response(id, r);
-      })) {
-    spdlog::warn("{}: an AlterPartition is already pending; change {} not sent", e.partition.to_string(), id);
-  }
-}
-
-void ClusterReplication::housekeeping() {
-  const int64_t shrink_every = std::max<int64_t>(settings_.replica_lag_time_max_ms / 2, 10);
-  int64_t next_shrink = steady_ms() + shrink_every;
-  int64_t next_checkpoint = steady_ms() + kCheckpointIntervalMs;
-  std::unique_lock lk(mu_);
-  while (!stopping_) {
-    const int64_t wake = std::min(next_shrink, next_checkpoint);
-    cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(wake - steady_ms(), 1)));
-    if (stopping_) break;
-    const int64_t now = steady_ms();
-    lk.unlock();
-    if (now >= next_shrink) {
-      replicas_.maybe_shrink_isr();
-      next_shrink = now + shrink_every;
-    }
-    if (now >= next_checkpoint) {
-      (void)replicas_.checkpoint_high_watermarks();
-      next_checkpoint = now + kCheckpointIntervalMs;
-    }
-    lk.lock();
-  }
 }
 
 }  // namespace spool::broker

@@ -1,74 +1,58 @@
-// ClusterReplication: the replication half of a cluster member, wired to
-// the ReplicaManager (run.cc owns one when zookeeper.connect is set):
-// - the follower side: a replica::ReplicaFetcherManager over the member's
-//   NetworkClient (leader endpoints from the LeaderAndIsr live leaders, else
-//   the metadata cache, on the inter-broker listener);
-// - ISR changes to the controller through a cluster::AlterPartitionSender
-//   (one in flight per partition), answers applied to the partition;
-// - a housekeeping thread: ISR shrink every replica.lag.time.max.ms / 2 and
-//   replication-offset-checkpoint every 5 s (Kafka's
-//   replica.high.watermark.checkpoint.interval.ms default) and at stop.
-//
-// Order (run.cc):
-//   ClusterReplication repl(settings, replicas);  // before replicas.load()
-//   ... member->start(...) ...
-//   repl.start(*member);                          // right after it
-//   ... serve ...
-//   repl.stop();                                  // before replicas.shutdown()
-// LeaderAndIsr handled between member->start() and repl.start() is kept
-// and its follower partitions start fetching in start().
-// Threading: the hooks run on the admin executor (LeaderAndIsr) and the
-// fetcher threads; start/stop on the main thread.
+// ClusterReplication: the wiring of a cluster member's partitions to the
+// rest of the cluster (what ReplicaManager::enable_cluster_mode asks for):
+// follower partitions fetch from their leader through the
+// replica::ReplicaFetcherManager (num.replica.fetchers threads per leader,
+// over the member's NetworkClient), a leader's ISR changes go to the
+// controller through cluster::AlterPartitionSender and its answers back to
+// the partition, liveness comes from the metadata cache; one thread runs
+// the ISR shrink pass every replica.lag.time.max.ms / 2 and writes
+// replication-offset-checkpoint every
+// replica.high.watermark.checkpoint.interval.ms (Kafka's 5000).
+// Lifetime: built after ClusterMember::connect (it uses the member's client,
+// timer and cache), hooks() handed to enable_cluster_mode before load();
+// start() after load; stop() before the ReplicaManager and the member go
+// (it stops fetching first, so no fetcher thread touches a closing log).
+// Threading: hooks are called by ReplicaManager on the admin executor and
+// by partitions (ISR changes) on any thread; all are thread-safe.
 #pragma once
 
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <vector>
 
+#include "broker/broker_settings.h"
+#include "broker/cluster_member.h"
 #include "broker/replica_manager.h"
 #include "cluster/alter_partition_sender.h"
+#include "replica/leader_endpoint.h"
 #include "replica/replica_fetcher.h"
 
 namespace spool::broker {
 
-class ClusterMember;
-
 class ClusterReplication {
  public:
-  // Enables cluster mode on `replicas` (call before ReplicaManager::load()).
-  ClusterReplication(const BrokerSettings& settings, ReplicaManager& replicas);
+  ClusterReplication(const BrokerSettings& settings, ClusterMember& member);
   ~ClusterReplication();
   ClusterReplication(const ClusterReplication&) = delete;
   ClusterReplication& operator=(const ClusterReplication&) = delete;
 
-  void start(ClusterMember& member);
+  ReplicaManager::ClusterHooks hooks();
+  void start(ReplicaManager& replicas);
   void stop();
 
  private:
-  struct Follow {
-    std::weak_ptr<Partition> partition;
-    int32_t leader = -1;
-    std::vector<cluster::LiveLeaderEndpoint> leaders;
-  };
-  void follow(const std::shared_ptr<Partition>& p, int32_t leader, const std::vector<cluster::LiveLeaderEndpoint>& leaders);
-  void unfollow(const TopicPartition& tp);
-  void submit(const std::shared_ptr<Partition>& p, const replica::IsrChange& change);
-  void housekeeping();
+  void periodic_loop(ReplicaManager* replicas);
 
   const BrokerSettings& settings_;
-  ReplicaManager& replicas_;
-  ClusterMember* member_ = nullptr;
-
+  ClusterMember& member_;
+  std::shared_ptr<replica::NetworkLeaderEndpoint> endpoint_;
+  std::unique_ptr<replica::ReplicaFetcherManager> fetchers_;
+  std::unique_ptr<cluster::AlterPartitionSender> sender_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool started_ = false;
   bool stopping_ = false;
-  std::vector<Follow> pending_follows_;  // before start()
-  std::unique_ptr<cluster::AlterPartitionSender> sender_;
-  std::unique_ptr<replica::ReplicaFetcherManager> fetchers_;
-  std::thread housekeeping_;
+  std::thread periodic_;
 };
 
 }  // namespace spool::broker

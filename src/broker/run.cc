@@ -8,6 +8,7 @@
 #include "broker/admin_executor.h"
 #include "broker/broker_context.h"
 #include "broker/cluster_member.h"
+#include "broker/cluster_replication.h"
 #include "broker/dispatcher.h"
 #include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
@@ -116,7 +117,16 @@ int run_broker(const config::BrokerConfig& cfg) {
   // fetches complete when a watched partition's high watermark moves;
   // acks=all produces when it is durable.
   ReplicaManager replicas(settings, **registry, **logs);
+  // Cluster mode: partitions come from LeaderAndIsr; followers fetch, and
+  // leaders send ISR changes to the controller (before load(), which then
+  // reads replication-offset-checkpoint).
+  std::unique_ptr<ClusterReplication> replication;
+  if (member) {
+    replication = std::make_unique<ClusterReplication>(settings, *member);
+    replicas.enable_cluster_mode(replication->hooks());
+  }
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
+  if (replication) replication->start(replicas);
 
   // Idempotent producer ids, unique across restarts (issue 6).
   auto producer_ids = member ? ProducerIdManager::with_block_source(cluster_block_source(*member))
@@ -170,6 +180,7 @@ int run_broker(const config::BrokerConfig& cfg) {
     if (!s) {
       server.stop();
       admin.stop();
+      replication->stop();
       member->stop();
       txns.shutdown();
       groups.shutdown();
@@ -192,7 +203,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   // The running lifecycle job finishes, queued ones answer NOT_CONTROLLER
   // (to closed connections), before the services they use shut down.
   admin.stop();
-  // The controller stops and the session closes (our ephemerals vanish).
+  // Fetchers stop (no thread touches a log any more), then the controller
+  // stops and the session closes (our ephemerals vanish).
+  if (replication) replication->stop();
   if (member) member->stop();
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.

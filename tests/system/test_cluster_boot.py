@@ -197,3 +197,48 @@ def test_stale_controller_epoch_leader_and_isr_is_refused(cluster_factory):
     assert _topic(c.metadata(target, ["ghost"]), "ghost")["ErrorCode"] == 3
     assert not os.path.exists(os.path.join(c.brokers[target].data_dir, "ghost-0"))
     assert "LeaderAndIsr from controller 0 refused with STALE_CONTROLLER_EPOCH" in c.brokers[target].log()
+
+
+def test_alter_configs_seen_on_every_broker(cluster_factory):
+    import socket
+
+    import admin_wire
+    import kafka_wire
+    c = _cluster(cluster_factory)
+    assert _create(c.brokers[0].port, "cfg", 1, 3)["ErrorCode"] in (0, 7)
+    alter = subprocess.run([spool_bin(), "topic", "alter-config", "cfg", "--set", "retention.ms=123456",
+                            "--set", "min.insync.replicas=2", "--bootstrap", c.brokers[2].bootstrap],
+                           capture_output=True, text=True, timeout=30)
+    assert alter.returncode == 0, alter.stdout + alter.stderr
+
+    def described(i):
+        with socket.create_connection(("127.0.0.1", c.brokers[i].port), timeout=10) as s:
+            frame = kafka_wire.roundtrip(s, admin_wire.describe_configs(5, 1, [(2, "cfg", None)]))
+        r = admin_wire.parse_describe_configs(frame, 5, 1)[0]
+        assert r["error"] == 0, r
+        return r["configs"]
+    for i in range(3):
+        cfg = described(i)
+        assert cfg["retention.ms"]["value"] == "123456" and cfg["retention.ms"]["source"] == 1, cfg["retention.ms"]
+        assert cfg["min.insync.replicas"]["value"] == "2", cfg["min.insync.replicas"]
+    # Every broker's change listener saw the notification.
+    assert _wait(lambda: all("config changes: topic 'cfg' overrides now 2 key(s)" in c.brokers[i].log()
+                             for i in range(3)), 20), c.log_tails()
+
+
+def test_session_expiry_registers_again_with_a_new_epoch(cluster_factory):
+    c = _cluster(cluster_factory)
+    victim = (c.controller(0) + 1) % 3  # not the controller: its resignation is another test
+    before = c.registration(victim)
+    old_owner = c.expire_session(victim)
+
+    def back():
+        st = c.registration(victim)
+        return st is not None and st["ephemeral_owner"] != old_owner
+    assert _wait(back, 30), c.log_tails()
+    after = c.registration(victim)
+    assert after["czxid"] > before["czxid"], (before, after)  # the broker epoch grows (KIP-380)
+    assert _wait(lambda: f"registered broker {victim} again (broker epoch {after['czxid']})" in c.brokers[victim].log(),
+                 10), c.brokers[victim].log()
+    c.wait_ready(60)
+    assert all(sorted(b["NodeId"] for b in c.metadata(i)["Brokers"]) == [0, 1, 2] for i in range(3))

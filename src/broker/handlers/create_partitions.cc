@@ -9,8 +9,11 @@
 // Duplicates are answered on the reactor; lookups and growing run on the
 // admin executor (broker/admin_executor.h), which answers.
 #include <map>
+#include <optional>
 #include <set>
 
+#include "broker/cluster_admin.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/create_partitions_request.h"
@@ -42,6 +45,30 @@ Status check_assignments(BrokerContext& b, const Topic& t, int32_t current) {
                  std::to_string(b.settings.broker_id) + ")");
   }
   return Status::ok();
+}
+
+// Cluster mode (Kafka's ZkAdminManager.createPartitions): the new
+// partitions' replicas come from cluster::assign_new_partitions (Kafka's
+// continuation of the round-robin, or the request's explicit lists checked
+// against the live brokers), and /brokers/topics/T is rewritten with them
+// (the controller then creates them). Answered without waiting for leaders
+// (Kafka waits up to timeout_ms; clients then see LEADER_NOT_AVAILABLE for a
+// moment).
+Status grow_in_cluster(BrokerContext& b, const Topic& t, bool validate_only) {
+  auto existing = read_topic_assignment(*b.cluster, t.name);
+  if (!existing) return existing.status();
+  std::optional<std::vector<std::vector<int32_t>>> explicit_lists;
+  if (t.assignments) {
+    explicit_lists.emplace();
+    for (const auto& a : *t.assignments) explicit_lists->push_back(a.broker_ids);
+  }
+  auto added = cluster::assign_new_partitions(t.name, *existing, t.count, explicit_lists,
+                                              live_broker_metadata(*b.metadata));
+  if (!added) return added.status();
+  if (validate_only) return Status::ok();
+  cluster::TopicAssignment grown = *existing;
+  for (const auto& [p, replicas] : *added) grown.partitions[p].replicas = replicas;
+  return write_topic_assignment(*b.cluster, t.name, grown);
 }
 
 }  // namespace
@@ -90,6 +117,14 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
             r.error_code = static_cast<ErrorCode>(s.kafka_code());
             r.error_message = s.message();
           };
+          if (b.cluster != nullptr) {
+            if (Status s = grow_in_cluster(b, *t, req->validate_only); !s) {
+              fail(s);
+            } else {
+              r.error_code = ErrorCode::kNone;
+            }
+            continue;
+          }
           auto info = b.replicas.topic(t->name);
           if (!info) {
             fail(Status::error("unknown topic '" + t->name + "'",

@@ -14,8 +14,12 @@
 // carry no documentation text, so it is null either way (Kafka answers a
 // key's doc string; README "differences from Kafka"). v4 is v3, flexible.
 #include <charconv>
+#include <memory>
 #include <set>
 
+#include "broker/cluster_admin.h"
+#include "broker/cluster_member.h"
+#include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "config/describe.h"
@@ -41,6 +45,14 @@ Result<std::vector<config::ConfigEntry>> entries_for(BrokerContext& b, int8_t ty
   if (b.config == nullptr) return kafka_error(ErrorCode::kUnknownServerError, "broker configuration unavailable");
   if (type == kTopicResource) {
     if (!is_valid_topic_name(name)) return kafka_error(ErrorCode::kInvalidTopicException, "invalid topic name '" + name + "'");
+    if (b.cluster != nullptr) {
+      // Cluster mode (Kafka's ZooKeeper mode): the topic and its overrides as
+      // ZooKeeper holds them (this runs on the admin executor).
+      if (auto a = read_topic_assignment(*b.cluster, name); !a) return a.status();
+      auto overrides = read_topic_config(*b.cluster, name);
+      if (!overrides) return overrides.status();
+      return config::describe_topic_config(*b.config, *overrides);
+    }
     auto info = b.replicas.topic(name);
     if (!info) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
     return config::describe_topic_config(*b.config, info->configs);
@@ -84,11 +96,36 @@ void fill(ResourceResult& r, const std::vector<config::ConfigEntry>& entries,
   }
 }
 
+void describe(BrokerContext& b, const RequestContext& ctx, const protocol::DescribeConfigsRequest& req);
+
 }  // namespace
 
 void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
-  protocol::DescribeConfigsRequest req;
-  if (!decode_or_close(ctx, body, req, "DescribeConfigs")) return;
+  auto shared = std::make_shared<protocol::DescribeConfigsRequest>();
+  if (!decode_or_close(ctx, body, *shared, "DescribeConfigs")) return;
+  if (b.cluster != nullptr) {
+    // ZooKeeper round trips: off the reactor.
+    run_admin_job(
+        b, "DescribeConfigs", [&b, ctx, shared] { describe(b, ctx, *shared); },
+        [ctx, shared](const Status& s) {
+          protocol::DescribeConfigsResponse resp;
+          for (const auto& res : shared->resources) {
+            auto& r = resp.results.emplace_back();
+            r.resource_type = res.resource_type;
+            r.resource_name = res.resource_name;
+            r.error_code = static_cast<ErrorCode>(s.kafka_code());
+            r.error_message = s.message();
+          }
+          ctx.respond(resp);
+        });
+    return;
+  }
+  describe(b, ctx, *shared);
+}
+
+namespace {
+
+void describe(BrokerContext& b, const RequestContext& ctx, const protocol::DescribeConfigsRequest& req) {
   protocol::DescribeConfigsResponse resp;
   for (const auto& res : req.resources) {
     auto& r = resp.results.emplace_back();
@@ -105,5 +142,7 @@ void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteRe
   }
   ctx.respond(resp);
 }
+
+}  // namespace
 
 }  // namespace spool::broker

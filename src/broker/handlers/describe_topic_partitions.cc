@@ -19,12 +19,17 @@
 //   partition's leader epoch, no eligible leader replicas or last known ELR
 //   (empty lists), no offline replicas. TopicAuthorizedOperations: all topic
 //   operations (no authorizer), for every topic in a normal answer.
+// - Cluster mode: topics, leaders, leader epochs, replicas, ISR and offline
+//   replicas from the metadata cache (LEADER_NOT_AVAILABLE while leaderless);
+//   ELR lists stay empty (a ZooKeeper-mode cluster has no ELR).
 #include <algorithm>
 #include <set>
 #include <string>
 
 #include "broker/handlers/authorized_ops.h"
+#include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
+#include "cluster/metadata_cache.h"
 #include "broker/topic_name.h"
 #include "protocol/describe_topic_partitions_request.h"
 #include "protocol/describe_topic_partitions_response.h"
@@ -46,7 +51,22 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
   const std::string cursor_topic = req.cursor ? req.cursor->topic_name : "";
 
   std::set<std::string> names;  // sorted, as Kafka answers
-  if (all) {
+  // Cluster mode: topics and partitions as the metadata cache shows them.
+  const bool cluster_mode = b.cluster != nullptr && b.metadata != nullptr;
+  auto lookup = [&b, cluster_mode](const std::string& name) -> std::optional<TopicInfo> {
+    if (!cluster_mode) return b.replicas.topic(name);
+    auto parts = b.metadata->topic_partitions(name);
+    if (parts.empty()) return std::nullopt;
+    TopicInfo info;
+    info.name = name;
+    info.id = parts.front().topic_id;
+    info.partitions = static_cast<int32_t>(parts.size());
+    return info;
+  };
+  if (all && cluster_mode) {
+    for (const auto& name : b.metadata->topics())
+      if (name >= cursor_topic) names.insert(name);
+  } else if (all) {
     for (const auto& info : b.replicas.topics())
       if (info.name >= cursor_topic) names.insert(info.name);
   } else {
@@ -70,7 +90,7 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
       resp.next_cursor = Resp::Cursor{name, 0};
       break;
     }
-    auto info = b.replicas.topic(name);
+    auto info = lookup(name);
     if (!info) {
       if (all) continue;
       auto& rt = resp.topics.emplace_back();
@@ -91,6 +111,21 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
     const int64_t upper = std::min<int64_t>(info->partitions, int64_t{start} + remaining);
     for (int32_t p = start; p < upper; ++p) {
       auto& part = rt.partitions.emplace_back();
+      if (cluster_mode) {
+        auto view = b.metadata->describe_partition(TopicPartition{name, p});
+        part.partition_index = p;
+        part.error_code = view ? static_cast<ErrorCode>(view->error_code) : ErrorCode::kUnknownTopicOrPartition;
+        if (view) {
+          part.leader_id = view->leader;
+          part.leader_epoch = view->leader_epoch;
+          part.replica_nodes = view->replicas;
+          part.isr_nodes = view->isr;
+          part.offline_replicas = view->offline_replicas;
+        }
+        part.eligible_leader_replicas.emplace();
+        part.last_known_elr.emplace();
+        continue;
+      }
       auto partition = b.replicas.partition(name, p);
       part.error_code = ErrorCode::kNone;
       part.partition_index = p;

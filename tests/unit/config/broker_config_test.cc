@@ -274,8 +274,8 @@ TEST(BrokerConfig, AcceptsKafkaSampleServerProperties) {
   // Every key is recognised, zookeeper.connect included (cluster mode).
   auto r = BrokerConfig::from_properties(*props, &warnings);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(r->get_string("zookeeper.connect"), "localhost:2181");
-  EXPECT_EQ(r->get_int("zookeeper.connection.timeout.ms"), 18000);
+  EXPECT_EQ(r->get("zookeeper.connect"), "localhost:2181");
+  EXPECT_EQ(r->get_long("zookeeper.connection.timeout.ms"), 18000);
   EXPECT_FALSE(warnings.empty());
 }
 
