@@ -4,6 +4,7 @@
 #               ./data-cluster; Ctrl-C stops them all (scripts/run-cluster; ports overridable by env)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, short fuzz runs)
+#   make chaos  the cluster fault scenarios with long fault schedules (label chaos, not in make test)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
 #               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options)
@@ -14,7 +15,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build debug asan fuzz run run-cluster test test-peer test-unit test-asan test-fuzz bench clean
+.PHONY: all deps build debug asan fuzz run run-cluster test chaos test-peer test-unit test-asan test-fuzz bench clean
 
 all: build
 
@@ -45,9 +46,17 @@ run-cluster: build
 	@SPOOL_BIN=$(CURDIR)/$(BUILD)/spool scripts/run-cluster
 
 test: build asan fuzz
-	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure --timeout 600
+	ctest --test-dir $(BUILD) -LE chaos -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(FUZZ_BUILD) -L fuzz --output-on-failure --timeout 600
+
+# Long fault schedules (label chaos): the cluster fault scenarios with the
+# issue's counts (10 leader kills, 5 controller kills; override by env).
+CLUSTER_LEADER_KILLS ?= 10
+CLUSTER_CONTROLLER_KILLS ?= 5
+chaos: build
+	CLUSTER_LEADER_KILLS=$(CLUSTER_LEADER_KILLS) CLUSTER_CONTROLLER_KILLS=$(CLUSTER_CONTROLLER_KILLS) \
+	  ctest --test-dir $(BUILD) -L chaos --output-on-failure
 
 # The compatibility tests against Apache Kafka 4.4 (scripts/kafka-peer) instead of Spool.
 test-peer: build

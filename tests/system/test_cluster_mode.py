@@ -92,8 +92,17 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic):
     wl = _run(c, topic)
     for _ in range(LEADER_KILLS):
         p = rng.randrange(PARTITIONS)
+        # A broker just restarted may not have its metadata yet, and the
+        # partition may be between leaders: wait (bounded) for a live leader
+        # that every broker agrees on.
+        def agreed_leader():
+            try:
+                seen = {c.leader_of(topic, p, i) for i in range(3)}
+            except Exception:  # a broker still starting: ask again
+                return False
+            return len(seen) == 1 and next(iter(seen)) in (0, 1, 2)
+        assert _wait(agreed_leader, SESSION_MS / 1000 + 30, 0.5), f"no agreed leader for partition {p}"
         leader = c.leader_of(topic, p)
-        assert leader in (0, 1, 2)
         c.kill9(leader)
         _progress(wl, 100)  # the survivors (2 >= min ISR) keep accepting acks=all
         c.restart(leader)
