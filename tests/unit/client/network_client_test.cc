@@ -273,7 +273,11 @@ TEST(NetworkClient, LostConnectionFailsEveryRequestInFlight) {
   broker.set_script([](const ReceivedRequest& req) {
     return text(req.body) == "cut" ? Action::close() : Action::ignore();
   });
-  NetworkClient client(fast_options());
+  // Only the cut may fail these: a slow machine (ASan, two busy cores) must
+  // not let the short default timeout fire first.
+  NetworkClientOptions o = fast_options();
+  o.request_timeout_ms = 60000;
+  NetworkClient client(o);
   Collector<RawResponse> got;
   client.send(node_of(broker), raw(kMetadata, 0, 12, "one"), got.callback());
   client.send(node_of(broker), raw(kMetadata, 0, 12, "two"), got.callback());
