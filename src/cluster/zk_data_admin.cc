@@ -13,20 +13,12 @@ namespace spool::cluster {
 using zkjson::Json;
 using zkjson::JsonReader;
 using zkjson::OrderedJson;
+using zkjson::guarded;
+using zkjson::kInt32Max;
+using zkjson::kInt64Max;
 
 namespace {
 
-constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-template <typename T, typename F>
-Result<T> guarded(std::string_view path, F&& body) {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    return Status::error(std::string(path) + ": cannot decode: " + e.what());
-  }
-}
 
 OrderedJson partition_entry(const TopicPartition& tp) {
   OrderedJson e;

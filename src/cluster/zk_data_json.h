@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -77,5 +79,20 @@ class JsonReader {
 
 // Canonical decimal digits ("0", "17"; no sign, no leading zero) in [0, max].
 std::optional<int64_t> parse_decimal(std::string_view s, int64_t max);
+
+inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+inline constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// A decoder body behind a last-resort guard: nothing below should throw, but
+// an exception must never cross the module border (a std::bad_alloc on a
+// huge document, say).
+template <typename T, typename F>
+Result<T> guarded(std::string_view path, F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Status::error(std::string(path) + ": cannot decode: " + e.what());
+  }
+}
 
 }  // namespace spool::cluster::zkjson

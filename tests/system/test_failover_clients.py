@@ -359,10 +359,10 @@ def test_java_idempotent_through_leader_kill(cluster):
     verdict("java", h, kill)
 
 
-def test_peer_has_no_zookeeper_session_to_expire(cluster):
-    """Peer mode documents expire_session as not applicable (KRaft); Spool's
-    cluster mode has it (tests/system/test_cluster_fixture.py)."""
-    if PEER != "kafka":
-        pytest.skip("peer mode only")
-    with pytest.raises(ClusterError, match="not applicable on KRaft"):
-        cluster.expire_session(0)
+# Defined in peer mode only (no skip); Spool's expire_session is tested in
+# tests/system/test_cluster_fixture.py.
+if PEER == "kafka":
+    def test_peer_has_no_zookeeper_session_to_expire(cluster):
+        """Peer mode documents expire_session as not applicable (KRaft)."""
+        with pytest.raises(ClusterError, match="not applicable on KRaft"):
+            cluster.expire_session(0)
