@@ -139,6 +139,8 @@ ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand
     return ErrorCode::kNone;
   }
   if (!part->make_follower(p.leader, p.leader_epoch, p.partition_epoch)) return ErrorCode::kNone;
+  spdlog::info("{}: follower of broker {} for epoch {} (partition epoch {}, log end {})", p.partition.to_string(),
+               p.leader, p.leader_epoch, p.partition_epoch, part->log_end_offset());
   if (cluster_->stop_following) cluster_->stop_following(p.partition);
   if (p.leader >= 0 && cluster_->start_following) cluster_->start_following(part, p.leader, leaders);
   return ErrorCode::kNone;

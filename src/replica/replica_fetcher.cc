@@ -37,17 +37,17 @@ class ReplicaFetcherManager::Thread {
     e.state.durable_writes = p.durable_writes;
     e.state.phase = FetchPhase::kTruncating;  // start_fetching decides first
     e.hw = p.high_watermark;
+    e.generation = ++generations_;
     e.followed = std::move(p);
     entries_[e.state.tp] = std::move(e);
     cv_.notify_all();
   }
-  // Waits until no round uses the partition.
+  // Never waits for a Fetch in flight: every use of a partition's log is
+  // under mu_, and an answer is applied only to the entry (generation) it
+  // was asked for, so once this returns the thread never touches the log.
   bool remove(const TopicPartition& tp) {
-    std::unique_lock lk(mu_);
-    ++removing_;  // holds the next round back until this one is out
-    idle_cv_.wait(lk, [this] { return !in_round_; });
+    std::lock_guard lk(mu_);
     entries_.erase(tp);
-    --removing_;
     cv_.notify_all();
     return entries_.empty();
   }
@@ -57,12 +57,16 @@ class ReplicaFetcherManager::Thread {
     if (it == entries_.end()) return std::nullopt;
     return it->second.state;
   }
+  // Asks the thread to end after its current round (it may be waiting for
+  // a Fetch answer: up to replica.socket.timeout.ms); does not wait.
+  void request_stop() {
+    std::lock_guard lk(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  bool finished() const { return finished_.load(); }
   void stop() {
-    {
-      std::lock_guard lk(mu_);
-      stopping_ = true;
-      cv_.notify_all();
-    }
+    request_stop();
     if (thread_.joinable()) thread_.join();
   }
 
@@ -71,26 +75,19 @@ class ReplicaFetcherManager::Thread {
     FollowerPartition state;
     FollowedPartition followed;
     int64_t hw = 0;
+    uint64_t generation = 0;  // which add() this entry is
   };
 
   void run() {
     while (true) {
-      {
-        std::unique_lock lk(mu_);
-        cv_.wait(lk, [this] { return removing_ == 0 || stopping_; });
-        if (stopping_) return;
-        in_round_ = true;
-      }
       const bool did = round();
-      {
-        std::unique_lock lk(mu_);
-        in_round_ = false;
-        idle_cv_.notify_all();
-        if (stopping_) return;
-        // Nothing ready (all parked or backing off): wait a little.
-        if (!did) cv_.wait_for(lk, std::chrono::milliseconds(std::min<int64_t>(options_.backoff_ms, 100)));
-      }
+      std::unique_lock lk(mu_);
+      if (stopping_) break;
+      // Nothing ready (all parked or backing off): wait a little.
+      if (!did) cv_.wait_for(lk, std::chrono::milliseconds(std::min<int64_t>(options_.backoff_ms, 100)));
+      if (stopping_) break;
     }
+    finished_.store(true);
   }
 
   // Applies a truncation decision to the log; false on a storage error.
@@ -166,8 +163,10 @@ class ReplicaFetcherManager::Thread {
   bool round() {
     const int64_t now = steady_ms();
     std::vector<FollowerPartition> ready;
+    std::map<TopicPartition, uint64_t> asked;  // the generation each partition was asked for
     {
       std::lock_guard lk(mu_);
+      if (stopping_) return false;
       for (auto& [tp, e] : entries_) {
         if (e.state.phase == FetchPhase::kTruncating) {
           auto view = LocalLogView::of_log(*e.followed.log);
@@ -180,7 +179,10 @@ class ReplicaFetcherManager::Thread {
             spdlog::error("{}: fsync failed: {}", tp.to_string(), s.message());
           refresh(e);
         }
-        if (ready_to_fetch(e.state, now)) ready.push_back(e.state);
+        if (ready_to_fetch(e.state, now)) {
+          ready.push_back(e.state);
+          asked[tp] = e.generation;
+        }
       }
     }
     if (ready.empty()) return false;
@@ -209,11 +211,19 @@ class ReplicaFetcherManager::Thread {
           if (same_topic && tp.partition == pd.partition_index) e = &entry;
         }
         if (!e) continue;  // removed meanwhile
-        // The request's epoch for this partition (it may have changed by an add since).
+        // Only the entry the request was built for, at the offset it asked
+        // (Kafka's processFetchRequest check): a partition removed and added
+        // again meanwhile, or moved by a truncation, is asked again.
+        auto a = asked.find(e->state.tp);
+        if (a == asked.end() || a->second != e->generation) continue;
         int32_t request_epoch = e->state.current_leader_epoch;
+        int64_t request_offset = e->state.fetch_offset;
         for (const auto& r : ready)
-          if (r.tp == e->state.tp) request_epoch = r.current_leader_epoch;
-        if (request_epoch != e->state.current_leader_epoch) continue;  // answered for an older leadership
+          if (r.tp == e->state.tp) {
+            request_epoch = r.current_leader_epoch;
+            request_offset = r.fetch_offset;
+          }
+        if (request_epoch != e->state.current_leader_epoch || request_offset != e->state.fetch_offset) continue;
         handle(*e, pd, request_epoch);
       }
     }
@@ -254,11 +264,10 @@ class ReplicaFetcherManager::Thread {
   std::shared_ptr<LeaderEndpoint> endpoint_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::condition_variable idle_cv_;
   std::map<TopicPartition, Entry> entries_;
-  bool in_round_ = false;
-  int removing_ = 0;
+  uint64_t generations_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> finished_{false};
   std::thread thread_;
 };
 
@@ -274,6 +283,7 @@ void ReplicaFetcherManager::add(const client::Node& leader, FollowedPartition p)
   remove(tp);
   std::lock_guard lk(mu_);
   if (stopped_) return;
+  reap_retired_locked();
   Key key{leader.id, leader.host, leader.port,
           static_cast<int32_t>(std::hash<std::string>{}(tp.topic) * 31 + static_cast<size_t>(tp.partition)) %
               options_.num_fetchers};
@@ -285,30 +295,38 @@ void ReplicaFetcherManager::add(const client::Node& leader, FollowedPartition p)
 }
 
 void ReplicaFetcherManager::remove(const TopicPartition& tp) {
-  std::unique_ptr<Thread> idle;
-  {
-    std::lock_guard lk(mu_);
-    auto it = where_.find(tp);
-    if (it == where_.end()) return;
-    auto t = threads_.find(it->second);
-    if (t != threads_.end() && t->second->remove(tp)) {
-      idle = std::move(t->second);  // no partition left: the thread ends
-      threads_.erase(t);
-    }
-    where_.erase(it);
+  std::lock_guard lk(mu_);
+  reap_retired_locked();
+  auto it = where_.find(tp);
+  if (it == where_.end()) return;
+  auto t = threads_.find(it->second);
+  if (t != threads_.end() && t->second->remove(tp)) {
+    // No partition left: the thread ends once its round is over (it may be
+    // waiting for a hung leader); it is joined when finished or at shutdown.
+    t->second->request_stop();
+    retired_.push_back(std::move(t->second));
+    threads_.erase(t);
   }
-  idle.reset();  // joins outside the lock
+  where_.erase(it);
+}
+
+void ReplicaFetcherManager::reap_retired_locked() {
+  std::erase_if(retired_, [](const std::unique_ptr<Thread>& t) { return t->finished(); });  // joins
 }
 
 void ReplicaFetcherManager::shutdown() {
   std::map<Key, std::unique_ptr<Thread>> threads;
+  std::vector<std::unique_ptr<Thread>> retired;
   {
     std::lock_guard lk(mu_);
     stopped_ = true;
     threads.swap(threads_);
+    retired.swap(retired_);
     where_.clear();
   }
+  for (auto& [key, t] : threads) t->request_stop();
   threads.clear();
+  retired.clear();
 }
 
 std::optional<FollowerPartition> ReplicaFetcherManager::state(const TopicPartition& tp) const {

@@ -67,8 +67,9 @@ class ReplicaFetcherManager {
 
   // Starts (or restarts, with the new epoch and leader) fetching `p`.
   void add(const client::Node& leader, FollowedPartition p);
-  // Stops fetching (blocks until the partition's thread is not inside a
-  // round that uses it, so the caller may then truncate, lead or delete).
+  // Stops fetching. Never waits for a Fetch in flight (a hung leader must
+  // not stall LeaderAndIsr); once it returns, no fetcher thread touches the
+  // partition's log again, so the caller may truncate, lead or delete.
   void remove(const TopicPartition& tp);
   void shutdown();
 
@@ -90,7 +91,10 @@ class ReplicaFetcherManager {
   mutable std::mutex mu_;
   std::map<Key, std::unique_ptr<Thread>> threads_;
   std::map<TopicPartition, Key> where_;
+  std::vector<std::unique_ptr<Thread>> retired_;  // stopping; joined once finished
   bool stopped_ = false;
+
+  void reap_retired_locked();
 };
 
 }  // namespace spool::replica

@@ -2,11 +2,13 @@
 // over a real leader log in a temp dir): the follower log becomes
 // byte-identical to the leader's, takes min(leader HW, own log end), truncates
 // on DivergingEpoch and then converges, parks on FENCED_LEADER_EPOCH, and
-// sends replica id, current leader epoch and last fetched epoch. Every wait
+// sends replica id, current leader epoch and last fetched epoch, and stops
+// following at once while a Fetch to a hung leader is in flight. Every wait
 // is bounded (5 s).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -28,7 +30,12 @@ class FakeLeader : public LeaderEndpoint {
  public:
   explicit FakeLeader(std::shared_ptr<storage::Log> log) : log_(std::move(log)) {}
   Result<FetchAnswer> fetch(const client::Node&, const protocol::FetchRequest& req) override {
-    std::lock_guard lk(mu_);
+    std::unique_lock lk(mu_);
+    if (hang_) {
+      ++hung_;
+      cv_.wait(lk, [this] { return !hang_; });
+      --hung_;
+    }
     requests_.push_back(req);
     FetchAnswer a;
     a.version = 12;
@@ -81,6 +88,20 @@ class FakeLeader : public LeaderEndpoint {
     std::lock_guard lk(mu_);
     error_ = e;
   }
+  // A paused leader: fetches block until release().
+  void hang() {
+    std::lock_guard lk(mu_);
+    hang_ = true;
+  }
+  void release() {
+    std::lock_guard lk(mu_);
+    hang_ = false;
+    cv_.notify_all();
+  }
+  int hung() {
+    std::lock_guard lk(mu_);
+    return hung_;
+  }
   std::vector<protocol::FetchRequest> requests() {
     std::lock_guard lk(mu_);
     return requests_;
@@ -88,6 +109,9 @@ class FakeLeader : public LeaderEndpoint {
 
  private:
   std::mutex mu_;
+  std::condition_variable cv_;
+  bool hang_ = false;
+  int hung_ = 0;
   std::shared_ptr<storage::Log> log_;
   int64_t hw_ = 0;
   ErrorCode error_ = ErrorCode::kNone;
@@ -228,6 +252,28 @@ TEST_F(ReplicaFetcherTest, FencedLeaderEpochParksThePartition) {
   EXPECT_EQ(fetchers_->thread_count(), 0u);
   start(2);
   ASSERT_TRUE(eventually([&] { return follower_log_->log_end_offset() == 1; }));
+}
+
+// A follower whose leader hangs (SIGSTOPped: the Fetch is never answered)
+// must still be able to stop following at once: LeaderAndIsr moves the
+// partition elsewhere while the Fetch is in flight (it used to wait for the
+// Fetch to time out, replica.socket.timeout.ms, stalling the broker).
+TEST_F(ReplicaFetcherTest, RemoveDoesNotWaitForAFetchToAHungLeader) {
+  append(*leader_log_, 1, "a");
+  start(1);
+  ASSERT_TRUE(eventually([&] { return follower_log_->log_end_offset() == 1; }));
+  leader_->hang();
+  ASSERT_TRUE(eventually([&] { return leader_->hung() == 1; }));
+  append(*leader_log_, 1, "b");
+  fetchers_->remove(TopicPartition("t", 0));
+  EXPECT_EQ(leader_->hung(), 1);  // returned while the Fetch is still unanswered
+  EXPECT_EQ(fetchers_->thread_count(), 0u);
+  // The caller now owns the log: the late answer is dropped, not appended.
+  ASSERT_TRUE(follower_log_->truncate_to(0));
+  leader_->release();
+  ASSERT_TRUE(eventually([&] { return leader_->hung() == 0; }));
+  fetchers_->shutdown();  // joins the retired thread
+  EXPECT_EQ(follower_log_->log_end_offset(), 0);
 }
 
 }  // namespace
