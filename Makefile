@@ -4,7 +4,8 @@
 #               ./data-cluster; Ctrl-C stops them all (scripts/run-cluster; ports overridable by env)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, short fuzz runs)
-#   make chaos  the cluster fault scenarios with long fault schedules (label chaos, not in make test)
+#   make chaos  the cluster fault scenarios with the long fault schedule (label chaos; make test runs
+#               them CI-sized)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
 #               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options)

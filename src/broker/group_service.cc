@@ -20,7 +20,8 @@ coordinator::GroupCoordinatorOptions group_coordinator_options(const BrokerSetti
 
 GroupService::GroupService(const BrokerSettings& settings, ReplicaManager& replicas,
                            coordinator::GroupCoordinatorOptions options)
-    : offsets_(settings, replicas),
+    : cluster_(replicas.cluster_mode()),
+      offsets_(settings, replicas),
       coordinator_(std::make_unique<coordinator::GroupCoordinator>(offsets_, std::move(options))) {}
 
 GroupService::~GroupService() { shutdown(); }
@@ -39,8 +40,24 @@ void GroupService::load_all(bool log_progress) {
   if (log_progress) spdlog::info("group coordinator loaded {} partitions of {} ({} failed)", n, kOffsetsTopic, failed);
 }
 
+void GroupService::on_leadership(int32_t partition, bool leader) {
+  if (stopping_.load()) return;
+  if (!leader) {
+    coordinator_->unload_partition(partition);
+    return;
+  }
+  if (Status s = coordinator_->load_partition(partition); !s)
+    spdlog::error("group coordinator: loading {}-{} failed: {}", kOffsetsTopic, partition, s.message());
+  else
+    spdlog::info("group coordinator: {}-{} loaded", kOffsetsTopic, partition);
+}
+
 void GroupService::start() {
   std::lock_guard lk(mu_);
+  if (cluster_) {  // partitions come with leadership
+    started_ = offsets_.exists();
+    return;
+  }
   if (started_ || !offsets_.exists()) return;
   started_ = true;
   loader_ = std::thread([this] { load_all(true); });
@@ -56,6 +73,7 @@ ErrorCode GroupService::ensure_offsets_topic() {
     return ErrorCode::kCoordinatorNotAvailable;
   }
   started_ = true;
+  if (cluster_) return ErrorCode::kNone;  // loaded when LeaderAndIsr makes this broker their leader
   // Freshly created partitions are empty: loading them is quick, and doing it
   // before answering spares the client a NOT_COORDINATOR round.
   load_all(false);

@@ -7,6 +7,11 @@
 //  * when the first FindCoordinator creates the topic, its (empty) partitions
 //    are loaded at once, before the answer, so the client's next request
 //    finds its group's partition ready.
+// Cluster mode (Kafka's onLeadershipChange): nothing is loaded at start or
+// creation; on_leadership() loads a partition this broker comes to lead and
+// unloads one it no longer leads (its groups answer NOT_COORDINATOR, and the
+// clients find the new leader). The caller runs it off the LeaderAndIsr
+// thread, in order (a load replays the partition).
 // Threading: all methods are thread-safe. shutdown() (also run by the
 // destructor) joins the loader and shuts the coordinator down; handlers must
 // not be running any more (the server is stopped first).
@@ -52,12 +57,16 @@ class GroupService {
   // True once every partition has been handed to the coordinator (loaded or
   // failed); for tests.
   bool all_partitions_loaded() const { return loaded_.load(); }
+  // Cluster mode: this broker now leads (leader) or no longer leads
+  // __consumer_offsets-`partition`. Blocks while a load replays.
+  void on_leadership(int32_t partition, bool leader);
 
   void shutdown();
 
  private:
   void load_all(bool log_progress);
 
+  const bool cluster_;  // partitions follow leadership (on_leadership)
   OffsetsTopic offsets_;
   std::unique_ptr<coordinator::GroupCoordinator> coordinator_;
   std::mutex mu_;             // guards the writes of started_, loader_

@@ -16,6 +16,9 @@ using protocol::ErrorCode;
 
 namespace {
 
+// Kafka's offsets.commit.timeout.ms (also its transaction-log append bound).
+constexpr int64_t kReplicatedAppendTimeoutMs = 5000;
+
 Status kafka_error(ErrorCode code, std::string msg) { return Status::error(std::move(msg), static_cast<int16_t>(code)); }
 
 // One replay read; a larger first batch still comes whole (min_one).
@@ -70,6 +73,12 @@ void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnPro
                      topic_ + "-" + std::to_string(partition) + " is not hosted here"));
     return;
   }
+  // A coordinator writes only where it leads (cluster mode): a follower's log
+  // takes only what its leader sends.
+  if (part->role() == Partition::Role::kFollower) {
+    done(kafka_error(ErrorCode::kNotCoordinator, topic_ + "-" + std::to_string(partition) + " is led elsewhere"));
+    return;
+  }
   // Coordinator writes are acks=all (Kafka: offsets.commit.required.acks, and
   // the transaction log), so they obey the topic's min.insync.replicas.
   if (Status enough = part->check_enough_replicas(); !enough) {
@@ -111,6 +120,10 @@ void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnPro
                                                          std::to_string(max_bytes)));
     return;
   }
+  if (replicas_.cluster_mode()) {
+    append_replicated(part, *batch, std::move(txn_lock), std::move(done));
+    return;
+  }
   auto appended = part->append(std::span<uint8_t>(batch->data(), batch->size()), static_cast<int32_t>(build.size()));
   if (txn_lock.owns_lock()) txn_lock.unlock();  // `done` may run inline below
   if (!appended) {
@@ -121,6 +134,48 @@ void InternalTopicLog::append_batch(int32_t partition, const coordinator::TxnPro
     return;
   }
   part->await_durable(appended->last_offset, std::move(done));
+}
+
+void InternalTopicLog::append_replicated(const std::shared_ptr<Partition>& part, Bytes& batch,
+                                         std::unique_lock<std::mutex> txn_lock, std::function<void(Status)> done) {
+  // acks=all through the replica manager (Kafka's appendRecords for the
+  // coordinator): answered once the high watermark passes the batch, so a
+  // commit survives the leader's death. The answer may come inline, while
+  // txn_lock is held: it is then delivered after the unlock.
+  struct Answer {
+    std::mutex mu;
+    bool returned = false;
+    std::optional<Status> early;
+    std::function<void(Status)> done;
+  };
+  auto answer = std::make_shared<Answer>();
+  answer->done = std::move(done);
+  const std::string name = part->topic() + "-" + std::to_string(part->index());
+  ProduceEntry entry;
+  entry.tp = TopicPartition{part->topic(), part->index()};
+  entry.batches = std::span<uint8_t>(batch.data(), batch.size());
+  replicas_.append_records(-1, kReplicatedAppendTimeoutMs, {entry}, [answer, name](std::vector<ProduceResult> rs) {
+    Status s = Status::ok();
+    if (rs.empty() || rs[0].error != ErrorCode::kNone) {
+      const ErrorCode e = rs.empty() ? ErrorCode::kUnknownServerError : rs[0].error;
+      s = kafka_error(e, "append to " + name + ": " + std::string(protocol::error_name(e)));
+    }
+    std::unique_lock lk(answer->mu);
+    if (!answer->returned) {
+      answer->early = std::move(s);
+      return;
+    }
+    lk.unlock();
+    answer->done(std::move(s));
+  });
+  if (txn_lock.owns_lock()) txn_lock.unlock();
+  std::unique_lock lk(answer->mu);
+  answer->returned = true;
+  if (answer->early) {
+    Status s = std::move(*answer->early);
+    lk.unlock();
+    answer->done(std::move(s));
+  }
 }
 
 Status InternalTopicLog::read_all(int32_t partition, const std::function<void(const coordinator::LogRecord&)>& visit) {

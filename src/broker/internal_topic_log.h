@@ -6,7 +6,9 @@
 // is fixed for the object's life (the existing topic's count, else the
 // configured one), so an id's partition never changes under a coordinator.
 // append() writes one uncompressed batch (CreateTime = now) and answers once
-// durable; read_all() replays from log start to the end at call time, skipping
+// durable: on one node once fsynced, in a cluster once the high watermark
+// passes it (acks=all through ReplicaManager, 5 s bound); a partition this
+// broker follows answers NOT_COORDINATOR. read_all() replays from log start to the end at call time, skipping
 // control batches.
 // append_transactional() builds a TRANSACTIONAL batch of the producer and
 // appends it through the partition's producer state like a client's batch:
@@ -57,6 +59,10 @@ class InternalTopicLog : public coordinator::OffsetsLog {
  private:
   void append_batch(int32_t partition, const coordinator::TxnProducer* producer,
                     std::vector<coordinator::LogRecord> records, std::function<void(Status)> done);
+  // Cluster mode: the batch goes through ReplicaManager::append_records
+  // (acks=all); txn_lock (if held) is released once it is appended.
+  void append_replicated(const std::shared_ptr<Partition>& part, Bytes& batch, std::unique_lock<std::mutex> txn_lock,
+                         std::function<void(Status)> done);
 
   const BrokerSettings& settings_;
   ReplicaManager& replicas_;

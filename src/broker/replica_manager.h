@@ -215,6 +215,12 @@ class ReplicaManager {
   };
   void enable_cluster_mode(ClusterHooks hooks);
   bool cluster_mode() const { return cluster_.has_value(); }
+  // Kafka's onLeadershipChange: told after every LeaderAndIsr transition
+  // (leader = true with the new leader epoch; false: follower or stopped),
+  // on the thread that handles it; it must not block (the coordinators
+  // queue their loads). Set once, before the broker registers.
+  using LeadershipListener = std::function<void(const TopicPartition&, bool leader, int32_t leader_epoch)>;
+  void set_leadership_listener(LeadershipListener listener) { leadership_listener_ = std::move(listener); }
   // Every led partition's periodic ISR shrink (run every replica.lag.time.max.ms / 2).
   void maybe_shrink_isr();
   // replication-offset-checkpoint in every log dir (Kafka's text format, the
@@ -293,6 +299,7 @@ class ReplicaManager {
   std::optional<ClusterHooks> cluster_;
   const BrokerSettings& settings_;
   TopicRegistry& registry_;
+  LeadershipListener leadership_listener_;
   storage::LogManager& logs_;
   // Shared so the partitions' listeners can hold them weakly (see hw_listener).
   std::shared_ptr<PartitionPurgatory> fetch_purgatory_;    // DelayedFetch, by partition

@@ -136,6 +136,7 @@ ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand
       spdlog::warn("{}: elected leader uncleanly (epoch {}); records the old leader had past offset {} may be lost",
                    p.partition.to_string(), p.leader_epoch, part->log_end_offset());
     }
+    if (leadership_listener_) leadership_listener_(p.partition, true, p.leader_epoch);
     return ErrorCode::kNone;
   }
   if (!part->make_follower(p.leader, p.leader_epoch, p.partition_epoch)) return ErrorCode::kNone;
@@ -143,6 +144,7 @@ ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand
                p.leader, p.leader_epoch, p.partition_epoch, part->log_end_offset());
   if (cluster_->stop_following) cluster_->stop_following(p.partition);
   if (p.leader >= 0 && cluster_->start_following) cluster_->start_following(part, p.leader, leaders);
+  if (leadership_listener_) leadership_listener_(p.partition, false, p.leader_epoch);
   return ErrorCode::kNone;
 }
 
@@ -182,6 +184,7 @@ std::vector<PartitionOutcome> ReplicaManager::stop_replicas(const cluster::StopR
     if (cluster_ && cluster_->stop_following) cluster_->stop_following(p.partition);
     // Stop leading: parked produces and fetches answer NOT_LEADER_OR_FOLLOWER.
     part->make_follower(-1, bypass ? ours : p.leader_epoch, part->partition_epoch());
+    if (leadership_listener_) leadership_listener_(p.partition, false, part->leader_epoch());
     ErrorCode result = ErrorCode::kNone;
     if (p.delete_partition) {
       {

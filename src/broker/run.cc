@@ -151,6 +151,25 @@ int run_broker(const config::BrokerConfig& cfg) {
                   }));
   ctx.txns = &txns;
   txns.start();
+  // Cluster mode: the coordinators follow the leadership of their internal
+  // topics' partitions (Kafka's onLeadershipChange); loads and unloads run
+  // in order on their own thread, never on the LeaderAndIsr handler's.
+  AdminExecutor coordinator_loads(AdminExecutor::Options{"coordinator-loads", 65536});
+  if (member) {
+    replicas.set_leadership_listener([&](const TopicPartition& tp, bool leader, int32_t epoch) {
+      const bool offsets = tp.topic == kConsumerOffsetsTopic;
+      if (!offsets && tp.topic != kTransactionStateTopic) return;
+      coordinator_loads.submit(
+          (leader ? "load " : "unload ") + tp.to_string(),
+          [&groups, &txns, tp, leader, epoch, offsets] {
+            if (offsets)
+              groups.on_leadership(tp.partition, leader);
+            else
+              txns.on_leadership(tp.partition, leader, epoch);
+          },
+          [tp](const Status& s) { spdlog::warn("coordinator {} not moved: {}", tp.to_string(), s.message()); });
+    });
+  }
   // Topic lifecycle work, off the reactors. Declared after the services its
   // jobs use, so that on an early return it stops before they go.
   AdminExecutor admin;
@@ -209,6 +228,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   if (member) member->stop();
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.
+  coordinator_loads.stop();
   txns.shutdown();
   groups.shutdown();
   // Parked requests expire now (their connections are gone, so nothing is

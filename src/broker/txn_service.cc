@@ -23,7 +23,8 @@ coordinator::TxnCoordinatorOptions txn_coordinator_options(const BrokerSettings&
 }
 
 TxnService::TxnService(BrokerContext& ctx, coordinator::TxnCoordinatorOptions options)
-    : log_(ctx.settings, ctx.replicas, kTransactionStateTopic, ctx.settings.transaction_state_log_num_partitions,
+    : cluster_(ctx.replicas.cluster_mode()),
+      log_(ctx.settings, ctx.replicas, kTransactionStateTopic, ctx.settings.transaction_state_log_num_partitions,
            {{"cleanup.policy", "compact"},
             {"segment.bytes", std::to_string(ctx.settings.transaction_state_log_segment_bytes)},
             // Like its replication factor, capped by the replicas there are:
@@ -49,8 +50,25 @@ void TxnService::load_all(bool log_progress) {
     spdlog::info("transaction coordinator loaded {} partitions of {} ({} failed)", n, kTransactionStateTopic, failed);
 }
 
+void TxnService::on_leadership(int32_t partition, bool leader, int32_t leader_epoch) {
+  if (stopping_.load()) return;
+  if (!leader) {
+    coordinator_->unload_partition(partition);
+    return;
+  }
+  if (Status s = coordinator_->load_partition(partition, std::max(leader_epoch, 0)); !s)
+    spdlog::error("transaction coordinator: loading {}-{} failed: {}", kTransactionStateTopic, partition, s.message());
+  else
+    spdlog::info("transaction coordinator: {}-{} loaded (coordinator epoch {})", kTransactionStateTopic, partition,
+                 leader_epoch);
+}
+
 void TxnService::start() {
   std::lock_guard lk(mu_);
+  if (cluster_) {  // partitions come with leadership
+    started_ = log_.exists();
+    return;
+  }
   if (started_ || !log_.exists()) return;
   started_ = true;
   loader_ = std::thread([this] { load_all(true); });
@@ -66,6 +84,7 @@ ErrorCode TxnService::ensure_state_topic() {
     return ErrorCode::kCoordinatorNotAvailable;
   }
   started_ = true;
+  if (cluster_) return ErrorCode::kNone;  // loaded when LeaderAndIsr makes this broker their leader
   load_all(false);  // empty partitions: quick, and spares a NOT_COORDINATOR round
   return ErrorCode::kNone;
 }

@@ -50,11 +50,15 @@ class TxnService {
   // NONE at once. Any thread, never blocks.
   bool state_topic_ready() const { return started_.load(); }
   bool all_partitions_loaded() const { return loaded_.load(); }
+  // Cluster mode, as GroupService::on_leadership: load (with the partition's
+  // leader epoch as the coordinator epoch) or unload __transaction_state-`partition`.
+  void on_leadership(int32_t partition, bool leader, int32_t leader_epoch);
   void shutdown();
 
  private:
   void load_all(bool log_progress);
 
+  const bool cluster_;  // partitions follow leadership (on_leadership)
   InternalTopicLog log_;
   BrokerTxnMarkerSender markers_;
   ProducerIdAdapter ids_;

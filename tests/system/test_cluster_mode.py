@@ -42,6 +42,23 @@ def _progress(wl, n=100, timeout=60):
     assert got >= before + n, f"no progress: {got - before} acks in {timeout} s; errors {wl.errors[-5:]}"
 
 
+def _first_ack_after(wl, t, partition=None):
+    """Seconds from t to the first acknowledgement completed after it (of
+    `partition` when given), None if there is none yet."""
+    ends = [w.end for w in list(wl.history.writes) if w.outcome == "ok" and w.end is not None and w.end > t
+            and (partition is None or w.partition == wl.tp(partition))]
+    return min(ends) - t if ends else None
+
+
+def _report(name, wl, res, pauses=()):
+    """One line per scenario for the long-run record (printed with -s)."""
+    line = f"{name}: {res.stats}"
+    if pauses:
+        ps = sorted(pauses)
+        line += f"; first ack after each fault (s): median {ps[len(ps) // 2]:.2f}, max {ps[-1]:.2f}, n={len(ps)}"
+    print(line)
+
+
 def _finish(c, wl, topic):
     wl.stop(timeout=90)
     ends = wl.drain(timeout=90)
@@ -90,6 +107,7 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic):
     c = _cluster(cluster_factory)
     rng = _rng()
     wl = _run(c, topic)
+    pauses = []
     for _ in range(LEADER_KILLS):
         p = rng.randrange(PARTITIONS)
         # A broker just restarted may not have its metadata yet, and the
@@ -103,23 +121,28 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic):
             return len(seen) == 1 and next(iter(seen)) in (0, 1, 2)
         assert _wait(agreed_leader, SESSION_MS / 1000 + 30, 0.5), f"no agreed leader for partition {p}"
         leader = c.leader_of(topic, p)
+        t = time.monotonic()
         c.kill9(leader)
         _progress(wl, 100)  # the survivors (2 >= min ISR) keep accepting acks=all
+        pauses.append(_first_ack_after(wl, t, p))
         c.restart(leader)
         _progress(wl, 50)
-    _finish(c, wl, topic)
+    _report(f"leader kill -9 x{LEADER_KILLS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
 
 
 def test_controller_kill9(cluster_factory, topic):
     c = _cluster(cluster_factory)
     wl = _run(c, topic)
+    pauses = []
     for _ in range(CONTROLLER_KILLS):
         ctl = c.controller()
+        t = time.monotonic()
         c.kill9(ctl)
         assert _wait(lambda: c.controller() not in (-1, ctl), SESSION_MS / 1000 + 20, 0.5)
         _progress(wl, 50)
+        pauses.append(_first_ack_after(wl, t))
         c.restart(ctl)
-    _finish(c, wl, topic)
+    _report(f"controller kill -9 x{CONTROLLER_KILLS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
 
 
 def test_paused_follower_leaves_and_rejoins_the_isr(cluster_factory, topic):
@@ -139,7 +162,7 @@ def test_paused_follower_leaves_and_rejoins_the_isr(cluster_factory, topic):
     finally:
         c.resume(follower)
     assert _wait(lambda: isr(0) == [0, 1, 2], 30, 0.5), isr(0)
-    _finish(c, wl, topic)
+    _report("paused follower", wl, _finish(c, wl, topic))
 
 
 def test_broker_session_expiry_reregisters(cluster_factory, topic):
@@ -150,7 +173,7 @@ def test_broker_session_expiry_reregisters(cluster_factory, topic):
     assert _wait(lambda: (c.registration(1) or {}).get("czxid", old["czxid"]) > old["czxid"], 30, 0.5)
     c.wait_ready()
     _progress(wl, 100)
-    _finish(c, wl, topic)
+    _report("session expiry", wl, _finish(c, wl, topic))
 
 
 def test_zookeeper_restart(cluster_factory, topic):
@@ -160,4 +183,4 @@ def test_zookeeper_restart(cluster_factory, topic):
     time.sleep(1)
     _progress(wl, 100)
     c.wait_ready()
-    _finish(c, wl, topic)
+    _report("ZooKeeper restart", wl, _finish(c, wl, topic))
