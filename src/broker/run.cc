@@ -119,7 +119,8 @@ int run_broker(const config::BrokerConfig& cfg) {
   auto topic_store = cluster::EmbeddedStore::open(settings.log_dirs[0]);
   if (!topic_store) return fail_start("metadata store: " + topic_store.error().message);
   auto registry = TopicRegistry::open(**topic_store, settings.broker_id, std::filesystem::path(settings.log_dirs[0]));
-  if (!registry) return fail_start((*topic_store)->file_path() + ": " + registry.status().message());
+  if (!registry)
+    return fail_start("loading topics (metadata store " + (*topic_store)->file_path() + "): " + registry.status().message());
   // The replica manager owns the delayed operations (issue 3): parked
   // fetches complete when a watched partition's high watermark moves;
   // acks=all produces when it is durable.

@@ -40,9 +40,9 @@
 // store (an EmbeddedStore applies a write whose save failed in memory; the
 // put-back keeps its tree in step), and returns the error.
 // Thread-safe (internal mutex); writes are rare (admin operations) and block
-// for the store's round trip (never call them on a reactor thread).
+// for the store's round trip and save (fsyncs, as the old file's writes did).
 // files: topic_registry.cc (lookups, writes), topic_registry_open.cc (load,
-// import).
+// import), legacy_topic_file.{h,cc} (the old file's reader).
 #pragma once
 
 #include <array>
