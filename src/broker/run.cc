@@ -13,6 +13,7 @@
 #include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
 #include "broker/txn_service.h"
+#include "cluster/embedded_store.h"
 #include "cluster/producer_id_blocks.h"
 #include "net/server.h"
 
@@ -111,8 +112,15 @@ int run_broker(const config::BrokerConfig& cfg) {
     (*logs)->shutdown();
     return 1;
   };
-  auto registry = TopicRegistry::open(std::filesystem::path(settings.log_dirs[0]));
-  if (!registry) return fail_start(registry.status().message());
+  // The topics live in the embedded metadata store of the first log dir: in
+  // single-node mode it is the broker's metadata store; in cluster mode only
+  // the cache of the topics hosted here (topic_registry.h), ZooKeeper being
+  // the cluster's store. An old spool-metadata.json is imported once.
+  auto topic_store = cluster::EmbeddedStore::open(settings.log_dirs[0]);
+  if (!topic_store) return fail_start("metadata store: " + topic_store.error().message);
+  auto registry = TopicRegistry::open(**topic_store, settings.broker_id, std::filesystem::path(settings.log_dirs[0]));
+  if (!registry)
+    return fail_start("loading topics (metadata store " + (*topic_store)->file_path() + "): " + registry.status().message());
   // The replica manager owns the delayed operations (issue 3): parked
   // fetches complete when a watched partition's high watermark moves;
   // acks=all produces when it is durable.

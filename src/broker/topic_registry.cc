@@ -1,70 +1,24 @@
+// TopicRegistry: lookups and writes (topic_registry.h); open() and the
+// import of the old file are in topic_registry_open.cc.
 #include "broker/topic_registry.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 
-#include "broker/topic_name.h"
+#include "cluster/zk_data.h"
+#include "cluster/zk_paths.h"
 
 namespace spool::broker {
+namespace zk_paths = cluster::zk_paths;
+
 namespace {
 
-constexpr const char* kFileName = "spool-metadata.json";
-constexpr int kFormatVersion = 1;
+bool is_zero(const TopicId& id) { return id == TopicId{}; }
 
-std::string id_to_hex(const TopicId& id) {
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (uint8_t b : id) {
-    s += kHex[b >> 4];
-    s += kHex[b & 15];
-  }
-  return s;
-}
-
-bool hex_to_id(const std::string& s, TopicId& id) {
-  if (s.size() != 32) return false;
-  auto nib = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < 16; ++i) {
-    int hi = nib(s[2 * i]), lo = nib(s[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    id[i] = static_cast<uint8_t>(hi << 4 | lo);
-  }
-  return true;
-}
-
-Status write_atomically(const std::filesystem::path& file, const std::string& text) {
-  auto tmp = file;
-  tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::error("cannot write " + tmp.string());
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n <= 0) {
-      ::close(fd);
-      return Status::error("write failed: " + tmp.string());
-    }
-    off += static_cast<size_t>(n);
-  }
-  bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced) return Status::error("fsync failed: " + tmp.string());
-  if (::rename(tmp.c_str(), file.c_str()) != 0) return Status::error("rename failed: " + file.string());
-  int dfd = ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return Status::ok();
+cluster::TopicAssignment assignment_of(const TopicInfo& info, int32_t broker_id) {
+  cluster::TopicAssignment a;
+  if (!is_zero(info.id)) a.topic_id = info.id;
+  for (int32_t p = 0; p < info.partitions; ++p) a.partitions[p].replicas = {broker_id};
+  return a;
 }
 
 }  // namespace
@@ -76,46 +30,6 @@ TopicId random_topic_id() {
   id[6] = (id[6] & 0x0f) | 0x40;  // UUID v4 shape
   id[8] = (id[8] & 0x3f) | 0x80;
   return id;
-}
-
-Result<std::unique_ptr<TopicRegistry>> TopicRegistry::open(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  auto reg = std::unique_ptr<TopicRegistry>(new TopicRegistry(dir / kFileName));
-  std::ifstream in(reg->file_);
-  if (!in) return reg;  // first start
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  auto bad = [&](const std::string& why) {
-    return Status::error("topic registry " + reg->file_.string() + " is invalid: " + why);
-  };
-  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kFormatVersion)
-    return bad("unsupported version");
-  if (!j.contains("topics") || !j["topics"].is_array()) return bad("no topics array");
-  for (const auto& t : j["topics"]) {
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("id") ||
-        !t["id"].is_string() || !t.contains("partitions") || !t["partitions"].is_number_integer())
-      return bad("malformed topic entry");
-    TopicInfo info;
-    info.name = t["name"].get<std::string>();
-    if (!is_valid_topic_name(info.name)) return bad("bad topic name '" + info.name + "'");
-    if (!hex_to_id(t["id"].get<std::string>(), info.id)) return bad("bad topic id for " + info.name);
-    int64_t parts = t["partitions"].get<int64_t>();
-    if (parts <= 0 || parts > 1000000) return bad("bad partition count for " + info.name);
-    info.partitions = static_cast<int32_t>(parts);
-    if (t.contains("configs")) {
-      if (!t["configs"].is_object()) return bad("bad configs for " + info.name);
-      for (auto it = t["configs"].begin(); it != t["configs"].end(); ++it) {
-        if (!it.value().is_string()) return bad("bad config value for " + info.name);
-        info.configs[it.key()] = it.value().get<std::string>();
-      }
-    }
-    if (info.id != TopicId{}) reg->names_by_id_[info.id] = info.name;  // zero: Kafka's "no id"
-    reg->topics_[info.name] = std::move(info);
-  }
-  return reg;
 }
 
 std::vector<TopicInfo> TopicRegistry::list() const {
@@ -157,14 +71,8 @@ Result<TopicInfo> TopicRegistry::add_with_id(const std::string& name, const Topi
   std::lock_guard lk(mu_);
   if (topics_.count(name)) return Status::error("topic '" + name + "' already exists", 36);
   TopicInfo info{name, id, partitions, std::move(configs)};
-  topics_[name] = info;
-  names_by_id_[info.id] = name;
-  Status s = save_locked();
-  if (!s) {
-    topics_.erase(name);
-    names_by_id_.erase(info.id);
-    return s;
-  }
+  if (Status s = persist_locked(name, &info, nullptr); !s) return s;
+  insert_locked(info);
   return info;
 }
 
@@ -172,15 +80,10 @@ Status TopicRegistry::remove(const std::string& name) {
   std::lock_guard lk(mu_);
   auto it = topics_.find(name);
   if (it == topics_.end()) return Status::error("unknown topic '" + name + "'", 3);
-  TopicInfo saved = it->second;
+  if (Status s = persist_locked(name, nullptr, &it->second); !s) return s;
+  names_by_id_.erase(it->second.id);
   topics_.erase(it);
-  names_by_id_.erase(saved.id);
-  Status s = save_locked();
-  if (!s) {
-    names_by_id_[saved.id] = name;
-    topics_[name] = std::move(saved);
-  }
-  return s;
+  return Status::ok();
 }
 
 Result<TopicInfo> TopicRegistry::set_partitions(const std::string& name, int32_t partitions) {
@@ -191,13 +94,10 @@ Result<TopicInfo> TopicRegistry::set_partitions(const std::string& name, int32_t
     return Status::error("topic '" + name + "' already has " + std::to_string(it->second.partitions) +
                              " partitions; the count can only grow",
                          37);
-  int32_t old = it->second.partitions;
-  it->second.partitions = partitions;
-  Status s = save_locked();
-  if (!s) {
-    it->second.partitions = old;
-    return s;
-  }
+  TopicInfo grown = it->second;
+  grown.partitions = partitions;
+  if (Status s = persist_locked(name, &grown, &it->second); !s) return s;
+  it->second = std::move(grown);
   return it->second;
 }
 
@@ -205,28 +105,65 @@ Result<TopicInfo> TopicRegistry::set_configs(const std::string& name, std::map<s
   std::lock_guard lk(mu_);
   auto it = topics_.find(name);
   if (it == topics_.end()) return Status::error("unknown topic '" + name + "'", 3);
-  std::swap(it->second.configs, configs);
-  Status s = save_locked();
-  if (!s) {
-    std::swap(it->second.configs, configs);
-    return s;
-  }
+  TopicInfo changed = it->second;
+  changed.configs = std::move(configs);
+  if (Status s = persist_locked(name, &changed, &it->second); !s) return s;
+  it->second = std::move(changed);
   return it->second;
 }
 
-Status TopicRegistry::save_locked() const {
-  nlohmann::json j;
-  j["version"] = kFormatVersion;
-  j["topics"] = nlohmann::json::array();
-  for (const auto& [_, t] : topics_) {
-    nlohmann::json e;
-    e["name"] = t.name;
-    e["id"] = id_to_hex(t.id);
-    e["partitions"] = t.partitions;
-    e["configs"] = t.configs;
-    j["topics"].push_back(std::move(e));
+void TopicRegistry::insert_locked(TopicInfo info) {
+  if (!is_zero(info.id)) names_by_id_[info.id] = info.name;  // zero: Kafka's "no id"
+  topics_[info.name] = std::move(info);
+}
+
+Status TopicRegistry::node_ops(std::vector<cluster::Op>& ops, const std::string& name, const TopicInfo* info) const {
+  const std::string config_path = zk_paths::config_topic(name);
+  const std::string topic_path = zk_paths::topic(name);
+  // Kafka's order: the config before the topic on create, after it on delete.
+  const std::vector<std::pair<std::string, std::string>> nodes = {
+      {config_path, info ? cluster::encode_entity_config(info->configs) : std::string()},
+      {topic_path, info ? cluster::encode_topic_assignment(assignment_of(*info, broker_id_)) : std::string()}};
+  auto add_op = [&](const std::string& path, const std::string& data) -> Status {
+    auto present = store_.exists(path);
+    if (!present && present.code() != cluster::StoreCode::kNoNode)
+      return Status::error("metadata store: reading " + path + " failed: " + present.error().message);
+    if (info) {
+      ops.push_back(present ? cluster::Op::set_data(path, data) : cluster::Op::create(path, data));
+    } else if (present) {
+      ops.push_back(cluster::Op::remove(path));
+    }
+    return Status::ok();
+  };
+  if (info) {
+    for (const auto& [path, data] : nodes)
+      if (Status s = add_op(path, data); !s) return s;
+  } else {
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+      if (Status s = add_op(it->first, it->second); !s) return s;
   }
-  return write_atomically(file_, j.dump(2) + "\n");
+  return Status::ok();
+}
+
+Status TopicRegistry::apply_ops(const std::vector<cluster::Op>& ops, const std::string& what) {
+  if (ops.empty()) return Status::ok();
+  auto r = store_.multi(ops);
+  if (!r)
+    return Status::error("metadata store: " + what + " failed (" + cluster::store_code_name(r.code()) +
+                         "): " + r.error().message);
+  return Status::ok();
+}
+
+Status TopicRegistry::persist_locked(const std::string& name, const TopicInfo* now, const TopicInfo* before) {
+  std::vector<cluster::Op> ops;
+  Status s = node_ops(ops, name, now);
+  if (s) s = apply_ops(ops, "writing topic " + name);
+  if (s) return s;
+  // The write may be applied in the store's memory all the same (an
+  // EmbeddedStore whose save failed): put the old state back.
+  std::vector<cluster::Op> undo;
+  if (node_ops(undo, name, before)) (void)apply_ops(undo, "restoring topic " + name);
+  return s;
 }
 
 }  // namespace spool::broker

@@ -37,6 +37,7 @@
 #include "protocol/header.h"
 #include "protocol/metadata_request.h"
 #include "protocol/metadata_response.h"
+#include "registry_test_support.h"
 
 namespace spool::broker {
 namespace {
@@ -216,7 +217,7 @@ class LifecycleHandlersTest : public ::testing::Test {
     auto logs = storage::LogManager::open(lo);
     ASSERT_TRUE(logs) << logs.status().message();
     logs_ = std::move(logs.value());
-    auto reg = TopicRegistry::open(dir_.path());
+    auto reg = open_test_registry(dir_.path(), store_);
     ASSERT_TRUE(reg) << reg.status().message();
     registry_ = std::move(reg.value());
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
@@ -243,6 +244,7 @@ class LifecycleHandlersTest : public ::testing::Test {
   test_support::TempDir dir_{"spool-admin-exec"};
   BrokerSettings settings_;
   std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<cluster::EmbeddedStore> store_;
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
   FetchSessionCache sessions_{FetchSessionCache::Options{}};

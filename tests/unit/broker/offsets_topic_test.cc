@@ -18,6 +18,7 @@
 #include "broker/replica_manager.h"
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
+#include "registry_test_support.h"
 
 namespace spool::broker {
 namespace {
@@ -50,7 +51,7 @@ class OffsetsTopicTest : public ::testing::Test {
     auto logs = storage::LogManager::open(lo);
     ASSERT_TRUE(logs) << logs.status().message();
     logs_ = std::move(logs.value());
-    auto reg = TopicRegistry::open(dir_);
+    auto reg = open_test_registry(dir_, store_);
     ASSERT_TRUE(reg) << reg.status().message();
     registry_ = std::move(reg.value());
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
@@ -61,6 +62,7 @@ class OffsetsTopicTest : public ::testing::Test {
     if (logs_) logs_->shutdown();
     logs_.reset();
     registry_.reset();
+    store_.reset();
   }
   static Status append_sync(OffsetsTopic& t, int32_t partition, std::vector<LogRecord> records) {
     auto promise = std::make_shared<std::promise<Status>>();
@@ -80,6 +82,7 @@ class OffsetsTopicTest : public ::testing::Test {
   std::filesystem::path dir_;
   BrokerSettings settings_;
   std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<cluster::EmbeddedStore> store_;
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
 };

@@ -12,6 +12,7 @@
 #include "record/batch_builder.h"
 #include "storage/checkpoint.h"
 #include "storage/file_util.h"
+#include "registry_test_support.h"
 
 namespace spool::broker {
 namespace {
@@ -44,7 +45,7 @@ class ReplicaAdminTest : public ::testing::Test {
     auto logs = storage::LogManager::open(lo);
     ASSERT_TRUE(logs) << logs.status().message();
     logs_ = std::move(logs.value());
-    auto reg = TopicRegistry::open(dir_);
+    auto reg = open_test_registry(dir_, store_);
     ASSERT_TRUE(reg) << reg.status().message();
     registry_ = std::move(reg.value());
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
@@ -54,11 +55,13 @@ class ReplicaAdminTest : public ::testing::Test {
     if (logs_) logs_->shutdown();
     logs_.reset();
     registry_.reset();
+    store_.reset();
   }
 
   std::filesystem::path dir_;
   BrokerSettings settings_;
   std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<cluster::EmbeddedStore> store_;
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
 };
@@ -110,15 +113,16 @@ TEST_F(ReplicaAdminTest, RefusesShrinkSameUnknownAndValidateOnlyChangesNothing) 
 
 TEST(TopicRegistrySetPartitions, OnlyGrowsAndPersists) {
   auto dir = std::filesystem::temp_directory_path() / ("spool-regsp-" + std::to_string(std::random_device{}()));
+  std::unique_ptr<cluster::EmbeddedStore> store;
   {
-    auto reg = TopicRegistry::open(dir);
+    auto reg = open_test_registry(dir, store);
     ASSERT_TRUE(reg);
     ASSERT_TRUE((*reg)->add("a", 1, {}));
     EXPECT_EQ((*reg)->set_partitions("a", 1).status().kafka_code(), 37);
     EXPECT_EQ((*reg)->set_partitions("zz", 4).status().kafka_code(), 3);
     ASSERT_TRUE((*reg)->set_partitions("a", 4));
   }
-  auto reg = TopicRegistry::open(dir);
+  auto reg = open_test_registry(dir, store);
   ASSERT_TRUE(reg);
   EXPECT_EQ((*reg)->get("a")->partitions, 4);
   std::filesystem::remove_all(dir);
@@ -241,7 +245,8 @@ TEST_F(ReplicaAdminTest, LeftoverFilesOfADeletedTopicAreNeverServedByItsSuccesso
   // entry alone.
   close();
   {
-    auto reg = TopicRegistry::open(dir_);
+    std::unique_ptr<cluster::EmbeddedStore> store;
+    auto reg = open_test_registry(dir_, store);
     ASSERT_TRUE(reg);
     ASSERT_TRUE((*reg)->remove("reborn"));
   }

@@ -16,6 +16,7 @@
 #include "broker/replica_manager.h"
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
+#include "registry_test_support.h"
 
 namespace spool::broker {
 namespace {
@@ -34,7 +35,7 @@ class ReplicaPathsTest : public ::testing::Test {
     auto logs = storage::LogManager::open(lo);
     ASSERT_TRUE(logs) << logs.status().message();
     logs_ = std::move(logs.value());
-    auto reg = TopicRegistry::open(dir_);
+    auto reg = open_test_registry(dir_, store_);
     ASSERT_TRUE(reg) << reg.status().message();
     registry_ = std::move(reg.value());
     replicas_ = std::make_unique<ReplicaManager>(settings_, *registry_, *logs_);
@@ -82,6 +83,7 @@ class ReplicaPathsTest : public ::testing::Test {
   std::filesystem::path dir_;
   BrokerSettings settings_;
   std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<cluster::EmbeddedStore> store_;
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
   std::vector<Bytes> batches_;

@@ -16,6 +16,7 @@
 #include "protocol/error_code.h"
 #include "record/batch_builder.h"
 #include "storage/checkpoint.h"
+#include "registry_test_support.h"
 
 namespace spool::broker {
 namespace {
@@ -43,7 +44,7 @@ class ReplicationTest : public ::testing::Test {
     auto logs = storage::LogManager::open(lo);
     ASSERT_TRUE(logs) << logs.status().message();
     logs_ = std::move(logs.value());
-    auto reg = TopicRegistry::open(dir_);
+    auto reg = open_test_registry(dir_, store_);
     ASSERT_TRUE(reg);
     registry_ = std::move(reg.value());
     ReplicaManager::PurgatoryConfig pc;
@@ -69,6 +70,7 @@ class ReplicationTest : public ::testing::Test {
     if (logs_) logs_->shutdown();
     logs_.reset();
     registry_.reset();
+    store_.reset();
   }
 
   cluster::LeaderAndIsrCommand lai(int32_t leader, int32_t leader_epoch, int32_t partition_epoch,
@@ -131,6 +133,7 @@ class ReplicationTest : public ::testing::Test {
   std::filesystem::path dir_;
   BrokerSettings settings_;
   std::unique_ptr<storage::LogManager> logs_;
+  std::unique_ptr<cluster::EmbeddedStore> store_;
   std::unique_ptr<TopicRegistry> registry_;
   std::unique_ptr<ReplicaManager> replicas_;
   TopicPartition tp_{"orders", 0};
