@@ -60,7 +60,16 @@ ReplicaManager::ClusterHooks ClusterReplication::hooks() {
       r.isr = o.isr;
       part->on_alter_partition_response(id, r);
     });
-    if (!queued) spdlog::debug("AlterPartition for {}-{} not queued: one is pending", p->topic(), p->index());
+    if (!queued) {
+      // An earlier change of this partition (from before a new LeaderAndIsr)
+      // is still queued: this one is not attempted (Kafka's
+      // OperationNotAttempted), so the partition may propose again later;
+      // left pending, it would block every ISR change for good.
+      spdlog::info("AlterPartition for {}-{} not queued: an earlier one is pending", p->topic(), p->index());
+      replica::AlterPartitionResult r;
+      r.error = protocol::ErrorCode::kOperationNotAttempted;
+      p->on_alter_partition_response(id, r);
+    }
   };
   replica::ReplicaFetcherManager* fetchers = fetchers_.get();
   h.start_following = [fetchers](const std::shared_ptr<Partition>& p, int32_t leader,
