@@ -91,7 +91,7 @@ Status validate_bench_options(const BenchOptions& o) {
   for (const auto& w : o.workloads)
     if (std::find(kWorkloadFamilies.begin(), kWorkloadFamilies.end(), w) == kWorkloadFamilies.end())
       return Status::error("unknown workload '" + w +
-                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools)");
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster)");
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");
   if (o.skip_peer && !o.peer.empty()) return Status::error("--skip-peer and --peer exclude each other");
