@@ -5,7 +5,8 @@
 //   kafka   3 Kafka 4.4 KRaft nodes, Kafka's defaults (broker.session.timeout.ms=9000)
 //   spool   the same with zookeeper.session.timeout.ms=2000
 //   kafka   the same with broker.session.timeout.ms=2000 broker.heartbeat.interval.ms=500
-// Every cluster: min.insync.replicas=2, default.replication.factor=3. Each
+// Every cluster: min.insync.replicas=2, default.replication.factor=3, and
+// __consumer_offsets (50 partitions, RF=3) made before the first failover. Each
 // phase runs the failover `repetitions` times (the killed node is restarted
 // in between); the default-timeout phases (--quick: the 2 s ones) also run
 // the RF=3 vs RF=1 acks=all produce throughput and the replication lag.
@@ -64,7 +65,8 @@ void Session::plan_cluster(std::vector<Step>* steps) {
            "tests/support/zk-server + 3 spool brokers; Kafka: scripts/kafka-peer cluster-start, 3 combined "
            "broker+controller KRaft nodes). session=default is Spool's zookeeper.session.timeout.ms=18000 and "
            "Kafka's broker.session.timeout.ms=9000; session=2s is zookeeper.session.timeout.ms=2000 and "
-           "broker.session.timeout.ms=2000 broker.heartbeat.interval.ms=500");
+           "broker.session.timeout.ms=2000 broker.heartbeat.interval.ms=500; every cluster has its __consumer_offsets "
+           "(50 partitions, RF=3) created and led before the first failover, as a cluster in use has");
   add_note("cluster/failover: a 1-partition RF=3 topic, an acks=all producer sending 16 B every 2 ms and a consumer "
            "assigned to it, both flowing; SIGKILL to the partition leader's process (Kafka: the JVM, then "
            "kafka-peer kill9 reaps it); seconds from the SIGKILL until the first acks=all delivery of a message "
@@ -99,6 +101,8 @@ void Session::plan_cluster(std::vector<Step>* steps) {
                           c = std::make_unique<SpoolCluster>(exe_, zk_server, dir, kNodes, cfg.overrides);
                         }
                         if (auto st = c->start(kClusterStartTimeout); !st) return st;
+                        if (auto st = ensure_offsets_topic(c->bootstrap(), kClusterStartTimeout); !st)
+                          return Status::error("__consumer_offsets: " + st.message());
                         cluster_ = std::move(c);
                         cluster_dir_ = dir;
                         return "serving on " + cluster_->bootstrap();

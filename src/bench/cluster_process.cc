@@ -80,7 +80,7 @@ Result<std::string> locate_zk_server(const std::string& exe) {
 
 SpoolCluster::SpoolCluster(std::string exe, std::string zk_server, std::string dir, int n,
                            std::vector<std::string> overrides)
-    : exe_(std::move(exe)), zk_server_(std::move(zk_server)), dir_(std::move(dir)), n_(n),
+    : ManagedCluster(n), exe_(std::move(exe)), zk_server_(std::move(zk_server)), dir_(std::move(dir)),
       overrides_(std::move(overrides)) {}
 
 SpoolCluster::~SpoolCluster() {
@@ -154,7 +154,7 @@ std::string SpoolCluster::log_tail(size_t max_chars) const {
 // ---- the Kafka 4.4 peer cluster -----------------------------------------------
 
 KafkaPeerCluster::KafkaPeerCluster(std::string script, std::string dir, int n, std::vector<std::string> overrides)
-    : script_(std::move(script)), dir_(std::move(dir)), n_(n), overrides_(std::move(overrides)) {
+    : ManagedCluster(n), script_(std::move(script)), dir_(std::move(dir)), overrides_(std::move(overrides)) {
   for (int i = 0; i < n_; ++i) {
     std::string node = dir_ + "/node-" + std::to_string(i);
     nodes_.push_back(std::make_unique<KafkaPeer>(script_, node, std::vector<std::string>{}, node + "/script.log"));

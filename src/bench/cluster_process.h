@@ -31,7 +31,10 @@ namespace spool::bench {
 
 class ManagedCluster {
  public:
+  explicit ManagedCluster(int n) : n_(n) {}
   virtual ~ManagedCluster() = default;
+  ManagedCluster(const ManagedCluster&) = delete;
+  ManagedCluster& operator=(const ManagedCluster&) = delete;
   // Starts every node; returns once every node's Metadata lists all N.
   virtual Status start(double timeout_s) = 0;
   // SIGKILL to node i's serving process, sent as the call begins (the
@@ -42,11 +45,14 @@ class ManagedCluster {
   virtual Status restart(int i, double timeout_s) = 0;
   // SIGTERM to every node (and ZooKeeper); error when one did not stop cleanly.
   virtual Status stop(double timeout_s) = 0;
-  virtual int size() const = 0;
+  int size() const { return n_; }
   virtual std::string node_bootstrap(int i) const = 0;
   // Every node, comma-separated.
   std::string bootstrap() const;
   virtual std::string log_tail(size_t max_chars = 3000) const = 0;
+
+ protected:
+  const int n_;
 };
 
 // Until each of `nodes` (host:port) answers Metadata listing `n` brokers.
@@ -62,14 +68,11 @@ class SpoolCluster : public ManagedCluster {
   // zookeeper.connect, listeners and log.dirs.
   SpoolCluster(std::string exe, std::string zk_server, std::string dir, int n, std::vector<std::string> overrides);
   ~SpoolCluster() override;
-  SpoolCluster(const SpoolCluster&) = delete;
-  SpoolCluster& operator=(const SpoolCluster&) = delete;
 
   Status start(double timeout_s) override;
   void kill9(int i) override;
   Status restart(int i, double timeout_s) override;
   Status stop(double timeout_s) override;
-  int size() const override { return n_; }
   std::string node_bootstrap(int i) const override;
   std::string log_tail(size_t max_chars = 3000) const override;
 
@@ -77,7 +80,6 @@ class SpoolCluster : public ManagedCluster {
   std::vector<std::string> nodes() const;
 
   std::string exe_, zk_server_, dir_;
-  int n_;
   std::vector<std::string> overrides_;
   bool zk_started_ = false;
   std::vector<std::unique_ptr<BrokerProcess>> brokers_;
@@ -88,20 +90,16 @@ class KafkaPeerCluster : public ManagedCluster {
   // `overrides`: key=value for every node (kept by the script for restarts).
   KafkaPeerCluster(std::string script, std::string dir, int n, std::vector<std::string> overrides);
   ~KafkaPeerCluster() override;
-  KafkaPeerCluster(const KafkaPeerCluster&) = delete;
-  KafkaPeerCluster& operator=(const KafkaPeerCluster&) = delete;
 
   Status start(double timeout_s) override;
   void kill9(int i) override;
   Status restart(int i, double timeout_s) override;
   Status stop(double timeout_s) override;
-  int size() const override { return n_; }
   std::string node_bootstrap(int i) const override;
   std::string log_tail(size_t max_chars = 3000) const override;
 
  private:
   std::string script_, dir_;
-  int n_;
   std::vector<std::string> overrides_;
   std::vector<int> ports_;
   bool started_ = false;

@@ -84,6 +84,19 @@ Target cluster_target(const std::string& name, const std::string& bootstrap, int
                 [bootstrap](const std::string& topic) { (void)delete_topics(bootstrap, {topic}, 30000); }};
 }
 
+Status ensure_offsets_topic(const std::string& bootstrap, double timeout_s) {
+  // A consumer with a group.id looks for its coordinator (FindCoordinator)
+  // from librdkafka's own threads, which makes the broker create the topic.
+  // (Only its existence and leaders are awaited: Spool's group coordinator
+  // does not serve groups in cluster mode yet.)
+  auto c = make_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", bootstrap},
+                                           {"group.id", "spool-bench-prime"},
+                                           {"enable.auto.commit", "false"},
+                                           {"log_level", "0"}});
+  if (!c) return c.status();
+  return wait_topic_ready(c->get(), "__consumer_offsets", 1, static_cast<int>(timeout_s * 1000));
+}
+
 Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic, double timeout_s,
                                     Progress* progress) {
   const std::string bs = c.bootstrap();

@@ -47,6 +47,13 @@ struct LagResult {
 Result<LagResult> run_replication_lag(const Target& t, const std::string& topic, int replication_factor,
                                       double MB_per_s, double seconds, Progress* progress);
 
+// Has the cluster create the group coordinator's __consumer_offsets (a
+// consumer group's FindCoordinator does) and waits until each of its
+// partitions has a leader, so that no failover repetition runs while it is
+// being created, and every one runs on a cluster that has it, as a cluster
+// in use does.
+Status ensure_offsets_topic(const std::string& bootstrap, double timeout_s);
+
 // A Target on a cluster whose topics get `replication_factor` replicas.
 Target cluster_target(const std::string& name, const std::string& bootstrap, int replication_factor);
 
