@@ -112,11 +112,17 @@ void Session::plan_cluster(std::vector<Step>* steps) {
       steps->push_back({run_label(fid, cfg.target, rep), [this, cfg]() -> Result<std::string> {
                           if (!cluster_) return Status::error("the cluster is not running");
                           std::string topic = next_topic("failover");
-                          auto res = run_failover(*cluster_, topic, kFailoverTimeout, progress_.get());
+                          int killed = -1;
+                          auto res = run_failover(*cluster_, topic, kFailoverTimeout, progress_.get(), &killed);
                           if (!res) {
-                            Status st = Status::error(res.status().message() + "\n" + cluster_->log_tail());
-                            cluster_.reset();  // a node may be down: the rest of this cluster's steps skip
-                            return st;
+                            std::string msg = res.status().message() + "\n" + cluster_->log_tail();
+                            if (killed >= 0) {
+                              if (auto st = cluster_->restart(killed, kClusterStartTimeout); !st) {
+                                cluster_.reset();  // a node is down: the rest of this cluster's steps skip
+                                msg += "\nrestart of node " + std::to_string(killed) + " failed: " + st.message();
+                              }
+                            }
+                            return Status::error(msg);
                           }
                           record("cluster/failover/produce/session=" + cfg.setting, cfg.target, "seconds", res->produce_s);
                           record("cluster/failover/consume/session=" + cfg.setting, cfg.target, "seconds", res->consume_s);

@@ -16,6 +16,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kSeqPayload = 16;  // int64 sequence number + padding
 constexpr auto kSendInterval = std::chrono::milliseconds(2);
 constexpr auto kLagSampleInterval = std::chrono::milliseconds(10);
+constexpr double kWarmupSeconds = 60;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
@@ -98,7 +99,8 @@ Status ensure_offsets_topic(const std::string& bootstrap, double timeout_s) {
 }
 
 Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic, double timeout_s,
-                                    Progress* progress) {
+                                    Progress* progress, int* killed) {
+  if (killed != nullptr) *killed = -1;
   const std::string bs = c.bootstrap();
   if (auto st = create_topics(bs, {NewTopic{topic, 1, {}, c.size()}}, 60000); !st) return st;
   KafkaConfig pc = failover_client(bs);
@@ -171,13 +173,17 @@ Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic,
   };
 
   // Both clients are flowing before the kill.
-  if (!wait_for([&] { return acked.load() >= 100 && received.load() >= 100; }, 30, progress, "warming up")) {
+  if (!wait_for([&] { return acked.load() >= 100 && received.load() >= 100; }, kWarmupSeconds, progress,
+                "warming up")) {
+    std::string why = p.first_error();
     finish();
     return Status::error("warm-up: " + std::to_string(acked.load()) + " acked, " + std::to_string(received.load()) +
-                         " received in 30 s (" + p.first_error() + ")");
+                         " received in " + std::to_string(static_cast<int>(kWarmupSeconds)) + " s (first delivery error: " +
+                         why + ")");
   }
   int64_t kill_ns = now_ns();
   c.kill9(*leader);
+  if (killed != nullptr) *killed = *leader;
   after_kill.store(next_seq.load());
   bool done = wait_for([&] { return produced_ns.load() != 0 && consumed_ns.load() != 0; }, timeout_s, progress,
                        "node " + std::to_string(*leader) + " killed, waiting for the failover:");

@@ -33,9 +33,10 @@ struct FailoverResult {
   int killed = -1;       // the node (= broker id) that led the partition
 };
 // Creates `topic` (1 partition, RF = cluster size), kills its leader and
-// waits up to `timeout_s` for both figures. Does not restart the node.
+// waits up to `timeout_s` for both figures. Does not restart the node;
+// *killed (when not null) is the node it killed, -1 when it failed before.
 Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic, double timeout_s,
-                                    Progress* progress);
+                                    Progress* progress, int* killed = nullptr);
 
 struct LagResult {
   double MB_per_s = 0;  // acknowledged payload over the sending time
