@@ -160,6 +160,10 @@ void configurations(std::string& out, const Report& r) {
   const Col cols[] = {{"produce/1KB/acks=all/p1/x1", "msgs_per_s", "produce 1 KB acks=all"},
                       {"produce/100B/acks=1/p1/x1", "msgs_per_s", "produce 100 B acks=1"},
                       {"latency/100B/acks=1/in-flight=1", "p99_us", "end-to-end p99"}};
+  bool any = false;  // e.g. a --workloads cluster run has none of these figures
+  for (const auto& t : r.targets)
+    for (const auto& c : cols) any = any || r.find(c.workload, t.name, c.metric) != nullptr;
+  if (!any) return;
   out += "## Broker configurations and what they guarantee\n\n"
          "Each broker configuration is a separate peer run with the same librdkafka client and workloads. "
          "The last column divides Spool's durable default by the row's produce 1 KB acks=all figure.\n\n"
