@@ -56,9 +56,8 @@ void Session::plan_cluster(std::vector<Step>* steps) {
   if (!o_.quick) configs.push_back({"spool", "default", spool, true});
   if (!o_.quick && peer_ == "kafka") configs.push_back({"kafka", "default", common, true});
   configs.push_back({"spool", "2s", with(spool, {"zookeeper.session.timeout.ms=2000"}), o_.quick});
-  if (peer_ == "kafka")
-    configs.push_back({"kafka", "2s", with(common, {"broker.session.timeout.ms=2000", "broker.heartbeat.interval.ms=500"}),
-                       o_.quick});
+  const std::vector<std::string> kafka_fast = {"broker.session.timeout.ms=2000", "broker.heartbeat.interval.ms=500"};
+  if (peer_ == "kafka") configs.push_back({"kafka", "2s", with(common, kafka_fast), o_.quick});
 
   add_note("cluster: 3 nodes on this machine, min.insync.replicas=2, default.replication.factor=3; one fresh cluster "
            "per configuration, started, measured and stopped before the next (Spool: ZooKeeper 3.8 from "
@@ -124,8 +123,10 @@ void Session::plan_cluster(std::vector<Step>* steps) {
                             }
                             return Status::error(msg);
                           }
-                          record("cluster/failover/produce/session=" + cfg.setting, cfg.target, "seconds", res->produce_s);
-                          record("cluster/failover/consume/session=" + cfg.setting, cfg.target, "seconds", res->consume_s);
+                          record("cluster/failover/produce/session=" + cfg.setting, cfg.target, "seconds",
+                                 res->produce_s);
+                          record("cluster/failover/consume/session=" + cfg.setting, cfg.target, "seconds",
+                                 res->consume_s);
                           std::string line = "node " + std::to_string(res->killed) + " killed: produce after " +
                                              human_number(res->produce_s) + " s, consume after " +
                                              human_number(res->consume_s) + " s";
@@ -165,7 +166,8 @@ void Session::plan_cluster_throughput(const std::string& target, std::vector<Ste
                           auto res = run_produce(t, topic, ProduceSpec{1024, true, 1, 1}, n, z_.duration_s,
                                                  progress_.get());
                           t.drop_topic(topic);
-                          if (!res) return Status::error("rf=" + std::to_string(rfs[i]) + ": " + res.status().message());
+                          if (!res)
+                            return Status::error("rf=" + std::to_string(rfs[i]) + ": " + res.status().message());
                           record(base + std::to_string(rfs[i]), target, "msgs_per_s", res->msgs_per_s());
                           record(base + std::to_string(rfs[i]), target, "MB_per_s", res->MB_per_s());
                           rate[i] = res->msgs_per_s();

@@ -48,7 +48,8 @@ Result<int> partition_leader(rd_kafka_t* rk, const std::string& topic) {
   const rd_kafka_metadata_t* md = nullptr;
   rd_kafka_resp_err_t e = rd_kafka_metadata(rk, 0, rkt, &md, 5000);
   rd_kafka_topic_destroy(rkt);
-  if (e != RD_KAFKA_RESP_ERR_NO_ERROR || md == nullptr) return Status::error(std::string("metadata: ") + rd_kafka_err2str(e));
+  if (e != RD_KAFKA_RESP_ERR_NO_ERROR || md == nullptr)
+    return Status::error(std::string("metadata: ") + rd_kafka_err2str(e));
   int leader = md->topic_cnt == 1 && md->topics[0].partition_cnt >= 1 ? md->topics[0].partitions[0].leader : -1;
   rd_kafka_metadata_destroy(md);
   if (leader < 0) return Status::error("partition 0 of " + topic + " has no leader");
@@ -178,8 +179,8 @@ Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic,
     std::string why = p.first_error();
     finish();
     return Status::error("warm-up: " + std::to_string(acked.load()) + " acked, " + std::to_string(received.load()) +
-                         " received in " + std::to_string(static_cast<int>(kWarmupSeconds)) + " s (first delivery error: " +
-                         why + ")");
+                         " received in " + std::to_string(static_cast<int>(kWarmupSeconds)) +
+                         " s (first delivery error: " + why + ")");
   }
   int64_t kill_ns = now_ns();
   c.kill9(*leader);
