@@ -8,7 +8,9 @@
 #               them CI-sized)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
-#               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options)
+#               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options). The
+#               cluster benchmarks (3-node failover, RF=3, replication lag) are opt-in, ~8 min:
+#               make bench BENCH_ARGS=--workloads=cluster
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build

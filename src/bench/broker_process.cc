@@ -203,11 +203,14 @@ Status BrokerProcess::stop(double timeout_s) {
   return Status::error("broker ignored SIGTERM for " + std::to_string(timeout_s) + " s; killed");
 }
 
-std::string BrokerProcess::log_tail(size_t max_chars) const {
-  std::ifstream in(log_path_, std::ios::binary);
+std::string file_tail(const std::string& path, size_t max_chars) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
   std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (all.size() > max_chars) all = "..." + all.substr(all.size() - max_chars);
   return all;
 }
+
+std::string BrokerProcess::log_tail(size_t max_chars) const { return file_tail(log_path_, max_chars); }
 
 }  // namespace spool::bench

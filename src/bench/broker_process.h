@@ -26,6 +26,8 @@ Result<std::string> self_executable();
 Result<int> free_loopback_port();
 // True if 127.0.0.1:port accepts a TCP connection within `timeout_ms`.
 bool port_accepts(int port, int timeout_ms);
+// The last `max_chars` of a file ("..." first when cut), empty when unreadable.
+std::string file_tail(const std::string& path, size_t max_chars);
 // VmRSS of `pid` in MB (10^6 bytes), from /proc/<pid>/status.
 Result<double> process_rss_MB(pid_t pid);
 

@@ -28,14 +28,6 @@ Clock::time_point deadline_after(double s) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-std::string read_tail(const std::string& path, size_t max_chars) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (all.size() > max_chars) all = "..." + all.substr(all.size() - max_chars);
-  return all;
-}
-
 // fork + exec with stdin </dev/null, stdout to `out_fd` (or /dev/null when
 // < 0), stderr appended to `log_path` (or /dev/null).
 Result<pid_t> spawn(const std::vector<std::string>& argv_in, int out_fd, const std::string& log_path) {
@@ -71,31 +63,38 @@ int decode(int st) {
 
 }  // namespace
 
-Result<std::string> locate_kafka_peer(const std::string& option, const std::string& exe) {
+Result<std::string> locate_repo_script(const std::string& option, const std::string& option_name,
+                                       const std::string& env_var, const std::string& rel_path,
+                                       const std::string& exe) {
   std::vector<std::string> tried;
   auto check = [&](const std::string& p, const std::string& why) -> bool {
     tried.push_back(p + " (" + why + ")");
     return executable(p);
   };
   if (!option.empty()) {
-    if (check(option, "--kafka-peer")) return option;
-    return Status::error("--kafka-peer " + option + " is not an executable file");
+    if (check(option, option_name)) return option;
+    return Status::error(option_name + " " + option + " is not an executable file");
   }
-  if (const char* env = std::getenv("SPOOL_KAFKA_PEER"); env && *env) {
-    if (check(env, "$SPOOL_KAFKA_PEER")) return std::string(env);
-    return Status::error(std::string("$SPOOL_KAFKA_PEER=") + env + " is not an executable file");
+  if (const char* env = std::getenv(env_var.c_str()); env && *env) {
+    if (check(env, "$" + env_var)) return std::string(env);
+    return Status::error("$" + env_var + "=" + env + " is not an executable file");
   }
   if (!exe.empty()) {
     std::filesystem::path repo = std::filesystem::path(exe).parent_path().parent_path();
-    std::string p = (repo / "scripts" / "kafka-peer").string();
+    std::string p = (repo / rel_path).string();
     if (check(p, "next to the spool binary's build dir")) return p;
   }
   std::error_code ec;
   std::string cwd = std::filesystem::current_path(ec).string();
-  if (!ec && check(cwd + "/scripts/kafka-peer", "current dir")) return cwd + "/scripts/kafka-peer";
+  if (!ec && check(cwd + "/" + rel_path, "current dir")) return cwd + "/" + rel_path;
   std::string list;
   for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-  return Status::error("scripts/kafka-peer not found (tried " + list + "); pass --kafka-peer PATH");
+  return Status::error(rel_path + " not found (tried " + list + "); pass " + option_name + " PATH or set $" +
+                       env_var);
+}
+
+Result<std::string> locate_kafka_peer(const std::string& option, const std::string& exe) {
+  return locate_repo_script(option, "--kafka-peer", "SPOOL_KAFKA_PEER", "scripts/kafka-peer", exe);
 }
 
 std::string find_java() {
@@ -283,8 +282,8 @@ Status KafkaPeer::stop(double timeout_s) {
 }
 
 std::string KafkaPeer::log_tail(size_t max_chars) const {
-  std::string s = read_tail(log_path_, max_chars / 2);
-  std::string k = read_tail(dir_ + "/kafka.log", max_chars / 2);
+  std::string s = file_tail(log_path_, max_chars / 2);
+  std::string k = file_tail(dir_ + "/kafka.log", max_chars / 2);
   if (!k.empty()) s += (s.empty() ? "" : "\n") + std::string("kafka.log: ") + k;
   return s;
 }

@@ -28,6 +28,12 @@ namespace spool::bench {
 // the places that were tried. `option` is --kafka-peer (may be empty),
 // `exe` the resolved spool executable (may be empty).
 Result<std::string> locate_kafka_peer(const std::string& option, const std::string& exe);
+// The same search for any script of the source tree: `option` (named
+// `option_name` in messages), else $`env_var`, else <source tree>/`rel_path`
+// next to the build dir of `exe`, else ./`rel_path`.
+Result<std::string> locate_repo_script(const std::string& option, const std::string& option_name,
+                                       const std::string& env_var, const std::string& rel_path,
+                                       const std::string& exe);
 // The first executable `java` on $PATH, or empty.
 std::string find_java();
 

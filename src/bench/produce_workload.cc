@@ -12,7 +12,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-KafkaConfig producer_config(const std::string& bootstrap, bool acks_all) {
+struct Worker {
+  std::unique_ptr<Producer> producer;
+  int64_t share = 0;
+  int64_t sent = 0;
+  Status status;
+};
+
+}  // namespace
+
+KafkaConfig throughput_producer_config(const std::string& bootstrap, bool acks_all) {
   // Throughput settings a user tuning librdkafka would pick (the same as
   // /work/shared/tools/kbench.c): large batches, a short linger, no compression.
   return {{"bootstrap.servers", bootstrap},
@@ -24,15 +33,6 @@ KafkaConfig producer_config(const std::string& bootstrap, bool acks_all) {
           {"compression.codec", "none"},
           {"message.timeout.ms", "120000"}};
 }
-
-struct Worker {
-  std::unique_ptr<Producer> producer;
-  int64_t share = 0;
-  int64_t sent = 0;
-  Status status;
-};
-
-}  // namespace
 
 std::string produce_workload_id(const ProduceSpec& s) {
   return std::string("produce/") + (s.size == 1024 ? "1KB" : std::to_string(s.size) + "B") +
@@ -50,7 +50,7 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
   std::string payload(static_cast<size_t>(s.size), 'x');
   std::vector<Worker> workers(static_cast<size_t>(s.producers));
   for (size_t w = 0; w < workers.size(); ++w) {
-    auto p = Producer::create(producer_config(t.bootstrap, s.acks_all));
+    auto p = Producer::create(throughput_producer_config(t.bootstrap, s.acks_all));
     if (!p) return p.status();
     workers[w].producer = std::move(*p);
     workers[w].share = messages / s.producers + (static_cast<int64_t>(w) < messages % s.producers ? 1 : 0);

@@ -99,6 +99,7 @@ void Producer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaqu
   } else {
     self->delivered_.fetch_add(1, std::memory_order_relaxed);
   }
+  if (self->hook_) self->hook_(*m);
 }
 
 std::string Producer::first_error() const {
@@ -134,7 +135,7 @@ Status create_topics(const std::string& bootstrap, const std::vector<NewTopic>& 
   char err[512];
   Status st;
   for (const auto& t : topics) {
-    rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, -1, err, sizeof err);
+    rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, t.replication_factor, err, sizeof err);
     if (nt == nullptr) {
       st = Status::error("NewTopic " + t.name + ": " + err);
       break;

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -52,6 +53,9 @@ class Producer {
   int64_t failed() const { return failed_.load(std::memory_order_relaxed); }
   void reset_counts() { delivered_ = 0; failed_ = 0; }
   std::string first_error() const;
+  // Called for every delivery report (after the counters), on the thread
+  // that polls or flushes this producer. Set it before the first send.
+  void set_delivery_hook(std::function<void(const rd_kafka_message_t&)> hook) { hook_ = std::move(hook); }
 
  private:
   Producer() = default;
@@ -61,12 +65,14 @@ class Producer {
   std::atomic<int64_t> delivered_{0};
   std::atomic<int64_t> failed_{0};
   std::atomic<int> first_err_{0};
+  std::function<void(const rd_kafka_message_t&)> hook_;
 };
 
 struct NewTopic {
   std::string name;
   int partitions = 1;
   KafkaConfig configs;  // topic configs, e.g. {"flush.messages", "1"}
+  int replication_factor = -1;  // -1: the broker's default.replication.factor
 };
 
 // CreateTopics through the admin API; waits for the result.

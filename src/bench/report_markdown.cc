@@ -2,7 +2,8 @@
 // metadata, target summary, the broker configurations with what each
 // guarantees (durability rows), one table per workload family with the
 // Spool/Kafka (and Spool/mock) ratio columns, machine-limit fractions,
-// plots, profiles, notes and the closing note.
+// plots, profiles, notes and the closing note. The cluster family's table
+// holds its failover seconds, RF=3 and RF=1 throughput and lag rows.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,7 +25,8 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"produce", "Produce throughput"},   {"consume", "Consume throughput"},
     {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
-    {"restart", "Restart after kill -9"}, {"machine", "Machine limits"},
+    {"restart", "Restart after kill -9"}, {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag"},
+    {"machine", "Machine limits"},
 };
 constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};
 // Ratio columns: Spool (durable default) over a reference broker.
@@ -158,6 +160,10 @@ void configurations(std::string& out, const Report& r) {
   const Col cols[] = {{"produce/1KB/acks=all/p1/x1", "msgs_per_s", "produce 1 KB acks=all"},
                       {"produce/100B/acks=1/p1/x1", "msgs_per_s", "produce 100 B acks=1"},
                       {"latency/100B/acks=1/in-flight=1", "p99_us", "end-to-end p99"}};
+  bool any = false;  // e.g. a --workloads cluster run has none of these figures
+  for (const auto& t : r.targets)
+    for (const auto& c : cols) any = any || r.find(c.workload, t.name, c.metric) != nullptr;
+  if (!any) return;
   out += "## Broker configurations and what they guarantee\n\n"
          "Each broker configuration is a separate peer run with the same librdkafka client and workloads. "
          "The last column divides Spool's durable default by the row's produce 1 KB acks=all figure.\n\n"

@@ -91,7 +91,7 @@ Status validate_bench_options(const BenchOptions& o) {
   for (const auto& w : o.workloads)
     if (std::find(kWorkloadFamilies.begin(), kWorkloadFamilies.end(), w) == kWorkloadFamilies.end())
       return Status::error("unknown workload '" + w +
-                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools)");
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster)");
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");
   if (o.skip_peer && !o.peer.empty()) return Status::error("--skip-peer and --peer exclude each other");
@@ -177,6 +177,9 @@ BenchOutcome run_bench(const BenchOptions& o) {
   r.peer = choice->peer == "kafka"  ? "Apache Kafka 4.4.0, single-node KRaft (" + script + ")"
            : choice->peer == "mock" ? peer_description() + " (in-process)"
                                     : "none (--skip-peer)";
+  if (std::find(o.workloads.begin(), o.workloads.end(), "cluster") != o.workloads.end())
+    r.peer += choice->peer == "kafka" ? "; cluster family: Apache Kafka 4.4.0, 3 KRaft nodes (kafka-peer cluster-start)"
+                                      : "; cluster family: Spool only (no Kafka cluster without --peer kafka)";
 
   Session s(o, z, &r, choice->peer, script);
   if (!choice->why.empty()) s.add_note(choice->why);

@@ -225,7 +225,13 @@ void Session::plan_tools(Deployment& d, int rep, std::vector<Step>* steps) {
 int Session::e2e_records() const { return std::max(z_.latency_messages / 2, 10); }
 
 void Session::add_plan_notes() {
-  add_note("order: the machine limits, then per repetition one phase per broker configuration (" +
+  // Notes on the single-broker families only when one of them runs (a
+  // --workloads cluster run has its own notes, cluster_plan.cc).
+  bool single = false;
+  for (const char* f : {"machine", "produce", "consume", "latency", "rss", "restart", "kafka-tools"})
+    single = single || wants(f);
+  if (single)
+    add_note("order: the machine limits, then per repetition one phase per broker configuration (" +
            [&] {
              std::string s;
              for (const auto& d : deps_) s += (s.empty() ? "" : ", ") + d->name;
@@ -237,26 +243,32 @@ void Session::add_plan_notes() {
     add_note(o_.all_combos ? "produce: all 16 combinations (100B/1KB x acks 1/all x p1/p16 x x1/x4)"
              : o_.quick    ? "produce (--quick): 100B acks=1 p1 x1, 1KB acks=1 p1 x1, 1KB acks=all p1 x1"
                            : "produce: standard subset of 8 combinations (--all-combos runs all 16)");
-  add_note("durability rows (spool-nodurable, kafka-flush1): produce 100B acks=1 p1 x1, produce 1KB acks=all p1 x1 "
+  if (wants("produce") || wants("latency"))
+    add_note("durability rows (spool-nodurable, kafka-flush1): produce 100B acks=1 p1 x1, produce 1KB acks=all p1 x1 "
            "and latency in-flight=1 only; every topic is created with the broker's defaults, so what acks=all waits "
            "for is the broker configuration's (see the configurations table)");
-  add_note("consume: timed from the first message to the last (as kbench.c), so librdkafka's consumer start-up "
+  if (wants("consume"))
+    add_note("consume: timed from the first message to the last (as kbench.c), so librdkafka's consumer start-up "
            "(~0.5 s to the first message) is left out; 1 KB values, 1 partition");
-  add_note("consume/cold: before each run the bench fdatasyncs and posix_fadvise(DONTNEED)s every file of the "
+  if (wants("consume"))
+    add_note("consume/cold: before each run the bench fdatasyncs and posix_fadvise(DONTNEED)s every file of the "
            "broker's data dir (no root needed)");
-  add_note("latency: producer (linger.ms=0) and consumer (fetch.wait.max.ms=100) in the bench process; the payload "
+  if (wants("latency"))
+    add_note("latency: producer (linger.ms=0) and consumer (fetch.wait.max.ms=100) in the bench process; the payload "
            "carries the send time, latency = receipt - send");
-  add_note("restart: seconds from re-exec of the killed broker until its port accepted and a new librdkafka "
+  if (wants("restart"))
+    add_note("restart: seconds from re-exec of the killed broker until its port accepted and a new librdkafka "
            "producer's Metadata + Produce round trip was acknowledged (client start-up included); the log was "
            "written with acks=all just before the kill -9");
-  add_note("rss: VmRSS of the broker process from /proc/<pid>/status (Kafka: the JVM), 1 s after it serves "
+  if (wants("rss"))
+    add_note("rss: VmRSS of the broker process from /proc/<pid>/status (Kafka: the JVM), 1 s after it serves "
            "(idle) and after creating 10 x 100 partitions with one message each");
-  if (peer_ == "kafka") {
+  if (peer_ == "kafka" && single) {
     add_note("Kafka peer: scripts/kafka-peer start (single-node KRaft, JVM heap -Xmx512m -Xms256m unless "
              "KAFKA_PEER_HEAP says otherwise; Kafka's own start script would use -Xmx1G -Xms1G), G1GC; the "
              "single-node overrides of the script (replication factors 1, group.initial.rebalance.delay.ms=0) and "
              "group.initial.rebalance.delay.ms=0 on Spool");
-    if (tools_)
+    if (tools_ && wants("kafka-tools"))
       add_note("Kafka's Java tools (kafka-tools 4.4.0, one JVM each, -Xmx512m, Java producer/consumer defaults): "
                "ProducerPerformance --throughput -1 (" + human_number(static_cast<double>(z_.tool_records_100B)) +
                " x 100 B acks=1, " + human_number(static_cast<double>(z_.tool_records_1KB)) +

@@ -40,7 +40,7 @@ void Session::add_note(const std::string& line) {
 }
 
 bool Session::wants(const std::string& family) const {
-  return o_.workloads.empty() ||
+  return (o_.workloads.empty() && family != "cluster") ||
          std::find(o_.workloads.begin(), o_.workloads.end(), family) != o_.workloads.end();
 }
 
@@ -151,6 +151,7 @@ void Session::setup(const std::string& exe) {
 }
 
 void Session::teardown() {
+  cluster_.reset();
   for (auto& d : deps_) {
     if (d->broker) (void)stop_phase(*d);
   }
@@ -258,6 +259,7 @@ void Session::run_all() {
   if (wants("machine")) plan_machine(&steps);
   for (int rep = 1; rep <= z_.repetitions; ++rep)
     for (auto& d : deps_) plan_phase(*d, rep, &steps);
+  if (wants("cluster")) plan_cluster(&steps);
   add_plan_notes();
 
   progress_ = std::make_unique<Progress>(static_cast<int>(steps.size()));

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench/broker_process.h"
+#include "bench/cluster_process.h"
 #include "bench/kafka_tools.h"
 #include "bench/measurement.h"
 #include "bench/progress.h"
@@ -68,7 +69,7 @@ class Session {
     Deployment* needs = nullptr;  // skipped when this deployment's broker is not up
   };
 
-  bool wants(const std::string& family) const;
+  bool wants(const std::string& family) const;  // "cluster" only when named
   void record(const std::string& workload, const std::string& target, const std::string& metric, double value);
   std::string next_topic(const std::string& prefix);
   std::string run_label(const std::string& workload, const std::string& target, int rep) const;
@@ -86,6 +87,9 @@ class Session {
   void plan_latency(Deployment& d, int rep, std::vector<Step>* steps);
   void plan_tools(Deployment& d, int rep, std::vector<Step>* steps);
   void plan_own_brokers(Deployment& d, int rep, std::vector<Step>* steps);
+  // The cluster family (cluster_plan.cc), opt-in: only when --workloads names it.
+  void plan_cluster(std::vector<Step>* steps);
+  void plan_cluster_throughput(const std::string& target, std::vector<Step>* steps);
   void add_plan_notes();
   int e2e_records() const;  // EndToEndLatency messages per run: half the latency workload's (JVM round trips are slow)
   // --profile: one more run of each workload behind a missed target, with
@@ -104,6 +108,8 @@ class Session {
   std::string tools_error_;
   int topic_seq_ = 0;
   std::unique_ptr<Progress> progress_;
+  std::unique_ptr<ManagedCluster> cluster_;  // the cluster family's current cluster
+  std::string cluster_dir_;
 };
 
 }  // namespace spool::bench

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -81,6 +82,40 @@ TargetCheck restart(const Report& r) {
   return c;
 }
 
+// Spool's failover at one session setting: the later of produce and consume
+// resuming, at most session + 1 s.
+TargetCheck failover(const Report& r, const std::string& setting, double session_s) {
+  TargetCheck c;
+  c.name = fmt::format("cluster failover after leader kill -9, session timeout {} ({} s): produce and consume resume",
+                       setting, format_plain(session_s));
+  c.goal = fmt::format("<= {} s (session timeout + 1 s)", format_plain(session_s + 1));
+  const std::string base = "cluster/failover/";
+  const Measurement* p = usable(r, base + "produce/session=" + setting, "spool", "seconds");
+  const Measurement* q = usable(r, base + "consume/session=" + setting, "spool", "seconds");
+  if (p == nullptr || q == nullptr) {
+    c.measured = fmt::format("not measured ({}<produce|consume>/session={} seconds of spool)", base, setting);
+    return c;
+  }
+  double worst = std::max(p->median(), q->median());
+  c.measured_ok = true;
+  c.met = worst <= session_s + 1;
+  c.measured = fmt::format("produce {}, consume {}", format_with_unit("seconds", p->median()),
+                           format_with_unit("seconds", q->median()));
+  const Measurement* kp = usable(r, base + "produce/session=" + setting, "kafka", "seconds");
+  const Measurement* kq = usable(r, base + "consume/session=" + setting, "kafka", "seconds");
+  if (kp != nullptr && kq != nullptr)
+    c.measured += fmt::format(" (Kafka: {}, {}; {} of Kafka's)", format_with_unit("seconds", kp->median()),
+                              format_with_unit("seconds", kq->median()),
+                              format_ratio(worst / std::max(kp->median(), kq->median())));
+  return c;
+}
+
+bool has_cluster_rows(const Report& r) {
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind("cluster/", 0) == 0) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<TargetCheck> check_targets(const Report& r) {
@@ -99,6 +134,11 @@ std::vector<TargetCheck> check_targets(const Report& r) {
                       "kafka", 0.5, false, "<= 0.5x Kafka"));
   out.push_back(ratio(r, "idle RSS", "rss/idle", "rss_MB", "kafka", 0.1, false, "<= 0.1x Kafka"));
   out.push_back(restart(r));
+  if (!has_cluster_rows(r)) return out;  // the cluster family is opt-in
+  out.push_back(failover(r, "default", 18));
+  out.push_back(failover(r, "2s", 2));
+  out.push_back(ratio(r, "cluster produce 1 KB, acks=all, RF=3 (3 nodes each)", "cluster/produce/1KB/acks=all/p1/rf=3",
+                      "msgs_per_s", "kafka", 1.5, true, ">= 1.5x Kafka RF=3"));
   return out;
 }
 

@@ -4,7 +4,10 @@
 // One TargetCheck per line of the report's summary table, in a fixed order;
 // a target whose measurements are missing (e.g. a --peer mock run, which
 // has no Kafka) or unusable (a zero divisor) comes back with
-// measured_ok=false and "not measured: ...". Pure function.
+// measured_ok=false and "not measured: ...". When the report has cluster
+// rows (the opt-in cluster family), three more lines follow: Spool's
+// failover at each session setting against session timeout + 1 s, and the
+// RF=3 acks=all produce ratio to Kafka's 3-node cluster. Pure function.
 #pragma once
 
 #include <vector>

@@ -48,6 +48,9 @@ struct ProduceSpec {
 };
 // "produce/100B/acks=1/p1/x1"
 std::string produce_workload_id(const ProduceSpec& s);
+// The produce workload's librdkafka settings (large batches, linger.ms=5,
+// no compression), for other workloads that produce at volume.
+KafkaConfig throughput_producer_config(const std::string& bootstrap, bool acks_all);
 
 // Creates `topic` (warm-up), then sends up to `messages` (split over the
 // producers) until `max_seconds` have passed, and flushes. Throughput counts

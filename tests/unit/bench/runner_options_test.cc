@@ -37,7 +37,7 @@ TEST(BenchOptions, RejectsUnknownWorkloadByName) {
   Status st = validate_bench_options(o);
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("'produse'"), std::string::npos);
-  o.workloads = {"produce", "consume", "latency", "rss", "restart", "machine"};
+  o.workloads = {"produce", "consume", "latency", "rss", "restart", "machine", "cluster"};
   EXPECT_TRUE(validate_bench_options(o).is_ok());
 }
 

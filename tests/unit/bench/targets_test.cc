@@ -125,6 +125,30 @@ TEST(BenchTargets, MissingMeasurementsAreNotMeasured) {
   EXPECT_NE(find(check_targets(r), "consume").measured.find("of spool"), std::string::npos);
 }
 
+TEST(BenchTargets, ClusterChecksAppearOnlyWithClusterRows) {
+  Report r = all_met();
+  add(r, "cluster/failover/produce/session=2s", "spool", "seconds", {2.4, 2.6, 2.5});
+  add(r, "cluster/failover/consume/session=2s", "spool", "seconds", {2.9, 2.8, 3.1});
+  add(r, "cluster/failover/produce/session=2s", "kafka", "seconds", {4});
+  add(r, "cluster/failover/consume/session=2s", "kafka", "seconds", {5});
+  add(r, "cluster/produce/1KB/acks=all/p1/rf=3", "spool", "msgs_per_s", {150});
+  add(r, "cluster/produce/1KB/acks=all/p1/rf=3", "kafka", "msgs_per_s", {100});
+  auto cs = check_targets(r);
+  ASSERT_EQ(cs.size(), 10u);
+  const TargetCheck& fast = find(cs, "session timeout 2s");
+  EXPECT_TRUE(fast.measured_ok);
+  EXPECT_TRUE(fast.met) << fast.measured;  // the later of the two (2.9 s) is within 2 s + 1 s
+  EXPECT_EQ(fast.goal, "<= 3 s (session timeout + 1 s)");
+  EXPECT_EQ(fast.measured, "produce 2.50 s, consume 2.90 s (Kafka: 4 s, 5 s; 0.58x of Kafka's)");
+  EXPECT_FALSE(find(cs, "session timeout default").measured_ok);  // not run
+  const TargetCheck& rf3 = find(cs, "RF=3");
+  EXPECT_TRUE(rf3.met) << rf3.measured;
+  EXPECT_EQ(rf3.goal, ">= 1.5x Kafka RF=3");
+  // Consume later than session + 1 s: not met.
+  set(r, "cluster/failover/consume/session=2s", "spool", "seconds", 3.2);
+  EXPECT_FALSE(find(check_targets(r), "session timeout 2s").met);
+}
+
 TEST(BenchTargets, RestartComparesTheSameLogSize) {
   Report r;
   add(r, "restart/kill9/256MB", "spool", "seconds", {1});

@@ -1,0 +1,61 @@
+// The cluster workloads of `spool bench --workloads cluster`, run against a
+// ManagedCluster (cluster_process.h: Spool on ZooKeeper or the Kafka 4.4
+// KRaft peer) through librdkafka, as an application would see a failover.
+//   failover: a steady acks=all producer and an assigned consumer on a
+//     1-partition topic replicated to every node; the partition leader is
+//     kill -9ed; measured from the SIGKILL until (a) the first successful
+//     delivery of a message enqueued after the kill, and (b) the consumer's
+//     receipt of such a message.
+//   replication lag: a rate-limited acks=1 producer on an RF=N topic; every
+//     10 ms the sampler asks ListOffsets (latest, READ_UNCOMMITTED: the high
+//     watermark) and records lag = (highest offset acknowledged to the
+//     producer, read when the answer arrived) + 1 - HW, in messages. With
+//     acks=1 the leader acknowledges on append, so the acknowledged offset
+//     stands for the leader's log end, which clients cannot see. Reading it
+//     after the answer makes it an upper bound (by at most one ListOffsets
+//     round trip of acks).
+// The RF=N/RF=1 produce throughput reuses run_produce (workloads.h) with a
+// Target whose create_topic sets the replication factor.
+// Threading: each workload starts and joins its own threads. Failure: an
+// error Status (timeouts name what did not happen); nothing throws.
+#pragma once
+
+#include <string>
+
+#include "bench/cluster_process.h"
+#include "bench/workloads.h"
+
+namespace spool::bench {
+
+struct FailoverResult {
+  double produce_s = 0;  // SIGKILL -> first acks=all delivery of a message sent after it
+  double consume_s = 0;  // SIGKILL -> the consumer received a message sent after it
+  int killed = -1;       // the node (= broker id) that led the partition
+};
+// Creates `topic` (1 partition, RF = cluster size), kills its leader and
+// waits up to `timeout_s` for both figures. Does not restart the node;
+// *killed (when not null) is the node it killed, -1 when it failed before.
+Result<FailoverResult> run_failover(ManagedCluster& c, const std::string& topic, double timeout_s,
+                                    Progress* progress, int* killed = nullptr);
+
+struct LagResult {
+  double MB_per_s = 0;  // acknowledged payload over the sending time
+  double p50_msgs = 0, p99_msgs = 0, max_msgs = 0;
+  size_t samples = 0;
+};
+// 1 KB messages at `MB_per_s` for `seconds` to a new 1-partition topic with
+// `replication_factor` replicas on `t`.
+Result<LagResult> run_replication_lag(const Target& t, const std::string& topic, int replication_factor,
+                                      double MB_per_s, double seconds, Progress* progress);
+
+// Has the cluster create the group coordinator's __consumer_offsets (a
+// consumer group's FindCoordinator does) and waits until each of its
+// partitions has a leader, so that no failover repetition runs while it is
+// being created, and every one runs on a cluster that has it, as a cluster
+// in use does.
+Status ensure_offsets_topic(const std::string& bootstrap, double timeout_s);
+
+// A Target on a cluster whose topics get `replication_factor` replicas.
+Target cluster_target(const std::string& name, const std::string& bootstrap, int replication_factor);
+
+}  // namespace spool::bench
