@@ -144,16 +144,24 @@ class FakeBroker {
     std::lock_guard<std::mutex> l(mu_);
     return peer_closes_;
   }
-  // Waits until `pred()` holds (re-checked on each request/accept/close),
-  // at most `timeout_ms`.
+  // Waits until `pred()` holds (re-checked after each request/accept/close),
+  // at most `timeout_ms`. `pred` takes `mu_` itself through the accessors, so
+  // it runs unlocked; `changes_` catches a change made while it ran, which a
+  // bare condition-variable wait would miss until the timeout.
   bool wait_for(const std::function<bool()>& pred, int timeout_ms = 5000) const {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
     std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] {
+    for (;;) {
+      const uint64_t seen = changes_;
       l.unlock();
-      bool ok = pred();
+      const bool ok = pred();
       l.lock();
-      return ok;
-    });
+      if (ok) return true;
+      if (!cv_.wait_until(l, deadline, [&] { return changes_ != seen; })) {
+        l.unlock();
+        return pred();
+      }
+    }
   }
 
  private:
@@ -177,6 +185,7 @@ class FakeBroker {
         std::lock_guard<std::mutex> l(mu_);
         accepts_.push_back(Clock::now());
         c->id = static_cast<int>(accepts_.size());
+        ++changes_;
       }
       cv_.notify_all();
       conns_[c->id] = c;
@@ -215,6 +224,7 @@ class FakeBroker {
     {
       std::lock_guard<std::mutex> l(mu_);
       ++peer_closes_;
+      ++changes_;
     }
     cv_.notify_all();
   }
@@ -232,6 +242,7 @@ class FakeBroker {
     {
       std::lock_guard<std::mutex> l(mu_);
       requests_.push_back(req);
+      ++changes_;
       script = script_;
       all = script_api_versions_;
     }
@@ -293,6 +304,7 @@ class FakeBroker {
   std::vector<ReceivedRequest> requests_;
   std::vector<Clock::time_point> accepts_;
   int peer_closes_ = 0;
+  uint64_t changes_ = 0;  // bumped with every notify, under mu_
 };
 
 }  // namespace spool::client::testing
