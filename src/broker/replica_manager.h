@@ -172,10 +172,16 @@ class ReplicaManager {
 
   // WriteTxnMarkers for one partition: appends the COMMIT/ABORT control batch
   // and calls done(NONE) once it is durable (high watermark past it), or
-  // done(error): UNKNOWN_TOPIC_OR_PARTITION, INVALID_PRODUCER_EPOCH,
-  // KAFKA_STORAGE_ERROR... (at once on this thread for refusals, on the
-  // flusher thread after an append). No timeout, as before the move here.
+  // done(error): UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+  // INVALID_PRODUCER_EPOCH, KAFKA_STORAGE_ERROR... (at once on this thread
+  // for refusals, on the flusher thread after an append). On one node there
+  // is no timeout. In a cluster the append is acks=all (Kafka's): refused
+  // with NOT_ENOUGH_REPLICAS while the ISR is below min.insync.replicas, and
+  // answered once the ISR's high watermark passes the marker, or
+  // REQUEST_TIMED_OUT after kTxnMarkerReplicationTimeoutMs (the coordinator
+  // retries; a marker appended twice is harmless, as in Kafka).
   void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
+  static constexpr int64_t kTxnMarkerReplicationTimeoutMs = 20000;
 
   // DeleteRecords (Kafka's deleteRecords; on one node nothing waits for
   // followers): per entry, Partition::delete_records_on_leader
@@ -281,6 +287,11 @@ class ReplicaManager {
   // One partition's append (the body of append_records for an entry).
   ProduceResult append_one(int16_t acks, const ProduceEntry& entry, std::shared_ptr<Partition>& partition,
                            int64_t& last_offset);
+  // done(NONE) once the partition's high watermark reaches required_offset
+  // (a DelayedProduce in the produce purgatory), done(error) when it cannot
+  // (not leader, failed flush), REQUEST_TIMED_OUT after timeout_ms.
+  void await_high_watermark(std::shared_ptr<Partition> partition, int64_t required_offset, int64_t timeout_ms,
+                            std::function<void(protocol::ErrorCode)> done);
   // The listener every Partition is given: wakes the purgatories. Holds them
   // weakly, so a partition outliving the manager wakes nothing.
   Partition::HwListener hw_listener() const;

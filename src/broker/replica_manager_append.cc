@@ -121,6 +121,18 @@ void ReplicaManager::append_txn_marker(const TxnMarkerEntry& m, std::function<vo
     done(ErrorCode::kUnknownTopicOrPartition);
     return;
   }
+  // Kafka appends markers with acks=all on the leader only.
+  if (partition->role() == Partition::Role::kFollower) {
+    done(ErrorCode::kNotLeaderOrFollower);
+    return;
+  }
+  if (cluster_mode()) {
+    if (Status enough = partition->check_enough_replicas(); !enough) {
+      spdlog::debug("WriteTxnMarkers {}: {}", m.tp.to_string(), enough.message());
+      done(ErrorCode::kNotEnoughReplicas);
+      return;
+    }
+  }
   // A transaction-version-2 marker (WriteTxnMarkers v2, KIP-1228) carries
   // the bumped epoch, so it must be above the producer's epoch here; the
   // same epoch is a retry only once the transaction is closed (Kafka's
@@ -141,9 +153,28 @@ void ReplicaManager::append_txn_marker(const TxnMarkerEntry& m, std::function<vo
     done(code_of(r.status(), ErrorCode::kKafkaStorageError));
     return;
   }
+  if (cluster_mode()) {
+    await_high_watermark(std::move(partition), r->last_offset + 1, kTxnMarkerReplicationTimeoutMs, std::move(done));
+    return;
+  }
   partition->await_durable(r->last_offset, [done = std::move(done)](Status s) {
     done(s ? ErrorCode::kNone : code_of(s, ErrorCode::kKafkaStorageError));
   });
+}
+
+void ReplicaManager::await_high_watermark(std::shared_ptr<Partition> partition, int64_t required_offset,
+                                          int64_t timeout_ms, std::function<void(ErrorCode)> done) {
+  auto c = partition->check_enough_replicas_reach_offset(required_offset);
+  if (c.reached || c.error != ErrorCode::kNone) {
+    done(c.reached ? ErrorCode::kNone : c.error);
+    return;
+  }
+  std::vector<ProduceResult> results(1);
+  results[0].error = ErrorCode::kNone;
+  auto op = std::make_shared<DelayedProduce>(
+      timeout_ms, std::move(results), [done = std::move(done)](std::vector<ProduceResult> r) { done(r.at(0).error); });
+  op->add_wait(std::move(partition), required_offset, 0);
+  produce_purgatory_->try_complete_else_watch(op, op->keys());
 }
 
 std::vector<DeleteRecordsResult> ReplicaManager::delete_records(const std::vector<DeleteRecordsEntry>& entries) {

@@ -30,7 +30,7 @@ TxnService::TxnService(BrokerContext& ctx, coordinator::TxnCoordinatorOptions op
             // Like its replication factor, capped by the replicas there are:
             // one on a single node.
             {"min.insync.replicas", std::to_string(std::min(ctx.settings.transaction_state_log_min_isr, 1))}}),
-      markers_(ctx),
+      markers_(ctx, cluster_),
       ids_(ctx.producer_ids),
       coordinator_(std::make_unique<coordinator::TxnCoordinator>(log_, markers_, ids_, std::move(options))) {}
 
@@ -98,6 +98,7 @@ void TxnService::shutdown() {
   }
   if (loader.joinable()) loader.join();
   coordinator_->shutdown();
+  markers_.shutdown();  // remote marker sends in flight fail (the coordinator ignores them now)
 }
 
 }  // namespace spool::broker

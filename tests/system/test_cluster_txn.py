@@ -1,0 +1,299 @@
+"""Transactions across a cluster (issue 14): markers to other brokers, and
+transactions through kill -9 of the transaction coordinator's broker and of an
+output partition's leader (confluent-kafka-python / librdkafka 2.0.x).
+
+One 3-node cluster (real ZooKeeper) for the module, every topic RF=3 with
+min.insync.replicas=2, __transaction_state RF=3 / min ISR 2 with
+TXN_STATE_PARTITIONS partitions, unclean election off.
+
+1. test_markers_reach_every_leader: one producer runs transactions that write
+   one record to each of NPARTS partitions, led by all three brokers, and
+   commits two of three, aborting the third. The coordinator must send
+   WriteTxnMarkers to each partition's leader; a marker that does not arrive
+   holds that partition's last stable offset back for ever, so the
+   read_committed reader (taken to the end by sentinels written last, see
+   txn_util.read_until_sentinels) would time out. It must see exactly the
+   committed transactions, each whole and once, in order per partition.
+2. test_txn_through_coordinator_and_leader_kills: the same loop runs while a
+   killer SIGKILLs, in turn, the broker that is the producer's transaction
+   coordinator (the leader of __transaction_state-P, P = Kafka's
+   abs(hashCode(transactional.id)) % partitions) and the leader of an output
+   partition, CLUSTER_TXN_KILLS times in all (CI: 2; `make chaos`-sized runs
+   set more); each victim is restarted and the cluster's ISRs are full again
+   before the next kill. Afterwards a read_committed reader must see every
+   transaction whose commit the client saw succeed, whole and once; none whose
+   abort succeeded; every one of unknown outcome all or nothing; and order per
+   partition kept.
+
+Runs against the Kafka 4.4 peer too (KRaft, about 3 minutes):
+  cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q -s test_cluster_txn.py
+Env: CLUSTER_TXN_SEED (replays the killer's choices), CLUSTER_TXN_KILLS.
+No timing asserts: the kill-to-next-commit times are printed, not checked.
+"""
+
+import collections
+import os
+import random
+import struct
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
+
+from confluent_kafka import KafkaException  # noqa: E402
+
+from cluster import Cluster  # noqa: E402
+from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer  # noqa: E402
+from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_sentinels,  # noqa: E402
+                      txn_producer, write_sentinels)
+
+SEED = int(os.environ.get("CLUSTER_TXN_SEED") or random.SystemRandom().randrange(1 << 31))
+KILLS = int(os.environ.get("CLUSTER_TXN_KILLS") or 2)
+PEER = which_cluster_peer()
+NPARTS = 6
+TXN_STATE_PARTITIONS = 3
+TOPIC_CONFIG = {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"}
+print(f"\ntest_cluster_txn: CLUSTER_TXN_SEED={SEED} KILLS={KILLS} peer={PEER}", file=sys.stderr)
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    failed_before = request.session.testsfailed
+    ov = {"min.insync.replicas": "2", "default.replication.factor": "3",
+          "offsets.topic.replication.factor": "3",
+          "transaction.state.log.replication.factor": "3", "transaction.state.log.min.isr": "2",
+          "transaction.state.log.num.partitions": str(TXN_STATE_PARTITIONS),
+          "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+          "unclean.leader.election.enable": "false"}
+    if PEER == "kafka":
+        ov.update(PEER_FAST_FAILOVER)
+        c = Cluster(n=3, overrides=ov, name="txn")
+    else:
+        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name="txn")
+    try:
+        c.start()
+    except Exception:
+        c.close(keep_logs=True)
+        raise
+    yield c
+    for b in c.brokers:
+        if not b.alive():
+            c.start_broker(b.id)
+    rcs = c.stop_all()
+    bad = {k: v for k, v in rcs.items() if v not in (0, True)}
+    c.close(keep_logs=bool(bad) or request.session.testsfailed > failed_before)
+    assert not bad, f"unclean shutdown: {bad}"
+
+
+def java_string_hash(s):
+    """Java's String.hashCode over UTF-16 code units, as a signed 32-bit int."""
+    b = s.encode("utf-16-be")
+    h = 0
+    for unit in struct.unpack(f">{len(b) // 2}H", b):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def coordinator_of(c, tid):
+    """The broker id leading __transaction_state-P for the transactional id (-1 if none)."""
+    p = (java_string_hash(tid) & 0x7FFFFFFF) % TXN_STATE_PARTITIONS
+    return c.leader_of("__transaction_state", p)
+
+
+def partitions_of(c, topics):
+    out = []
+    for t in c.metadata(topics=topics)["Topics"]:
+        out.extend((t["Name"], p) for p in t["Partitions"])
+    return out
+
+
+def wait_full_isr(c, topics, timeout=90):
+    """Every partition of `topics` has a leader and all 3 replicas in its ISR."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            parts = partitions_of(c, topics)
+        except Exception:
+            parts = []
+        short = [(t, p["PartitionIndex"], p["LeaderId"], p["IsrNodes"]) for t, p in parts
+                 if p["LeaderId"] < 0 or len(p["IsrNodes"]) != 3]
+        if parts and not short:
+            return
+        assert time.monotonic() < deadline, f"ISRs not full within {timeout} s: {short[:6]}"
+        time.sleep(0.3)
+
+
+def create_topic(c, topic):
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": c.bootstrap, "socket.timeout.ms": 10000})
+    fs = admin.create_topics([NewTopic(topic, NPARTS, 3, config=TOPIC_CONFIG)], operation_timeout=30)
+    fs[topic].result(60)
+    del admin
+    wait_full_isr(c, [topic])
+
+
+def producer(c, tid):
+    return txn_producer(c.bootstrap, tid, **{
+        "transaction.timeout.ms": 10000, "socket.timeout.ms": 10000,
+        "reconnect.backoff.ms": 20, "reconnect.backoff.max.ms": 500,
+        "retry.backoff.ms": 50, "linger.ms": 1})
+
+
+def judge(c, topic, outcome):
+    """read_committed view against the client's outcomes; returns the problems."""
+    write_sentinels(c.bootstrap, topic, NPARTS)
+    seen = read_until_sentinels(c.bootstrap, topic, NPARTS, "read_committed", timeout=120)
+    per_txn = collections.defaultdict(list)
+    problems = []
+    for part, off, v in seen:
+        tag, n = parse(v)
+        if not tag.startswith("t") or n != part:
+            problems.append(f"foreign record {v!r} at {part}:{off}")
+            continue
+        per_txn[int(tag[1:])].append(part)
+    for txn, what in sorted(outcome.items()):
+        parts = per_txn.get(txn, [])
+        if len(parts) != len(set(parts)):
+            problems.append(f"txn {txn} ({what}): records duplicated {sorted(parts)}")
+        if what == "committed" and len(set(parts)) != NPARTS:
+            problems.append(f"txn {txn} committed but only {sorted(set(parts))} of {NPARTS} visible")
+        if what == "aborted" and parts:
+            problems.append(f"txn {txn} aborted but visible on {sorted(set(parts))}")
+        if what == "unknown" and len(set(parts)) not in (0, NPARTS):
+            problems.append(f"txn {txn} half visible: {sorted(set(parts))}")
+    if set(per_txn) - set(outcome):
+        problems.append(f"records of transactions never started: {sorted(set(per_txn) - set(outcome))}")
+    for part in range(NPARTS):
+        order = [int(parse(v)[0][1:]) for pp, _, v in seen if pp == part and parse(v)[0].startswith("t")]
+        if order != sorted(order):
+            problems.append(f"partition {part}: transactions out of order {order[:20]}")
+    return problems, len(seen)
+
+
+def end_txn(p, commit, events, t):
+    """commit/abort, repeating the call on retriable errors (that resumes it);
+    returns the outcome the client can vouch for."""
+    for _ in range(20):
+        try:
+            if commit:
+                p.commit_transaction(WAIT_S)
+                return "committed"
+            p.abort_transaction(WAIT_S)
+            return "aborted"
+        except KafkaException as e:
+            err = kafka_error(e)
+            events.append((t, f"{'commit' if commit else 'abort'}: {e}"))
+            if err is not None and err.retriable():
+                continue
+            if err is not None and err.txn_requires_abort():
+                commit = False
+                continue
+            raise
+    return "unknown"
+
+
+def run_txn(p, topic, t, commit, events):
+    p.begin_transaction()
+    errors = produce(p, topic, [(i, payload(f"t{t}", i)) for i in range(NPARTS)])
+    if not commit:
+        p.flush(WAIT_S)  # abort only once the records are on the brokers (librdkafka #4849)
+    what = end_txn(p, commit, events, t)
+    if what == "committed" and errors:
+        events.append((t, f"delivery errors in a committed transaction: {errors[:3]}"))
+    return what
+
+
+def test_markers_reach_every_leader(cluster):
+    topic = f"txn-span-{SEED}"
+    create_topic(cluster, topic)
+    leaders = {p["PartitionIndex"]: p["LeaderId"] for _, p in partitions_of(cluster, [topic])}
+    print(f"  {topic} leaders {leaders}")
+    assert len(set(leaders.values())) == 3, f"the partitions' leaders are not spread over 3 brokers: {leaders}"
+    tid = f"span-{uuid.uuid4().hex[:8]}"
+    p = producer(cluster, tid)
+    p.init_transactions(WAIT_S)
+    print(f"  transactional id {tid}, coordinator broker {coordinator_of(cluster, tid)}")
+    outcome, events = {}, []
+    for t in range(15):
+        outcome[t] = run_txn(p, topic, t, t % 3 != 2, events)
+    p.flush(WAIT_S)
+    counts = collections.Counter(outcome.values())
+    print(f"  outcomes {dict(counts)}; client events {events}")
+    assert counts == {"committed": 10, "aborted": 5}, f"client outcomes {dict(counts)}, events {events}"
+    problems, n = judge(cluster, topic, outcome)
+    print(f"  read_committed saw {n} records")
+    assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
+
+
+def test_txn_through_coordinator_and_leader_kills(cluster):
+    rng = random.Random(SEED)
+    topic = f"txn-kill-{SEED}"
+    create_topic(cluster, topic)
+    wait_full_isr(cluster, [topic, "__transaction_state"])
+    tid = f"kill-{uuid.uuid4().hex[:8]}"
+    p = producer(cluster, tid)
+    p.init_transactions(WAIT_S)
+    outcome, events, kills = {}, [], []
+    committed_at = []  # monotonic end of each committed transaction
+    stop = threading.Event()
+    killer_error = []
+
+    def killer():
+        try:
+            for k in range(KILLS):
+                time.sleep(rng.uniform(1.0, 2.5))
+                if k % 2 == 0:
+                    role, victim = "transaction coordinator", coordinator_of(cluster, tid)
+                else:
+                    part = rng.randrange(NPARTS)
+                    role, victim = f"leader of {topic}-{part}", cluster.leader_of(topic, part)
+                assert victim >= 0, f"no {role} to kill"
+                t_kill = time.monotonic()
+                cluster.kill9(victim)
+                kills.append((role, victim, t_kill))
+                print(f"  kill -9 of broker {victim} ({role}), seed {SEED}")
+                time.sleep(rng.uniform(3.0, 5.0))
+                cluster.start_broker(victim)
+                cluster.wait_ready()
+                wait_full_isr(cluster, [topic, "__transaction_state"])
+        except BaseException as e:  # reported by the main thread
+            killer_error.append(e)
+        finally:
+            stop.set()
+
+    th = threading.Thread(target=killer, daemon=True)
+    th.start()
+    t = 0
+    while not stop.is_set():
+        commit = t % 3 != 2
+        outcome[t] = "unknown"
+        try:
+            outcome[t] = run_txn(p, topic, t, commit, events)
+            if outcome[t] == "committed":
+                committed_at.append(time.monotonic())
+        except KafkaException as e:
+            # Fatal (fenced after an epoch bump, timed out): start over;
+            # init_transactions resolves whatever was pending.
+            events.append((t, f"fatal: {e}"))
+            p = producer(cluster, tid)
+            p.init_transactions(WAIT_S)
+        t += 1
+    th.join()
+    assert not killer_error, f"kill/restart failed: {killer_error[0]!r}"
+    p.flush(WAIT_S)
+    counts = collections.Counter(outcome.values())
+    for role, victim, t_kill in kills:
+        nxt = [x for x in committed_at if x > t_kill]
+        gap = f"{nxt[0] - t_kill:.2f} s" if nxt else "none"
+        print(f"  after the kill of {victim} ({role}): next committed transaction in {gap}")
+    print(f"  outcomes {dict(counts)}; client events {events[:10]}")
+    assert len(kills) == KILLS
+    assert counts["committed"] >= 5, f"too few committed transactions: {dict(counts)}, events {events[:10]}"
+    assert any(x > kills[-1][2] for x in committed_at), "no transaction committed after the last kill"
+    problems, n = judge(cluster, topic, outcome)
+    print(f"  read_committed saw {n} records")
+    assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
