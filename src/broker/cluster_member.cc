@@ -149,6 +149,7 @@ Status ClusterMember::start(TopicConfigChanges::Apply apply_topic_config) {
   };
   controller_ = std::make_unique<cluster::controller::Controller>(cc, *store_, *channel_);
   controller_->start();
+  serving_controller_.store(controller_.get());
 
   config_changes_ = std::make_unique<TopicConfigChanges>(*store_, std::move(apply_topic_config), [this] {
     std::lock_guard lk(mu_);
@@ -296,6 +297,7 @@ void ClusterMember::stop() {
     cv_.notify_all();
   }
   if (recovery_.joinable()) recovery_.join();
+  serving_controller_.store(nullptr);
   if (controller_) controller_->shutdown();
   controller_.reset();
   channel_.reset();

@@ -77,7 +77,11 @@ class ClusterMember {
   const std::string& cluster_id() const { return cluster_id_; }
   cluster::MetadataStore& store() { return *store_; }
   cluster::MetadataCache& metadata() { return metadata_; }
-  cluster::controller::Controller& controller() { return *controller_; }
+  // The controller once start() has made it (null before: the listener
+  // serves other brokers' requests, e.g. an AlterPartition sent to this
+  // broker's previous process, while registration still waits), and until
+  // stop(). Any thread.
+  cluster::controller::Controller* controller() { return serving_controller_.load(); }
   client::NetworkClient& network() { return *network_; }
   timer::SystemTimer& timer() { return timer_; }
   const BrokerSettings& settings() const { return settings_; }
@@ -106,6 +110,7 @@ class ClusterMember {
   std::unique_ptr<cluster::controller::WireTransport> transport_;
   std::unique_ptr<cluster::controller::QueuedBrokerChannel> channel_;
   std::unique_ptr<cluster::controller::Controller> controller_;
+  std::atomic<cluster::controller::Controller*> serving_controller_{nullptr};  // controller_ once started
   std::unique_ptr<TopicConfigChanges> config_changes_;
 
   // The recovery thread's inbox (store callbacks only set flags here).

@@ -242,3 +242,49 @@ def test_session_expiry_registers_again_with_a_new_epoch(cluster_factory):
                  10), c.brokers[victim].log()
     c.wait_ready(60)
     assert all(sorted(b["NodeId"] for b in c.metadata(i)["Brokers"]) == [0, 1, 2] for i in range(3))
+
+
+ALTER_PARTITION = {  # v0 (KIP-497 AlterIsr; flexible from v0)
+    "key": 56, "flex": 0,
+    "req": [("BrokerId", "i32", 0, None), ("BrokerEpoch", "i64", 0, None),
+            ("Topics", A([("Name", "str", 0, None),
+                          ("Partitions", A([("PartitionIndex", "i32", 0, None), ("LeaderEpoch", "i32", 0, None),
+                                            ("NewIsr", ["i32"], 0, None), ("PartitionEpoch", "i32", 0, None)]),
+                           0, None)]), 0, None)],
+    "resp": [("ThrottleTimeMs", "i32", 0, None), ("ErrorCode", "i16", 0, None),
+             ("Topics", A([("Name", "str", 0, None),
+                           ("Partitions", A([("PartitionIndex", "i32", 0, None), ("ErrorCode", "i16", 0, None),
+                                             ("LeaderId", "i32", 0, None), ("LeaderEpoch", "i32", 0, None),
+                                             ("Isr", ["i32"], 0, None), ("PartitionEpoch", "i32", 0, None)]),
+                            0, None)]), 0, None)],
+}
+NOT_CONTROLLER = 41
+
+
+def test_controller_requests_before_registration_answer_not_controller(cluster_factory):
+    """A restarted broker listens while its registration still waits for the
+    old process's session to expire; other brokers may then send it requests
+    meant for its previous process (the controller): AlterPartition and
+    ControlledShutdown are answered NOT_CONTROLLER, and the broker goes on to
+    register (it used to crash on the controller it had not made yet)."""
+    c = cluster_factory(n=1, overrides=OVERRIDES, session_timeout_ms=SESSION_MS)
+    b = c.brokers[0]
+    c.kill9(0)
+    b.spawn()
+    b.wait_port()
+    assert _wait(lambda: "waiting up to" in _read_log(b), 10), b.log()
+    req = {"BrokerId": 7, "BrokerEpoch": 1,
+           "Topics": [{"Name": "t", "Partitions": [{"PartitionIndex": 0, "LeaderEpoch": 0, "NewIsr": [7],
+                                                    "PartitionEpoch": 0}]}]}
+    with meta_wire.Conn(b.port) as conn:
+        r = conn.call(ALTER_PARTITION, 0, req)
+    assert r["ErrorCode"] == NOT_CONTROLLER, r
+    assert b.alive() and "registered broker" not in _read_log(b).split("waiting up to")[-1], \
+        "the answer must come before registration for the test to mean anything"
+    c.wait_ready(60)
+    assert b.alive()
+
+
+def _read_log(b):
+    with open(b.log_path(), errors="replace") as f:
+        return f.read()

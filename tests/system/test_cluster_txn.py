@@ -25,16 +25,25 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    abort succeeded; every one of unknown outcome all or nothing; and order per
    partition kept.
 
+3. Bad input (in test 1, after its transactions): WriteTxnMarkers from a
+   client with a coordinator epoch below the one the partitions hold answers
+   TRANSACTION_COORDINATOR_FENCED, sent to a follower NOT_LEADER_OR_FOLLOWER,
+   and neither changes any partition's end offset.
+4. test_producer_ids_unique_across_restarts: one thread per broker asks it
+   for CLUSTER_PID_COUNT (10,000) idempotent producer ids (InitProducerId
+   without a transactional id) while each broker in turn is killed -9 and
+   restarted; all ids are distinct.
+
 Runs against the Kafka 4.4 peer too (KRaft, about 3 minutes):
   cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q -s test_cluster_txn.py
-Env: CLUSTER_TXN_SEED (replays the killer's choices), CLUSTER_TXN_KILLS.
+Env: CLUSTER_TXN_SEED (replays the killer's choices), CLUSTER_TXN_KILLS,
+CLUSTER_PID_COUNT.
 No timing asserts: the kill-to-next-commit times are printed, not checked.
 """
 
 import collections
 import os
 import random
-import struct
 import sys
 import threading
 import time
@@ -46,6 +55,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from confluent_kafka import KafkaException  # noqa: E402
 
+import kafka_wire as kw  # noqa: E402
 from cluster import Cluster  # noqa: E402
 from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer  # noqa: E402
 from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_sentinels,  # noqa: E402
@@ -53,6 +63,9 @@ from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_s
 
 SEED = int(os.environ.get("CLUSTER_TXN_SEED") or random.SystemRandom().randrange(1 << 31))
 KILLS = int(os.environ.get("CLUSTER_TXN_KILLS") or 2)
+PID_COUNT = int(os.environ.get("CLUSTER_PID_COUNT") or 10000)
+TRANSACTION_COORDINATOR_FENCED = 52
+NOT_LEADER_OR_FOLLOWER = 6
 PEER = which_cluster_peer()
 NPARTS = 6
 TXN_STATE_PARTITIONS = 3
@@ -89,18 +102,9 @@ def cluster(request):
     assert not bad, f"unclean shutdown: {bad}"
 
 
-def java_string_hash(s):
-    """Java's String.hashCode over UTF-16 code units, as a signed 32-bit int."""
-    b = s.encode("utf-16-be")
-    h = 0
-    for unit in struct.unpack(f">{len(b) // 2}H", b):
-        h = (31 * h + unit) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
 def coordinator_of(c, tid):
     """The broker id leading __transaction_state-P for the transactional id (-1 if none)."""
-    p = (java_string_hash(tid) & 0x7FFFFFFF) % TXN_STATE_PARTITIONS
+    p = (kw.java_string_hash(tid) & 0x7FFFFFFF) % TXN_STATE_PARTITIONS
     return c.leader_of("__transaction_state", p)
 
 
@@ -227,6 +231,112 @@ def test_markers_reach_every_leader(cluster):
     problems, n = judge(cluster, topic, outcome)
     print(f"  read_committed saw {n} records")
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
+    stale_markers_change_nothing(cluster, topic, tid, leaders)
+
+
+def port_of(c, broker_id):
+    return next(b.port for b in c.brokers if b.id == broker_id)
+
+
+def end_offsets(c, topic):
+    from txn_util import watermarks
+    return [watermarks(c.bootstrap, topic, i)[1] for i in range(NPARTS)]
+
+
+def stale_markers_change_nothing(c, topic, tid, leaders):
+    with kw.connect(port_of(c, coordinator_of(c, tid)), timeout=10) as s:
+        d = kw.parse_describe_transactions(kw.roundtrip(s, kw.describe_transactions(1, [tid])))[0]
+    assert d["error"] == 0 and d["state"] in ("CompleteCommit", "CompleteAbort"), f"DescribeTransactions {d}"
+    pid, epoch = d["producer_id"], d["producer_epoch"]
+    before = end_offsets(c, topic)
+    for part, leader in sorted(leaders.items()):
+        follower = next(b for b in (0, 1, 2) if b != leader)
+        for broker, want in ((leader, TRANSACTION_COORDINATOR_FENCED), (follower, NOT_LEADER_OR_FOLLOWER)):
+            with kw.connect(port_of(c, broker), timeout=10) as s:
+                frame = kw.write_txn_markers_v1(7, [(pid, epoch, True, [(topic, [part])], -1)])
+                _, errs = kw.parse_write_txn_markers_v1(kw.roundtrip(s, frame))
+            assert errs == {(pid, topic, part): want}, \
+                f"WriteTxnMarkers (coordinator epoch -1) for {topic}-{part} to broker {broker}: {errs}, want {want}"
+    after = end_offsets(c, topic)
+    assert after == before, f"a refused marker changed end offsets: {before} -> {after}"
+    print(f"  stale WriteTxnMarkers refused on every leader ({TRANSACTION_COORDINATOR_FENCED}) and follower "
+          f"({NOT_LEADER_OR_FOLLOWER}); end offsets unchanged {after}")
+
+
+def test_producer_ids_unique_across_restarts(cluster):
+    """Phases: every thread may allocate up to allowed[0]; then, per victim,
+    once all threads reached the allowance the victim is killed -9, the
+    allowance rises (the others allocate while it is down, its thread waits to
+    reconnect) and it is restarted; finally everyone goes to PID_COUNT."""
+    rng = random.Random(SEED ^ 7)
+    order = [b.id for b in cluster.brokers]
+    rng.shuffle(order)
+    ids = {b.id: [] for b in cluster.brokers}
+    allowed = [PID_COUNT // (len(order) + 1)]
+    errors = []
+
+    def allocate(broker_id):
+        corr, s = 0, None
+        try:
+            while len(ids[broker_id]) < PID_COUNT:
+                if len(ids[broker_id]) >= allowed[0]:
+                    time.sleep(0.01)
+                    continue
+                if s is None:
+                    deadline = time.monotonic() + 90
+                    while s is None:
+                        try:
+                            s = kw.connect(port_of(cluster, broker_id), timeout=10)
+                        except OSError:
+                            assert time.monotonic() < deadline, f"broker {broker_id} not back within 90 s"
+                            time.sleep(0.1)
+                corr += 1
+                try:
+                    s.sendall(kw.init_producer_id(corr, version=1))
+                    frame = kw.read_frame(s)
+                except OSError:
+                    frame = None
+                if frame is None:  # killed: reconnect once it is back
+                    s.close()
+                    s = None
+                    continue
+                _, err, pid, _epoch = kw.parse_init_producer_id(frame, version=1)
+                if err == 0:
+                    ids[broker_id].append(pid)
+                else:
+                    time.sleep(0.05)  # e.g. COORDINATOR_NOT_AVAILABLE while the broker rejoins
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            if s is not None:
+                s.close()
+
+    def wait_allowance(timeout=120):
+        deadline = time.monotonic() + timeout
+        while any(len(v) < allowed[0] for v in ids.values()) and not errors:
+            assert time.monotonic() < deadline, f"allocation stalled below {allowed[0]}: {[len(v) for v in ids.values()]}"
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=allocate, args=(b.id,), daemon=True) for b in cluster.brokers]
+    for th in threads:
+        th.start()
+    for k, victim in enumerate(order):
+        wait_allowance()
+        print(f"  kill -9 of broker {victim} after {len(ids[victim])} of its ids, then restart (seed {SEED})")
+        cluster.kill9(victim)
+        allowed[0] = PID_COUNT * (k + 2) // (len(order) + 1)
+        time.sleep(rng.uniform(0.5, 2.0))
+        cluster.start_broker(victim)
+    allowed[0] = PID_COUNT
+    for th in threads:
+        th.join(300)
+    assert not errors, f"allocation failed: {errors[0]!r}"
+    every = [pid for got in ids.values() for pid in got]
+    dup = [pid for pid, n in collections.Counter(every).items() if n > 1]
+    print(f"  ids per broker {[len(v) for v in ids.values()]}, distinct {len(set(every))}, "
+          f"range {min(every)}..{max(every)}")
+    assert len(every) == PID_COUNT * len(ids)
+    assert not dup, f"{len(dup)} producer ids handed out twice, e.g. {dup[:10]} (seed {SEED})"
 
 
 def test_txn_through_coordinator_and_leader_kills(cluster):
@@ -238,7 +348,7 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     p = producer(cluster, tid)
     p.init_transactions(WAIT_S)
     outcome, events, kills = {}, [], []
-    committed_at = []  # monotonic end of each committed transaction
+    committed_at = []  # (monotonic begin, end) of each committed transaction
     stop = threading.Event()
     killer_error = []
 
@@ -271,10 +381,11 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     while not stop.is_set():
         commit = t % 3 != 2
         outcome[t] = "unknown"
+        began = time.monotonic()
         try:
             outcome[t] = run_txn(p, topic, t, commit, events)
             if outcome[t] == "committed":
-                committed_at.append(time.monotonic())
+                committed_at.append((began, time.monotonic()))
         except KafkaException as e:
             # Fatal (fenced after an epoch bump, timed out): start over;
             # init_transactions resolves whatever was pending.
@@ -287,13 +398,13 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     p.flush(WAIT_S)
     counts = collections.Counter(outcome.values())
     for role, victim, t_kill in kills:
-        nxt = [x for x in committed_at if x > t_kill]
+        nxt = [end for began, end in committed_at if began > t_kill]
         gap = f"{nxt[0] - t_kill:.2f} s" if nxt else "none"
-        print(f"  after the kill of {victim} ({role}): next committed transaction in {gap}")
+        print(f"  kill -9 of {victim} ({role}) until the commit of the next transaction begun after it: {gap}")
     print(f"  outcomes {dict(counts)}; client events {events[:10]}")
     assert len(kills) == KILLS
     assert counts["committed"] >= 5, f"too few committed transactions: {dict(counts)}, events {events[:10]}"
-    assert any(x > kills[-1][2] for x in committed_at), "no transaction committed after the last kill"
+    assert any(began > kills[-1][2] for began, _ in committed_at), "no transaction begun after the last kill committed"
     problems, n = judge(cluster, topic, outcome)
     print(f"  read_committed saw {n} records")
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"

@@ -22,14 +22,20 @@ using protocol::ErrorCode;
 
 namespace {
 
-bool active_controller(BrokerContext& b) { return b.cluster != nullptr && b.cluster->controller().is_active(); }
+// The local controller when it is the active one, else null (also before
+// ClusterMember::start() has made it, and while the broker stops).
+cluster::controller::Controller* active_controller(BrokerContext& b) {
+  cluster::controller::Controller* c = b.cluster != nullptr ? b.cluster->controller() : nullptr;
+  return c != nullptr && c->is_active() ? c : nullptr;
+}
 
 }  // namespace
 
 void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::AlterPartitionRequest req;
   if (!decode_or_close(ctx, body, req, "AlterPartition")) return;
-  if (!active_controller(b)) {
+  cluster::controller::Controller* controller = active_controller(b);
+  if (controller == nullptr) {
     protocol::AlterPartitionResponse resp;
     resp.error_code = ErrorCode::kNotController;
     ctx.respond(resp);
@@ -46,7 +52,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   };
   auto input = std::make_shared<cluster::controller::AlterPartitionInput>(
       cluster::controller::alter_partition_from_wire(req, ctx.version(), names));
-  b.cluster->controller().alter_partition(input->request,
+  controller->alter_partition(input->request,
                                           [ctx, input](const cluster::controller::AlterPartitionResult& result) {
                                             ctx.respond(cluster::controller::alter_partition_response(*input, result));
                                           });
@@ -55,7 +61,8 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
 void handle_controlled_shutdown(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::ControlledShutdownRequest req;
   if (!decode_or_close(ctx, body, req, "ControlledShutdown")) return;
-  if (!active_controller(b)) {
+  cluster::controller::Controller* controller = active_controller(b);
+  if (controller == nullptr) {
     cluster::controller::ControlledShutdownResult r;
     r.error = ErrorCode::kNotController;
     ctx.respond(cluster::controller::controlled_shutdown_response(r));
@@ -63,7 +70,7 @@ void handle_controlled_shutdown(BrokerContext& b, const RequestContext& ctx, Byt
   }
   auto in = cluster::controller::controlled_shutdown_from_wire(req, ctx.version());
   spdlog::info("controlled shutdown requested by broker {} (broker epoch {})", in.broker_id, in.broker_epoch);
-  b.cluster->controller().controlled_shutdown(
+  controller->controlled_shutdown(
       in.broker_id, in.broker_epoch, [ctx](const cluster::controller::ControlledShutdownResult& result) {
         ctx.respond(cluster::controller::controlled_shutdown_response(result));
       });
