@@ -16,8 +16,7 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    committed transactions, each whole and once, in order per partition.
 2. test_txn_through_coordinator_and_leader_kills: the same loop runs while a
    killer SIGKILLs, in turn, the broker that is the producer's transaction
-   coordinator (the leader of __transaction_state-P, P = Kafka's
-   abs(hashCode(transactional.id)) % partitions) and the leader of an output
+   coordinator (FindCoordinator) and the leader of an output
    partition, CLUSTER_TXN_KILLS times in all (CI: 2; `make chaos`-sized runs
    set more); each victim is restarted and the cluster's ISRs are full again
    before the next kill. Afterwards a read_committed reader must see every
@@ -102,10 +101,27 @@ def cluster(request):
     assert not bad, f"unclean shutdown: {bad}"
 
 
-def coordinator_of(c, tid):
-    """The broker id leading __transaction_state-P for the transactional id (-1 if none)."""
-    p = (kw.java_string_hash(tid) & 0x7FFFFFFF) % TXN_STATE_PARTITIONS
-    return c.leader_of("__transaction_state", p)
+def coordinator_of(c, tid, timeout=30):
+    """The broker id of the transaction coordinator for `tid`, from
+    FindCoordinator(TRANSACTION) v1 asked of the live brokers in turn (Kafka
+    places it on the leader of __transaction_state-P, P =
+    abs(hashCode(tid)) % partitions; asking keeps the test from assuming it)."""
+    deadline = time.monotonic() + timeout
+    corr = 0
+    while True:
+        for b in c.brokers:
+            if not b.alive():
+                continue
+            corr += 1
+            try:
+                with kw.connect(b.port, timeout=10) as s:
+                    r = kw.parse_find_coordinator(kw.roundtrip(s, kw.find_coordinator(corr, tid, key_type=1)))
+            except (OSError, AssertionError):
+                continue
+            if r["error"] == 0:
+                return r["node_id"]
+        assert time.monotonic() < deadline, f"no transaction coordinator for {tid} within {timeout} s"
+        time.sleep(0.3)
 
 
 def partitions_of(c, topics):
