@@ -424,3 +424,108 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     problems, n = judge(cluster, topic, outcome)
     print(f"  read_committed saw {n} records")
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
+
+
+def group_coordinator_of(c, group, timeout=30):
+    """The broker id of the group coordinator for `group` (FindCoordinator v1, key type 0)."""
+    deadline = time.monotonic() + timeout
+    corr = 0
+    while True:
+        for b in c.brokers:
+            if not b.alive():
+                continue
+            corr += 1
+            try:
+                with kw.connect(b.port, timeout=10) as s:
+                    r = kw.parse_find_coordinator(kw.roundtrip(s, kw.find_coordinator(corr, group, key_type=0)))
+            except (OSError, AssertionError):
+                continue
+            if r["error"] == 0:
+                return r["node_id"]
+        assert time.monotonic() < deadline, f"no group coordinator for {group} within {timeout} s"
+        time.sleep(0.3)
+
+
+def test_exactly_once_pipeline_through_coordinator_kills(cluster):
+    """consume -> transform -> produce with send_offsets_to_transaction
+    (tests/compat/test_eos_pipeline.py's processor, librdkafka) over RF=3
+    topics; while it runs, the transaction coordinator's broker and then the
+    group coordinator's broker are killed -9 (each restarted, ISRs full again,
+    before the next). A processor that gives up is replaced by one with the
+    same transactional.id and group. Afterwards a read_committed reader of the
+    output sees every input exactly once, in input order per partition, and
+    the group's committed offsets are the input's end offsets."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+    from test_eos_pipeline import N_INPUT, NPARTS as EOS_PARTS, Processor, _committed
+    from txn_util import plain_producer
+
+    rng = random.Random(SEED ^ 11)
+    src, dst = f"eos-in-{SEED}", f"eos-out-{SEED}"
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "socket.timeout.ms": 10000})
+    fs = admin.create_topics([NewTopic(t, EOS_PARTS, 3, config=TOPIC_CONFIG) for t in (src, dst)],
+                             operation_timeout=30)
+    for f in fs.values():
+        f.result(60)
+    del admin
+    wait_full_isr(cluster, [src, dst, "__transaction_state"])
+    p = plain_producer(cluster.bootstrap)
+    errs = produce(p, src, [(i % EOS_PARTS, payload("in", i)) for i in range(N_INPUT)])
+    assert p.flush(WAIT_S) == 0 and not errs, errs
+    ends = {i: N_INPUT // EOS_PARTS for i in range(EOS_PARTS)}
+    spec = {"bootstrap": cluster.bootstrap, "group": f"eos-{uuid.uuid4().hex[:8]}", "src": src, "dst": dst,
+            "txn_id": f"eos-proc-{uuid.uuid4().hex[:8]}", "batch": 10, "pause_s": 0.05}
+    procs = []
+
+    def live():
+        if not procs or procs[-1].proc.poll() is not None:
+            procs.append(Processor(dict(spec, name=f"proc{len(procs)}")))
+        return procs[-1]
+
+    def committed_total():
+        return sum(pr.count("committed") for pr in procs)
+
+    def wait(pred, what, timeout=WAIT_S * 2):
+        deadline = time.monotonic() + timeout
+        while not pred():
+            assert time.monotonic() < deadline, \
+                f"{what} within {timeout} s; processors:\n" + "\n".join(pr.output()[-1500:] for pr in procs)
+            time.sleep(0.05)
+
+    kills = []
+    try:
+        for role in ("transaction coordinator", "group coordinator"):
+            base = committed_total()
+            wait(lambda: live() and committed_total() >= base + rng.randint(2, 4), "more committed transactions")
+            victim = coordinator_of(cluster, spec["txn_id"]) if role.startswith("transaction") \
+                else group_coordinator_of(cluster, spec["group"])
+            cur = live()
+            n_prod = cur.count("produced")
+            wait(lambda: cur.proc.poll() is not None or cur.count("produced") > n_prod, "a produced batch")
+            cluster.kill9(victim)
+            kills.append((role, victim, committed_total()))
+            print(f"  kill -9 of broker {victim} ({role}) after {kills[-1][2]} committed transactions (seed {SEED})")
+            time.sleep(rng.uniform(2.0, 4.0))
+            cluster.start_broker(victim)
+            cluster.wait_ready()
+            wait_full_isr(cluster, [src, dst, "__transaction_state"])
+        wait(lambda: live() and _committed(cluster.bootstrap, spec["group"], src) == ends,
+             "group offsets at the input's end", timeout=180)
+        rc = procs[-1].terminate()
+        assert rc == 0, f"final processor exited {rc}:\n{procs[-1].output()}"
+    finally:
+        for pr in procs:
+            pr.kill9()
+    print(f"  processors used: {len(procs)}; transactions committed: {committed_total()}")
+    assert len(kills) == 2 and committed_total() > kills[-1][2], "nothing committed after the last kill"
+    write_sentinels(cluster.bootstrap, dst, EOS_PARTS)
+    out = read_until_sentinels(cluster.bootstrap, dst, EOS_PARTS, "read_committed", timeout=120)
+    counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
+    missing = sorted(set(range(N_INPUT)) - set(counts))
+    dups = sorted(n for n, k in counts.items() if k > 1)
+    assert not missing and not dups, \
+        f"{len(missing)} inputs lost (e.g. {missing[:10]}), {len(dups)} duplicated (e.g. {dups[:10]}) (seed {SEED})"
+    assert len(out) == N_INPUT
+    for part in range(EOS_PARTS):
+        seq = [parse(v[len(b"out:"):])[1] for pp, _, v in out if pp == part]
+        assert seq == sorted(seq), f"output partition {part} out of input order (seed {SEED})"
+        assert all(n % EOS_PARTS == part for n in seq), "output on the wrong partition"
