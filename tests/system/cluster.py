@@ -121,6 +121,23 @@ def _read(path):
         return ""
 
 
+def _all_threads_stopped(pid):
+    """Every task of `pid` in state T (stopped); a vanished process counts as stopped."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for t in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("T", "t"):
+            return False
+    return True
+
+
 def _wait(pred, timeout, poll=0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -456,9 +473,15 @@ class Cluster:
         return rc
 
     def pause(self, i):
+        """SIGSTOP, returning once every thread of the process is stopped (the
+        signal is delivered asynchronously: a request sent right after kill()
+        could still be answered)."""
         b = self.brokers[i]
         b.signal(signal.SIGSTOP)
         b.paused = True
+        pid = b.proc.pid if getattr(b, "proc", None) is not None else getattr(b, "pid", None)
+        if pid is not None and not _wait(lambda: _all_threads_stopped(pid), 5.0, 0.01):
+            raise ClusterError(f"broker {b.id} (pid {pid}) not stopped 5 s after SIGSTOP")
 
     def resume(self, i):
         b = self.brokers[i]
