@@ -101,11 +101,9 @@ def cluster(request):
     assert not bad, f"unclean shutdown: {bad}"
 
 
-def coordinator_of(c, tid, timeout=30):
-    """The broker id of the transaction coordinator for `tid`, from
-    FindCoordinator(TRANSACTION) v1 asked of the live brokers in turn (Kafka
-    places it on the leader of __transaction_state-P, P =
-    abs(hashCode(tid)) % partitions; asking keeps the test from assuming it)."""
+def find_coordinator(c, key, key_type, timeout=30):
+    """The broker id FindCoordinator v1 names for `key` (key_type 0: group,
+    1: transaction), asked of the live brokers in turn until one answers."""
     deadline = time.monotonic() + timeout
     corr = 0
     while True:
@@ -115,13 +113,20 @@ def coordinator_of(c, tid, timeout=30):
             corr += 1
             try:
                 with kw.connect(b.port, timeout=10) as s:
-                    r = kw.parse_find_coordinator(kw.roundtrip(s, kw.find_coordinator(corr, tid, key_type=1)))
+                    r = kw.parse_find_coordinator(kw.roundtrip(s, kw.find_coordinator(corr, key, key_type=key_type)))
             except (OSError, AssertionError):
                 continue
             if r["error"] == 0:
                 return r["node_id"]
-        assert time.monotonic() < deadline, f"no transaction coordinator for {tid} within {timeout} s"
+        assert time.monotonic() < deadline, f"no coordinator (key type {key_type}) for {key} within {timeout} s"
         time.sleep(0.3)
+
+
+def coordinator_of(c, tid):
+    """The transaction coordinator's broker for `tid` (Kafka places it on the
+    leader of __transaction_state-P, P = abs(hashCode(tid)) % partitions;
+    asking keeps the test from assuming it)."""
+    return find_coordinator(c, tid, key_type=1)
 
 
 def partitions_of(c, topics):
@@ -426,26 +431,6 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
 
 
-def group_coordinator_of(c, group, timeout=30):
-    """The broker id of the group coordinator for `group` (FindCoordinator v1, key type 0)."""
-    deadline = time.monotonic() + timeout
-    corr = 0
-    while True:
-        for b in c.brokers:
-            if not b.alive():
-                continue
-            corr += 1
-            try:
-                with kw.connect(b.port, timeout=10) as s:
-                    r = kw.parse_find_coordinator(kw.roundtrip(s, kw.find_coordinator(corr, group, key_type=0)))
-            except (OSError, AssertionError):
-                continue
-            if r["error"] == 0:
-                return r["node_id"]
-        assert time.monotonic() < deadline, f"no group coordinator for {group} within {timeout} s"
-        time.sleep(0.3)
-
-
 def test_exactly_once_pipeline_through_coordinator_kills(cluster):
     """consume -> transform -> produce with send_offsets_to_transaction
     (tests/compat/test_eos_pipeline.py's processor, librdkafka) over RF=3
@@ -497,7 +482,7 @@ def test_exactly_once_pipeline_through_coordinator_kills(cluster):
             base = committed_total()
             wait(lambda: live() and committed_total() >= base + rng.randint(2, 4), "more committed transactions")
             victim = coordinator_of(cluster, spec["txn_id"]) if role.startswith("transaction") \
-                else group_coordinator_of(cluster, spec["group"])
+                else find_coordinator(cluster, spec["group"], key_type=0)
             cur = live()
             n_prod = cur.count("produced")
             wait(lambda: cur.proc.poll() is not None or cur.count("produced") > n_prod, "a produced batch")
