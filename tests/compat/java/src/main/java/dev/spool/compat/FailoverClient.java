@@ -8,6 +8,10 @@
 // t = wall-clock seconds. Usage: FailoverClient BOOTSTRAP TOPIC N KILL_AT PREFIX DEADLINE_S
 package dev.spool.compat;
 
+import static dev.spool.compat.JsonLines.emit;
+import static dev.spool.compat.JsonLines.now;
+import static dev.spool.compat.JsonLines.quote;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -28,25 +32,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 public final class FailoverClient {
   private FailoverClient() {}
-
-  private static double now() {
-    return System.currentTimeMillis() / 1000.0;
-  }
-
-  private static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-      else b.append(c);
-    }
-    return b.append('"').toString();
-  }
-
-  private static synchronized void emit(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
 
   /** Errors that mean "not written" for sure; others leave the outcome unknown. */
   private static boolean definite(Exception e) {
