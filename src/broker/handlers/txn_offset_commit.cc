@@ -21,6 +21,12 @@
 //  * cluster mode: topics are checked against the metadata cache (this broker
 //    need not host them); a transaction coordinator on another broker is not
 //    asked yet (v0-4 commit unverified, see below; a documented difference);
+//    a topic the cache lacks, on a broker that is not the group's coordinator,
+//    answers NOT_COORDINATOR (or COORDINATOR_LOAD_IN_PROGRESS): a restarted
+//    broker serves before its first UpdateMetadata, and a client that still
+//    takes it for the coordinator must be sent to the real one, not told
+//    UNKNOWN_TOPIC_OR_PARTITION, which it takes as final (Kafka's broker does
+//    not serve before its metadata has caught up);
 //  * below v2, COORDINATOR_LOAD_IN_PROGRESS is answered as
 //    COORDINATOR_NOT_AVAILABLE (those clients do not retry the former).
 #include <memory>
@@ -88,6 +94,11 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
   auto resp = std::make_shared<Response>();
   coordinator::TxnOffsetCommitParams p;
   CommitSlots slots;
+  ErrorCode unknown_topic = ErrorCode::kUnknownTopicOrPartition;
+  if (b.metadata != nullptr && b.groups != nullptr) {
+    const ErrorCode status = b.groups->coordinator().coordinator_status(req.group_id);
+    if (status != ErrorCode::kNone) unknown_topic = status;  // see the contract: the cache may lag here
+  }
   for (auto& t : req.topics) {
     auto& rt = resp->topics.emplace_back();
     std::string name;
@@ -110,7 +121,7 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
         rp.error_code = ErrorCode::kCoordinatorNotAvailable;
       } else if (b.metadata != nullptr ? !b.metadata->partition({name, part.partition_index})
                                        : !b.replicas.partition(name, part.partition_index)) {
-        rp.error_code = ErrorCode::kUnknownTopicOrPartition;
+        rp.error_code = unknown_topic;
       } else {
         coordinator::OffsetCommitEntry e;
         e.tp = {name, part.partition_index};
