@@ -55,14 +55,22 @@ KILLS = 2
 
 
 class Processor:
-    """One processor child process; its JSON event lines are collected."""
+    """One processor child process; its JSON event lines are collected, each
+    with the monotonic time it arrived.
 
-    def __init__(self, spec):
-        args = [sys.executable, os.path.abspath(__file__), "process", json.dumps(spec)]
+    argv: the command before the spec argument, for a processor of another
+    client with the same spec and events (tests/compat/java EosProcessor,
+    tests/compat/go/eosproc); default this file's librdkafka processor."""
+
+    def __init__(self, spec, argv=None):
+        if argv is None:
+            argv = [sys.executable, os.path.abspath(__file__), "process"]
+        args = list(argv) + [json.dumps(spec)]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self._lock = threading.Lock()
         self.events = []
+        self.arrived = []  # time.monotonic() of each entry of self.events
         self.lines = []
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -71,9 +79,18 @@ class Processor:
             with self._lock:
                 self.lines.append(line.rstrip())
                 try:
-                    self.events.append(json.loads(line))
+                    ev = json.loads(line)
                 except ValueError:
-                    pass
+                    continue
+                if isinstance(ev, dict):
+                    self.events.append(ev)
+                    self.arrived.append(time.monotonic())
+
+    def first_after(self, kind, t):
+        """The arrival time of the first `kind` event that arrived after t, or None."""
+        with self._lock:
+            return next((at for e, at in zip(self.events, self.arrived)
+                         if at > t and e.get("event") == kind), None)
 
     def count(self, kind):
         with self._lock:

@@ -1,6 +1,8 @@
-"""Transactions across a cluster (issue 14): markers to other brokers, and
-transactions through kill -9 of the transaction coordinator's broker and of an
-output partition's leader (confluent-kafka-python / librdkafka 2.0.x).
+"""Transactions across a cluster: markers to other brokers, and
+transactions and an exactly-once pipeline through kill -9 of the transaction
+coordinator's, the group coordinator's and an output partition leader's
+broker, with three client ecosystems (librdkafka via confluent-kafka-python
+2.0.x, the Java client 4.4, franz-go).
 
 One 3-node cluster (real ZooKeeper) for the module, every topic RF=3 with
 min.insync.replicas=2, __transaction_state RF=3 / min ISR 2 with
@@ -23,7 +25,6 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    transaction whose commit the client saw succeed, whole and once; none whose
    abort succeeded; every one of unknown outcome all or nothing; and order per
    partition kept.
-
 3. Bad input (in test 1, after its transactions): WriteTxnMarkers from a
    client with a coordinator epoch below the one the partitions hold answers
    TRANSACTION_COORDINATOR_FENCED, sent to a follower NOT_LEADER_OR_FOLLOWER,
@@ -32,17 +33,47 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    for CLUSTER_PID_COUNT (10,000) idempotent producer ids (InitProducerId
    without a transactional id) while each broker in turn is killed -9 and
    restarted; all ids are distinct.
+5. test_restarted_broker_sends_txn_offset_commit_to_the_coordinator: from the
+   restart of a killed broker that is not a group's coordinator until it is
+   ready, TxnOffsetCommit for that group sent to it answers only coordinator
+   errors (NOT_COORDINATOR...), never UNKNOWN_TOPIC_OR_PARTITION for an
+   existing topic: its metadata cache is still empty then, and a client that
+   still takes it for the coordinator must be sent on (franz-go gave up on
+   that answer in test 6).
+6. test_exactly_once_pipeline_through_coordinator_kills[librdkafka|java|franz]:
+   consume -> transform -> produce with sendOffsetsToTransaction, by a child
+   process of each ecosystem with the same spec and JSON events
+   (test_eos_pipeline.Processor): tests/compat/test_eos_pipeline.py's
+   librdkafka processor, tests/compat/java EosProcessor (`mvn -B -o -q
+   compile`, classic group protocol) and tests/compat/go/eosproc
+   (GroupTransactSession, built once per run with GOPROXY=off). Kills, each
+   right after the processor printed `produced` (a transaction open, the
+   pause before its commit is EOS_PAUSE_S), each victim restarted and ISRs full
+   again before the next: the transaction coordinator's broker
+   CLUSTER_EOS_TXN_KILLS times (CI: 2), then the group coordinator's, then the
+   leader of an output partition (Metadata). EOS_CHUNK input records are
+   written before each kill and once after, so there is work at every kill. A
+   processor that gives up (exit 3 after an `error` line) is replaced by one
+   with the same transactional.id and group. Afterwards a read_committed reader
+   of the output sees every input exactly once (no loss, no duplicate, so no
+   aborted data), on the input's partition, in input order per partition, and
+   the group's committed offsets are the input's end offsets. A missing mvn,
+   java or go skips that ecosystem, or fails it under CI=true.
 
-Runs against the Kafka 4.4 peer too (KRaft, about 3 minutes):
+Runs against the Kafka 4.4 peer too (KRaft, several minutes):
   cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q -s test_cluster_txn.py
 Env: CLUSTER_TXN_SEED (replays the killer's choices), CLUSTER_TXN_KILLS,
-CLUSTER_PID_COUNT.
-No timing asserts: the kill-to-next-commit times are printed, not checked.
+CLUSTER_EOS_TXN_KILLS, CLUSTER_PID_COUNT.
+No timing asserts: the kill-to-next-commit times (each kill until the next
+commit a processor reported, or the next transaction begun after it committed)
+are printed with the seed, not checked.
 """
 
 import collections
 import os
 import random
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -63,8 +94,18 @@ from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_s
 SEED = int(os.environ.get("CLUSTER_TXN_SEED") or random.SystemRandom().randrange(1 << 31))
 KILLS = int(os.environ.get("CLUSTER_TXN_KILLS") or 2)
 PID_COUNT = int(os.environ.get("CLUSTER_PID_COUNT") or 10000)
+EOS_TXN_KILLS = int(os.environ.get("CLUSTER_EOS_TXN_KILLS") or 2)
+EOS_CHUNK = 80  # input records written before each kill of the pipeline test, and once after
+EOS_BATCH = 8
+EOS_PAUSE_S = 0.15  # between a batch's produce and its commit: the kill's window
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+JAVA_DIR = os.path.join(REPO, "tests", "compat", "java")
+GO_DIR = os.path.join(REPO, "tests", "compat", "go")
 TRANSACTION_COORDINATOR_FENCED = 52
 NOT_LEADER_OR_FOLLOWER = 6
+NOT_COORDINATOR = 16
+COORDINATOR_LOAD_IN_PROGRESS = 14
+COORDINATOR_NOT_AVAILABLE = 15
 PEER = which_cluster_peer()
 NPARTS = 6
 TXN_STATE_PARTITIONS = 3
@@ -431,21 +472,111 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
 
 
-def test_exactly_once_pipeline_through_coordinator_kills(cluster):
-    """consume -> transform -> produce with send_offsets_to_transaction
-    (tests/compat/test_eos_pipeline.py's processor, librdkafka) over RF=3
-    topics; while it runs, the transaction coordinator's broker and then the
-    group coordinator's broker are killed -9 (each restarted, ISRs full again,
-    before the next). A processor that gives up is replaced by one with the
-    same transactional.id and group. Afterwards a read_committed reader of the
-    output sees every input exactly once, in input order per partition, and
-    the group's committed offsets are the input's end offsets."""
+def test_restarted_broker_sends_txn_offset_commit_to_the_coordinator(cluster):
+    """A broker restarted after kill -9 serves requests before its metadata
+    cache is filled (Spool: while its registration waits for the old ZooKeeper
+    session to expire). A client that still takes it for the group's
+    coordinator (franz-go, after the coordinator was killed and came back)
+    sends it TxnOffsetCommit: the answer must send the client to the real
+    coordinator (NOT_COORDINATOR, or another coordinator error it retries),
+    never UNKNOWN_TOPIC_OR_PARTITION for a topic that exists, which clients
+    take as final. Asked in a loop from the restart until the broker is ready."""
+    topic = f"txn-restart-{SEED}"
+    create_topic(cluster, topic)
+    group = f"restart-{uuid.uuid4().hex[:8]}"
+    coord = find_coordinator(cluster, group, key_type=0)
+    victim = next(b.id for b in cluster.brokers if b.id != coord)
+    retriable = {NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE}
+    answers = collections.Counter()
+    done = threading.Event()
+
+    def probe():
+        corr = 0
+        while not done.is_set():
+            corr += 1
+            try:
+                with kw.connect(port_of(cluster, victim), timeout=5) as s:
+                    frame = kw.txn_offset_commit(corr, f"tid-{group}", group, 1000, 0, [(topic, 1, 5, "")], version=3)
+                    _, out = kw.parse_txn_offset_commit(kw.roundtrip(s, frame), 3)
+                answers[out[0][1]] += 1
+            except (OSError, AssertionError):
+                pass
+            time.sleep(0.02)
+
+    cluster.kill9(victim)
+    th = threading.Thread(target=probe, daemon=True)
+    th.start()
+    try:
+        cluster.start_broker(victim)
+        cluster.wait_ready()
+        time.sleep(0.5)
+    finally:
+        done.set()
+        th.join(30)
+    wait_full_isr(cluster, [topic])
+    print(f"  TxnOffsetCommit to broker {victim} from its restart (group coordinator {coord}): errors {dict(answers)}")
+    assert answers, "the restarted broker answered no TxnOffsetCommit"
+    assert set(answers) <= retriable, \
+        f"restarted broker {victim} answered TxnOffsetCommit for group {group} (coordinator {coord}) with " \
+        f"{dict(answers)}; want only coordinator errors {sorted(retriable)} (3 = UNKNOWN_TOPIC_OR_PARTITION)"
+
+
+def _missing(what):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
+    pytest.skip(f"{what} missing")
+
+
+def _processor_argv(ecosystem, tmpdir):
+    """The command (before the spec argument) of `ecosystem`'s processor,
+    compiled once here; None is test_eos_pipeline.py's librdkafka child."""
+    if ecosystem == "librdkafka":
+        return None
+    if ecosystem == "java":
+        mvn, java = shutil.which("mvn"), shutil.which("java")
+        if mvn is None or java is None:
+            _missing("mvn or java")
+        r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_DIR, capture_output=True, text=True,
+                           timeout=300, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
+        with open(os.path.join(JAVA_DIR, "target", "runtime.classpath")) as f:
+            cp = os.path.join(JAVA_DIR, "target", "classes") + os.pathsep + f.read().strip()
+        return [java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp,
+                "dev.spool.compat.EosProcessor"]
+    go = shutil.which("go") or next((g for g in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go")
+                                     if os.access(g, os.X_OK)), None)
+    if go is None:
+        _missing("go")
+    exe = os.path.join(str(tmpdir), "eosproc")
+    env = dict(os.environ, GOPROXY="off", GOFLAGS="-mod=readonly", GOTOOLCHAIN="local")
+    r = subprocess.run([go, "build", "-o", exe, "./eosproc"], cwd=GO_DIR, capture_output=True, text=True,
+                       timeout=300, stdin=subprocess.DEVNULL, env=env)
+    assert r.returncode == 0, f"go build ./eosproc failed (bash scripts/deps/go.sh?):\n{r.stdout}{r.stderr}"
+    return [exe]
+
+
+@pytest.mark.parametrize("ecosystem", ["librdkafka", "java", "franz"])
+def test_exactly_once_pipeline_through_coordinator_kills(cluster, ecosystem, tmp_path):
+    """consume -> transform -> produce with sendOffsetsToTransaction over RF=3
+    topics, by the processor of `ecosystem`: librdkafka (test_eos_pipeline.py's
+    child), the Java client (tests/compat/java EosProcessor) or franz-go
+    (tests/compat/go/eosproc, GroupTransactSession). While it runs, kill -9 of
+    the transaction coordinator's broker EOS_TXN_KILLS times, then of the group
+    coordinator's broker, then of the leader of an output partition, each right
+    after a `produced` event (a transaction open) and each victim restarted,
+    ISRs full again, before the next. The input is written in one chunk per
+    phase so that there is work left at every kill. A processor that gives up
+    (exit 3) is replaced by one with the same transactional.id and group.
+    Afterwards a read_committed reader of the output sees every input exactly
+    once, on its partition, in input order per partition, and the group's
+    committed offsets are the input's end offsets."""
     from confluent_kafka.admin import AdminClient, NewTopic
-    from test_eos_pipeline import N_INPUT, NPARTS as EOS_PARTS, Processor, _committed
+    from test_eos_pipeline import NPARTS as EOS_PARTS, Processor, _committed
     from txn_util import plain_producer
 
-    rng = random.Random(SEED ^ 11)
-    src, dst = f"eos-in-{SEED}", f"eos-out-{SEED}"
+    argv = _processor_argv(ecosystem, tmp_path)
+    rng = random.Random(SEED ^ 11 ^ sum(map(ord, ecosystem)))
+    src, dst = f"eos-{ecosystem}-in-{SEED}", f"eos-{ecosystem}-out-{SEED}"
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "socket.timeout.ms": 10000})
     fs = admin.create_topics([NewTopic(t, EOS_PARTS, 3, config=TOPIC_CONFIG) for t in (src, dst)],
                              operation_timeout=30)
@@ -453,64 +584,94 @@ def test_exactly_once_pipeline_through_coordinator_kills(cluster):
         f.result(60)
     del admin
     wait_full_isr(cluster, [src, dst, "__transaction_state"])
-    p = plain_producer(cluster.bootstrap)
-    errs = produce(p, src, [(i % EOS_PARTS, payload("in", i)) for i in range(N_INPUT)])
-    assert p.flush(WAIT_S) == 0 and not errs, errs
-    ends = {i: N_INPUT // EOS_PARTS for i in range(EOS_PARTS)}
+    roles = ["transaction coordinator"] * EOS_TXN_KILLS + ["group coordinator", "output leader"]
+    written = [0]
+
+    def write_chunk():
+        # Idempotent: a retry cannot reorder a partition's input.
+        p = plain_producer(cluster.bootstrap, **{"enable.idempotence": True})
+        n0 = written[0]
+        errs = produce(p, src, [(i % EOS_PARTS, payload("in", i)) for i in range(n0, n0 + EOS_CHUNK)])
+        assert p.flush(WAIT_S) == 0 and not errs, errs
+        written[0] += EOS_CHUNK
+
     spec = {"bootstrap": cluster.bootstrap, "group": f"eos-{uuid.uuid4().hex[:8]}", "src": src, "dst": dst,
-            "txn_id": f"eos-proc-{uuid.uuid4().hex[:8]}", "batch": 10, "pause_s": 0.05}
+            "txn_id": f"eos-proc-{uuid.uuid4().hex[:8]}", "batch": EOS_BATCH, "pause_s": EOS_PAUSE_S}
     procs = []
 
     def live():
         if not procs or procs[-1].proc.poll() is not None:
-            procs.append(Processor(dict(spec, name=f"proc{len(procs)}")))
+            procs.append(Processor(dict(spec, name=f"{ecosystem}-proc{len(procs)}"), argv))
         return procs[-1]
 
     def committed_total():
         return sum(pr.count("committed") for pr in procs)
 
-    def wait(pred, what, timeout=WAIT_S * 2):
+    def wait(pred, what, timeout=WAIT_S * 2, interval=0.05):
         deadline = time.monotonic() + timeout
         while not pred():
             assert time.monotonic() < deadline, \
-                f"{what} within {timeout} s; processors:\n" + "\n".join(pr.output()[-1500:] for pr in procs)
-            time.sleep(0.05)
+                f"{ecosystem}: {what} within {timeout} s (seed {SEED}); processors:\n" + \
+                "\n".join(pr.output()[-3000:] for pr in procs[-3:])
+            time.sleep(interval)
 
-    kills = []
+    print(f"\n  {ecosystem}: seed {SEED}, kills {roles}")
+    kills = []  # (role, victim, monotonic time of the kill, a transaction open)
     try:
-        for role in ("transaction coordinator", "group coordinator"):
-            base = committed_total()
-            wait(lambda: live() and committed_total() >= base + rng.randint(2, 4), "more committed transactions")
-            victim = coordinator_of(cluster, spec["txn_id"]) if role.startswith("transaction") \
-                else find_coordinator(cluster, spec["group"], key_type=0)
+        for role in roles:
+            write_chunk()
+            target = committed_total() + rng.randint(2, 4)
+            wait(lambda: live() and committed_total() >= target, "more committed transactions")
+            if role == "transaction coordinator":
+                victim = coordinator_of(cluster, spec["txn_id"])
+            elif role == "group coordinator":
+                victim = find_coordinator(cluster, spec["group"], key_type=0)
+            else:
+                part = rng.randrange(EOS_PARTS)
+                role, victim = f"leader of {dst}-{part}", cluster.leader_of(dst, part)
+            assert victim >= 0, f"no {role} to kill"
             cur = live()
             n_prod = cur.count("produced")
-            wait(lambda: cur.proc.poll() is not None or cur.count("produced") > n_prod, "a produced batch")
+            wait(lambda: cur.proc.poll() is not None or cur.count("produced") > n_prod, "a produced batch",
+                 interval=0.002)
+            mid_txn = cur.proc.poll() is None and cur.last_event() == "produced"
             cluster.kill9(victim)
-            kills.append((role, victim, committed_total()))
-            print(f"  kill -9 of broker {victim} ({role}) after {kills[-1][2]} committed transactions (seed {SEED})")
-            time.sleep(rng.uniform(2.0, 4.0))
+            kills.append((role, victim, time.monotonic(), mid_txn))
+            print(f"  {ecosystem}: kill -9 of broker {victim} ({role}) after {committed_total()} committed "
+                  f"transactions, {'inside' if mid_txn else 'outside'} a transaction")
+            time.sleep(rng.uniform(1.0, 2.5))
             cluster.start_broker(victim)
             cluster.wait_ready()
             wait_full_isr(cluster, [src, dst, "__transaction_state"])
+        write_chunk()
+        ends = {i: written[0] // EOS_PARTS for i in range(EOS_PARTS)}
         wait(lambda: live() and _committed(cluster.bootstrap, spec["group"], src) == ends,
              "group offsets at the input's end", timeout=180)
         rc = procs[-1].terminate()
-        assert rc == 0, f"final processor exited {rc}:\n{procs[-1].output()}"
+        assert rc == 0, f"{ecosystem}: final processor exited {rc}:\n{procs[-1].output()}"
     finally:
         for pr in procs:
             pr.kill9()
-    print(f"  processors used: {len(procs)}; transactions committed: {committed_total()}")
-    assert len(kills) == 2 and committed_total() > kills[-1][2], "nothing committed after the last kill"
+    for role, victim, t_kill, mid_txn in kills:
+        nxt = [t for t in (pr.first_after("committed", t_kill) for pr in procs) if t is not None]
+        gap = f"{min(nxt) - t_kill:.2f} s" if nxt else "none"
+        print(f"  {ecosystem}: kill -9 of {victim} ({role}{', transaction open' if mid_txn else ''}) "
+              f"until the next commit: {gap}")
+    errors = [e.get("error") for pr in procs for e in list(pr.events) if e.get("event") == "error"]
+    print(f"  {ecosystem}: processors used: {len(procs)}; transactions committed: {committed_total()}, "
+          f"aborted by the client: {sum(pr.count('aborted') for pr in procs)}; errors: {errors[:6]}")
+    assert len(kills) == len(roles)
+    assert any(pr.first_after("committed", kills[-1][2]) for pr in procs), "nothing committed after the last kill"
     write_sentinels(cluster.bootstrap, dst, EOS_PARTS)
     out = read_until_sentinels(cluster.bootstrap, dst, EOS_PARTS, "read_committed", timeout=120)
     counts = collections.Counter(parse(v[len(b"out:"):])[1] for _, _, v in out)
-    missing = sorted(set(range(N_INPUT)) - set(counts))
+    missing = sorted(set(range(written[0])) - set(counts))
     dups = sorted(n for n, k in counts.items() if k > 1)
     assert not missing and not dups, \
-        f"{len(missing)} inputs lost (e.g. {missing[:10]}), {len(dups)} duplicated (e.g. {dups[:10]}) (seed {SEED})"
-    assert len(out) == N_INPUT
+        f"{ecosystem}: {len(missing)} inputs lost (e.g. {missing[:10]}), {len(dups)} duplicated " \
+        f"(e.g. {dups[:10]}) (seed {SEED})"
+    assert len(out) == written[0]
     for part in range(EOS_PARTS):
         seq = [parse(v[len(b"out:"):])[1] for pp, _, v in out if pp == part]
-        assert seq == sorted(seq), f"output partition {part} out of input order (seed {SEED})"
-        assert all(n % EOS_PARTS == part for n in seq), "output on the wrong partition"
+        assert seq == sorted(seq), f"{ecosystem}: output partition {part} out of input order (seed {SEED})"
+        assert all(n % EOS_PARTS == part for n in seq), f"{ecosystem}: output on the wrong partition"
