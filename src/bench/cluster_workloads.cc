@@ -22,19 +22,6 @@ int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-// Clients that notice a dead leader quickly: short reconnect and retry
-// backoffs, fast metadata refresh while a partition has no leader. The same
-// settings for Spool and Kafka.
-KafkaConfig failover_client(const std::string& bootstrap) {
-  return {{"bootstrap.servers", bootstrap},
-          {"reconnect.backoff.ms", "10"},
-          {"reconnect.backoff.max.ms", "100"},
-          {"retry.backoff.ms", "10"},
-          {"topic.metadata.refresh.fast.interval.ms", "50"},
-          {"socket.nagle.disable", "true"},
-          {"log_level", "0"}};  // the dead leader's connection errors are expected
-}
-
 // Sequence number of one of our payloads, or -1.
 int64_t seq_of(const void* payload, size_t len) {
   if (len != kSeqPayload || payload == nullptr) return -1;
@@ -75,6 +62,16 @@ void set_once(std::atomic<int64_t>& slot, int64_t value) {
 }
 
 }  // namespace
+
+KafkaConfig failover_client(const std::string& bootstrap) {
+  return {{"bootstrap.servers", bootstrap},
+          {"reconnect.backoff.ms", "10"},
+          {"reconnect.backoff.max.ms", "100"},
+          {"retry.backoff.ms", "10"},
+          {"topic.metadata.refresh.fast.interval.ms", "50"},
+          {"socket.nagle.disable", "true"},
+          {"log_level", "0"}};  // the dead broker's connection errors are expected
+}
 
 Target cluster_target(const std::string& name, const std::string& bootstrap, int replication_factor) {
   return Target{name, bootstrap, "",

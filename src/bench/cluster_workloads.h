@@ -55,6 +55,11 @@ Result<LagResult> run_replication_lag(const Target& t, const std::string& topic,
 // in use does.
 Status ensure_offsets_topic(const std::string& bootstrap, double timeout_s);
 
+// librdkafka settings of clients that notice a dead broker quickly: short
+// reconnect and retry backoffs, fast metadata refresh while a partition has
+// no leader. The same for Spool and Kafka (also coordinator_workloads.h).
+KafkaConfig failover_client(const std::string& bootstrap);
+
 // A Target on a cluster whose topics get `replication_factor` replicas.
 Target cluster_target(const std::string& name, const std::string& bootstrap, int replication_factor);
 

@@ -135,12 +135,23 @@ Status create_topics(const std::string& bootstrap, const std::vector<NewTopic>& 
   char err[512];
   Status st;
   for (const auto& t : topics) {
-    rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, t.replication_factor, err, sizeof err);
+    const bool placed = !t.replica_assignment.empty();
+    rd_kafka_NewTopic_t* nt =
+        rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, placed ? -1 : t.replication_factor, err, sizeof err);
     if (nt == nullptr) {
       st = Status::error("NewTopic " + t.name + ": " + err);
       break;
     }
     nts.push_back(nt);
+    for (size_t p = 0; placed && p < t.replica_assignment.size(); ++p) {
+      std::vector<int32_t> ids = t.replica_assignment[p];
+      if (rd_kafka_NewTopic_set_replica_assignment(nt, static_cast<int32_t>(p), ids.data(), ids.size(), err,
+                                                   sizeof err) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        st = Status::error("NewTopic " + t.name + " partition " + std::to_string(p) + " assignment: " + err);
+        break;
+      }
+    }
+    if (!st) break;
     for (const auto& [k, v] : t.configs) rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
   }
   if (st) {

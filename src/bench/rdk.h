@@ -73,6 +73,10 @@ struct NewTopic {
   int partitions = 1;
   KafkaConfig configs;  // topic configs, e.g. {"flush.messages", "1"}
   int replication_factor = -1;  // -1: the broker's default.replication.factor
+  // Explicit placement: replica broker ids per partition (partition i gets
+  // replica_assignment[i], the first its preferred leader); when set,
+  // replication_factor is ignored and partitions must equal its size.
+  std::vector<std::vector<int32_t>> replica_assignment = {};
 };
 
 // CreateTopics through the admin API; waits for the result.
