@@ -18,14 +18,17 @@
 //     cluster/failover/<produce|consume>/session=<default|2s>   leader kill -9 to resumed (3 nodes)
 //     cluster/produce/1KB/acks=all/p1/rf=<1|3>, .../rf=3-over-rf=1   RF=3 vs RF=1 on one cluster
 //     cluster/lag/1KB/acks=1/rf=3/<N>MBps                 acked offset - high watermark under load
+//     cluster/txn/100x1KB/rf=3/p<P>/x<X>                  transactions of 100 x 1 KB committed per second
+//     cluster/coordinator-failover/<group|txn>/session=<default|2s>   coordinator kill -9 to stable / committing
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"
 //   (librdkafka's mock cluster, --peer mock), and "machine" (the machine's
 //   own limits)
 //   metrics: msgs_per_s, MB_per_s (10^6 bytes), p50_us, p99_us, p999_us,
-//   max_us, rss_MB, seconds, ratio, lag_p50_msgs, lag_p99_msgs, lag_max_msgs
-//   (cluster_workloads.h defines the cluster ones)
+//   max_us, rss_MB, seconds, ratio, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
+//   txns_per_s (cluster_workloads.h and coordinator_workloads.h define the
+//   cluster ones)
 //
 // Every Measurement holds one value per repetition; the report quotes the
 // median. Plain values, no threads, no failure modes.

@@ -88,10 +88,16 @@ Status validate_bench_options(const BenchOptions& o) {
     return Status::error("--latency-messages must be in [10, 1e7]");
   if (o.latency_rate && (*o.latency_rate < 1 || *o.latency_rate > 1000000))
     return Status::error("--latency-rate must be in [1, 1e6] msg/s");
-  for (const auto& w : o.workloads)
-    if (std::find(kWorkloadFamilies.begin(), kWorkloadFamilies.end(), w) == kWorkloadFamilies.end())
+  for (const auto& w : o.workloads) {
+    const bool family = std::find(kWorkloadFamilies.begin(), kWorkloadFamilies.end(), w) != kWorkloadFamilies.end();
+    const bool cluster_one = w.rfind("cluster/", 0) == 0 &&
+                             std::find(kClusterWorkloads.begin(), kClusterWorkloads.end(), w.substr(8)) !=
+                                 kClusterWorkloads.end();
+    if (!family && !cluster_one)
       return Status::error("unknown workload '" + w +
-                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster)");
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster, and "
+                           "cluster/<failover|produce|lag|txn|coordinator-failover>)");
+  }
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");
   if (o.skip_peer && !o.peer.empty()) return Status::error("--skip-peer and --peer exclude each other");

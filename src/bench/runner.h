@@ -29,6 +29,10 @@ namespace spool::bench {
 // clusters of Spool and Kafka and waits out session timeouts (minutes).
 inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume",     "latency",
                                                            "rss",     "restart", "kafka-tools", "cluster"};
+// The cluster family's workloads, each selectable alone as "cluster/<name>"
+// (e.g. --workloads cluster/txn,cluster/coordinator-failover); "cluster" is all.
+inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce", "lag", "txn",
+                                                           "coordinator-failover"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`
@@ -47,7 +51,7 @@ struct BenchOptions {
   std::string peer;                           // "kafka" | "mock"; empty: kafka when available, else mock
   std::string kafka_peer;                     // path of scripts/kafka-peer (empty: $SPOOL_KAFKA_PEER, then found)
   bool profile = false;                       // perf-profile the broker on an extra run of each missed target
-  std::vector<std::string> workloads;         // families to run (empty: all but cluster)
+  std::vector<std::string> workloads;         // families (or cluster/<workload>) to run (empty: all but cluster)
 };
 
 // Option values after defaults and --quick are applied.

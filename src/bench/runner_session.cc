@@ -40,8 +40,16 @@ void Session::add_note(const std::string& line) {
 }
 
 bool Session::wants(const std::string& family) const {
-  return (o_.workloads.empty() && family != "cluster") ||
-         std::find(o_.workloads.begin(), o_.workloads.end(), family) != o_.workloads.end();
+  if (o_.workloads.empty()) return family != "cluster";
+  for (const auto& w : o_.workloads)
+    if (w == family || (family == "cluster" && w.rfind("cluster/", 0) == 0)) return true;
+  return false;
+}
+
+bool Session::wants_cluster(const std::string& workload) const {
+  const auto& w = o_.workloads;
+  return std::find(w.begin(), w.end(), "cluster") != w.end() ||
+         std::find(w.begin(), w.end(), "cluster/" + workload) != w.end();
 }
 
 void Session::record(const std::string& workload, const std::string& target, const std::string& metric,

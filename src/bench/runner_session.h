@@ -69,7 +69,8 @@ class Session {
     Deployment* needs = nullptr;  // skipped when this deployment's broker is not up
   };
 
-  bool wants(const std::string& family) const;  // "cluster" only when named
+  bool wants(const std::string& family) const;  // "cluster" only when named (or one of its workloads)
+  bool wants_cluster(const std::string& workload) const;  // "cluster" or "cluster/<workload>" named
   void record(const std::string& workload, const std::string& target, const std::string& metric, double value);
   std::string next_topic(const std::string& prefix);
   std::string run_label(const std::string& workload, const std::string& target, int rep) const;
@@ -90,6 +91,10 @@ class Session {
   // The cluster family (cluster_plan.cc), opt-in: only when --workloads names it.
   void plan_cluster(std::vector<Step>* steps);
   void plan_cluster_throughput(const std::string& target, std::vector<Step>* steps);
+  // Transactions and coordinator failover (coordinator_plan.cc) on the current cluster.
+  void plan_cluster_txn(const std::string& target, std::vector<Step>* steps);
+  void plan_coordinator_failover(const std::string& target, const std::string& setting, std::vector<Step>* steps);
+  void add_coordinator_notes();
   void add_plan_notes();
   int e2e_records() const;  // EndToEndLatency messages per run: half the latency workload's (JVM round trips are slow)
   // --profile: one more run of each workload behind a missed target, with
