@@ -32,6 +32,7 @@ std::string format_value(const std::string& metric, double v) {
 std::string metric_unit(const std::string& metric) {
   if (metric == "msgs_per_s") return "msg/s";
   if (metric == "MB_per_s") return "MB/s";
+  if (metric == "txns_per_s") return "txn/s";
   if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0) return "us";
   if (metric == "rss_MB") return "MB";
   if (metric == "seconds") return "s";

@@ -3,7 +3,10 @@
 // guarantees (durability rows), one table per workload family with the
 // Spool/Kafka (and Spool/mock) ratio columns, machine-limit fractions,
 // plots, profiles, notes and the closing note. The cluster family's table
-// holds its failover seconds, RF=3 and RF=1 throughput and lag rows.
+// holds its failover seconds, RF=3 and RF=1 throughput, lag, transaction
+// throughput and coordinator failover rows; the closing note repeats the
+// last two (medians, Spool/Kafka), which have no target of their own
+// besides the transaction ratio.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,7 +28,8 @@ struct Family {
 constexpr Family kFamilies[] = {
     {"produce", "Produce throughput"},   {"consume", "Consume throughput"},
     {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
-    {"restart", "Restart after kill -9"}, {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag"},
+    {"restart", "Restart after kill -9"},
+    {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag, transactions, coordinator failover"},
     {"machine", "Machine limits"},
 };
 constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};
@@ -186,6 +190,31 @@ void configurations(std::string& out, const Report& r) {
   out += "\n";
 }
 
+// "- cluster/txn/...: spool 812 txn/s, kafka 400 txn/s (2.03x)" for the
+// transaction and coordinator failover rows.
+void closing_figures(std::string& out, const Report& r) {
+  std::vector<std::pair<std::string, std::string>> rows;  // (workload, metric)
+  for (const auto& m : r.measurements) {
+    bool txn = m.workload.rfind("cluster/txn/", 0) == 0 && m.metric == "txns_per_s";
+    bool coord = m.workload.rfind("cluster/coordinator-failover/", 0) == 0 && m.metric == "seconds";
+    if (txn || coord) add_unique(rows, {m.workload, m.metric});
+  }
+  if (rows.empty()) return;
+  out += "\nTransactions and coordinator failover (medians):\n";
+  for (const auto& [w, metric] : rows) {
+    std::string line = "- " + w + ":";
+    const Measurement* s = r.find(w, "spool", metric);
+    const Measurement* k = r.find(w, "kafka", metric);
+    for (const Measurement* m : {s, k})
+      if (m != nullptr && !m->runs.empty())
+        line += fmt::format(" {} {} ({} runs),", m->target, format_with_unit(metric, m->median()), m->runs.size());
+    if (s && k && !s->runs.empty() && !k->runs.empty() && k->median() > 0)
+      line += fmt::format(" Spool/Kafka {}", format_ratio(s->median() / k->median()));
+    if (line.back() == ',') line.pop_back();
+    out += line + "\n";
+  }
+}
+
 const char* verdict(const TargetCheck& c) {
   if (!c.measured_ok) return "not measured";
   return c.met ? "met" : "**NOT met**";
@@ -239,6 +268,7 @@ std::string render_markdown(const Report& r, const std::vector<TargetCheck>& che
     if (c.measured_ok && !c.met) out += fmt::format("- NOT met: {} — {} (goal {})\n", c.name, c.measured, c.goal);
   for (const auto& c : checks)
     if (!c.measured_ok) out += fmt::format("- Not measured: {} — {}\n", c.name, c.measured);
+  closing_figures(out, r);
   return out;
 }
 

@@ -261,7 +261,8 @@ std::string ratio_svg(const Report& r) {
   const Primary primaries[] = {{"produce/", "msgs_per_s", true}, {"consume/", "MB_per_s", true},
                                {"latency/", "p99_us", false},    {"rss/", "rss_MB", false},
                                {"restart/", "seconds", false},   {"cluster/failover/", "seconds", false},
-                               {"cluster/produce/", "msgs_per_s", true}};
+                               {"cluster/produce/", "msgs_per_s", true}, {"cluster/txn/", "txns_per_s", true},
+                               {"cluster/coordinator-failover/", "seconds", false}};
   Panel panel{"Spool / Kafka per workload (log scale; green: Spool better, red: Kafka better)", {}};
   double lo = INFINITY, hi = 0;
   for (const auto& w : workloads_in_order(r)) {

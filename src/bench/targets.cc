@@ -139,6 +139,16 @@ std::vector<TargetCheck> check_targets(const Report& r) {
   out.push_back(failover(r, "2s", 2));
   out.push_back(ratio(r, "cluster produce 1 KB, acks=all, RF=3 (3 nodes each)", "cluster/produce/1KB/acks=all/p1/rf=3",
                       "msgs_per_s", "kafka", 1.5, true, ">= 1.5x Kafka RF=3"));
+  // One check per transaction workload that ran (cluster/txn/<size>/rf=3/p<P>/x<X>).
+  std::vector<std::string> txn;
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind("cluster/txn/", 0) == 0 && m.metric == "txns_per_s" &&
+        std::find(txn.begin(), txn.end(), m.workload) == txn.end())
+      txn.push_back(m.workload);
+  for (const auto& w : txn)
+    out.push_back(ratio(r, "cluster transactions per second, " + w.substr(std::string("cluster/txn/").size()) +
+                               " (3 nodes each)",
+                        w, "txns_per_s", "kafka", 1.5, true, ">= 1.5x Kafka"));
   return out;
 }
 
