@@ -6,10 +6,10 @@
 //     at the cluster's replication (RF=3, min.insync.replicas=2; acks=all as
 //     transactions require). Producer i loops begin -> `messages_per_txn`
 //     produce of `message_bytes` to partition i % partitions ->
-//     commit_transaction. After init_transactions and a warm-up of
-//     kWarmupTxns transactions each (untimed), the timed part runs for
-//     `seconds`; result = committed transactions over the time from the
-//     common start to the last commit's return.
+//     commit_transaction. After init_transactions and one transaction
+//     each, all loop for a 2 s warm-up (untimed), then `seconds` timed;
+//     result = transactions begun in the timed part (and committed) over
+//     the time from its start to the last commit's return.
 //   coordinator failover (coordinator_failover_workload.cc): a group id and
 //     a transactional.id whose coordinators (FindCoordinator) are the same
 //     broker B; two 1-partition RF=3 topics (input, output) led by the other
@@ -27,7 +27,8 @@
 //       (b) txn: commit_transaction succeeds for a transaction whose
 //           begin_transaction came after the kill (its produce is acks=all,
 //           so this includes B leaving the output partition's ISR).
-//     Does not restart B.
+//     Does not restart B. The clients are destroyed within 30 s or left
+//     behind on a detached thread (a librdkafka hang, named in the answer).
 // Threading: each workload starts and joins its own threads. Failure: an
 // error Status (a timeout names what did not happen, a client error the
 // call); nothing throws.
@@ -68,6 +69,7 @@ struct CoordinatorFailoverResult {
   double txn_s = 0;    // SIGKILL -> commit of a transaction begun after it
   int killed = -1;     // B, the coordinator of both
   std::string group_id, transactional_id;
+  std::string note;  // non-empty: a client's destroy hung and was left behind (librdkafka)
 };
 // `name`: unique per run; the ids and topics are derived from it. Before
 // choosing, waits until __consumer_offsets and __transaction_state are whole

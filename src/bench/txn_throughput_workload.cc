@@ -11,7 +11,7 @@ namespace spool::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kWarmupTxns = 3;
+constexpr double kWarmupSeconds = 2;  // every producer looping, untimed (a JVM broker's JIT warms up too)
 constexpr int kTxnCallTimeoutMs = 60000;  // = transaction.timeout.ms (librdkafka's default)
 
 Status txn_error(rd_kafka_error_t* e, const std::string& what) {
@@ -68,7 +68,7 @@ Result<TxnThroughput> run_txn_throughput(const Target& t, const std::string& top
   if (auto st = t.create_topic(NewTopic{topic, s.partitions, {}}); !st) return st;
   const std::string payload(static_cast<size_t>(s.message_bytes), 't');
   std::vector<Worker> workers(static_cast<size_t>(s.producers));
-  // Untimed: clients, metadata, InitProducerId and a few whole transactions each.
+  // Untimed: clients, metadata, InitProducerId and one whole transaction each.
   for (size_t i = 0; i < workers.size(); ++i) {
     Worker& w = workers[i];
     auto p = Producer::create(txn_producer_config(t.bootstrap, topic + "-txn-" + std::to_string(i)));
@@ -78,20 +78,27 @@ Result<TxnThroughput> run_txn_throughput(const Target& t, const std::string& top
     if (auto st = wait_topic_ready(w.producer->rk(), topic, s.partitions, 30000); !st) return st;
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(w.producer->rk(), kTxnCallTimeoutMs))
       return txn_error(e, "init_transactions");
-    for (int k = 0; k < kWarmupTxns; ++k)
-      if (auto st = one_transaction(w, topic, payload, s.messages_per_txn); !st)
-        return Status::error("warm-up: " + st.message());
+    if (auto st = one_transaction(w, topic, payload, s.messages_per_txn); !st)
+      return Status::error("first transaction: " + st.message());
   }
 
+  // All producers loop from `warm`; transactions begun from t0 on are timed.
   std::atomic<int64_t> total{0};
-  const auto t0 = Clock::now();
-  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  auto after = [](Clock::time_point from, double sec) {
+    return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(sec));
+  };
+  const auto warm = Clock::now();
+  const auto t0 = after(warm, kWarmupSeconds);
+  const auto end = after(t0, seconds);
   std::vector<std::thread> threads;
   for (auto& w : workers)
-    threads.emplace_back([&w, &topic, &payload, &s, &total, end] {
-      while (Clock::now() < end) {
+    threads.emplace_back([&w, &topic, &payload, &s, &total, t0, end] {
+      for (;;) {
+        const auto begun = Clock::now();
+        if (begun >= end) return;
         w.status = one_transaction(w, topic, payload, s.messages_per_txn);
         if (!w.status) return;
+        if (begun < t0) continue;
         ++w.committed;
         total.fetch_add(1, std::memory_order_relaxed);
         w.last_commit = Clock::now();
