@@ -128,6 +128,11 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic):
         c.restart(leader)
         _progress(wl, 50)
     _report(f"leader kill -9 x{LEADER_KILLS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
+    # Issue 14: the idempotent producer rides out every kill without an error
+    # reaching the application (no failed delivery, no fatal error).
+    failed, fatal = wl.producer_errors()
+    assert not failed and not fatal, \
+        f"{len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; seed {wl.seed}"
 
 
 def test_controller_kill9(cluster_factory, topic):

@@ -227,6 +227,13 @@ class Workload:
     def acked(self):
         return sum(1 for w in list(self.history.writes) if w.outcome == checker.OK)
 
+    def producer_errors(self):
+        """What the application was told went wrong: every write that did not
+        end "ok" (delivery errors, local refusals, undelivered at stop) and
+        whether a fatal error made the producer be recreated."""
+        failed = [(w.value, w.error) for w in list(self.history.writes) if w.outcome != checker.OK]
+        return failed, self._generation > 0
+
     def stop(self, timeout=60.0):
         """Stops producing (outstanding deliveries get up to ~45 s) and the
         live consumer. Raises TimeoutError if a thread does not end in time."""
