@@ -19,6 +19,9 @@
 // "name"} as one JSON object (flat: strings and numbers only).
 package dev.spool.compat;
 
+import static dev.spool.compat.JsonLines.emit;
+import static dev.spool.compat.JsonLines.quote;
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -144,21 +147,6 @@ public final class EosProcessor {
     System.arraycopy(a, 0, out, 0, a.length);
     if (b != null) System.arraycopy(b, 0, out, a.length, b.length);
     return out;
-  }
-
-  private static synchronized void emit(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
-
-  private static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') b.append('\\').append(c);
-      else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-      else b.append(c);
-    }
-    return b.append('"').toString();
   }
 
   /**

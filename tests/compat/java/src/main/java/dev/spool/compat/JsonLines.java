@@ -1,5 +1,5 @@
 // One JSON object per line on stdout: the event stream the client drivers in this package
-// (FailoverClient, GroupMember, ...) print for the Python tests in tests/system. Thread-safe.
+// (FailoverClient, GroupMember, EosProcessor) print for the Python tests in tests/system. Thread-safe.
 package dev.spool.compat;
 
 public final class JsonLines {
