@@ -77,7 +77,7 @@ struct Shared {
   std::atomic<int64_t> kill_ns{std::numeric_limits<int64_t>::max()};
   std::atomic<int64_t> next_seq{0}, acked{0}, received{0}, commits{0}, txns{0};
   std::atomic<int64_t> group_ns{0}, txn_ns{0};
-  FirstError produce_error, commit_error, txn_error, fatal;
+  FirstError produce_error, member_error, commit_error, txn_error, fatal;
 };
 
 // The group member: subscribe, poll, commit its position (the next offset
@@ -101,6 +101,8 @@ void member_loop(rd_kafka_t* rk, const std::string& topic, Shared& s) {
       if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         s.received.fetch_add(1);
         last = m->offset;
+      } else {
+        s.member_error.set(rd_kafka_err2str(m->err));
       }
       rd_kafka_message_destroy(m);
     }
@@ -273,8 +275,7 @@ Result<CoordinatorFailoverResult> run_coordinator_failover(ManagedCluster& c, co
   ic.insert(ic.end(), {{"acks", "all"}, {"linger.ms", "0"}, {"message.timeout.ms", "300000"}});
   auto input = Producer::create(ic);
   if (!input) return input.status();
-  if (auto st = wait_topic_ready((*input)->rk(), in_topic, 1, 30000); !st) return st;
-  if (auto st = wait_topic_ready((*input)->rk(), out_topic, 1, 30000); !st) return st;
+  if (auto st = wait_topics_on_every_node(nodes, {in_topic, out_topic}, 1, 30); !st) return st;
   KafkaConfig mc = failover_client(bs);
   mc.insert(mc.end(), {{"group.id", pick->group_id},
                        {"enable.auto.commit", "false"},
@@ -311,7 +312,8 @@ Result<CoordinatorFailoverResult> run_coordinator_failover(ManagedCluster& c, co
   auto counts = [&] {
     return std::to_string(s.acked.load()) + " acked, " + std::to_string(s.received.load()) + " received, " +
            std::to_string(s.commits.load()) + " commits, " + std::to_string(s.txns.load()) +
-           " transactions (errors: produce " + s.produce_error.get() + "; commit " + s.commit_error.get() +
+           " transactions (errors: produce " + s.produce_error.get() + "; member " + s.member_error.get() +
+           "; commit " + s.commit_error.get() +
            "; transaction " + s.txn_error.get() + "; fatal " + s.fatal.get() + ")";
   };
 
@@ -324,7 +326,8 @@ Result<CoordinatorFailoverResult> run_coordinator_failover(ManagedCluster& c, co
   if (!warm || s.fatal.get() != "none") {
     std::string why = counts();
     finish();
-    return Status::error("warm-up: " + why + (leaked.empty() ? "" : "; " + leaked));
+    return Status::error("warm-up (coordinator " + std::to_string(b) + " of " + pick->group_id + " and " +
+                         pick->transactional_id + "): " + why + (leaked.empty() ? "" : "; " + leaked));
   }
   const int64_t kill_at = now_ns();
   s.kill_ns.store(kill_at);

@@ -194,6 +194,19 @@ Status wait_full_isr(const std::string& bootstrap, const std::vector<std::string
   }
 }
 
+Status wait_topics_on_every_node(const std::vector<std::string>& nodes, const std::vector<std::string>& topics,
+                                 int partitions, double timeout_s) {
+  for (const auto& node : nodes) {
+    // One client per node with only that node to ask: its Metadata goes there.
+    auto client = make_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", node}, {"log_level", "0"}});
+    if (!client) return client.status();
+    for (const auto& topic : topics)
+      if (auto st = wait_topic_ready(client->get(), topic, partitions, static_cast<int>(timeout_s * 1000)); !st)
+        return Status::error(node + ": " + st.message());
+  }
+  return Status::ok();
+}
+
 Status ensure_coordinator_topics(const std::vector<std::string>& nodes, int replicas, double timeout_s) {
   for (int8_t type : {kGroupCoordinator, kTransactionCoordinator})
     if (auto c = find_coordinator(nodes, "spool-bench-prime", type, timeout_s); !c) return c.status();

@@ -5,6 +5,10 @@
 //     has no public call for it. Spool and Kafka 4.4 both answer v1.
 //   wait_full_isr: Metadata (librdkafka) until every partition of the given
 //     topics has a leader and an ISR of `replicas` brokers.
+//   wait_topics_on_every_node: Metadata asked of each node alone until it
+//     lists the topics with a leader for each partition (a consumer whose
+//     first Metadata comes from a broker that does not list its topic yet
+//     joins with nothing assigned and asks again only minutes later).
 //   ensure_coordinator_topics: has the cluster create __consumer_offsets and
 //     __transaction_state (FindCoordinator does) and waits for both to be
 //     whole (every partition led, ISR full).
@@ -30,6 +34,9 @@ Result<int32_t> find_coordinator(const std::vector<std::string>& nodes, const st
 
 Status wait_full_isr(const std::string& bootstrap, const std::vector<std::string>& topics, int replicas,
                      double timeout_s);
+
+Status wait_topics_on_every_node(const std::vector<std::string>& nodes, const std::vector<std::string>& topics,
+                                 int partitions, double timeout_s);
 
 Status ensure_coordinator_topics(const std::vector<std::string>& nodes, int replicas, double timeout_s);
 

@@ -183,7 +183,8 @@ BenchOutcome run_bench(const BenchOptions& o) {
   r.peer = choice->peer == "kafka"  ? "Apache Kafka 4.4.0, single-node KRaft (" + script + ")"
            : choice->peer == "mock" ? peer_description() + " (in-process)"
                                     : "none (--skip-peer)";
-  if (std::find(o.workloads.begin(), o.workloads.end(), "cluster") != o.workloads.end())
+  if (std::any_of(o.workloads.begin(), o.workloads.end(),
+                  [](const std::string& w) { return w == "cluster" || w.rfind("cluster/", 0) == 0; }))
     r.peer += choice->peer == "kafka" ? "; cluster family: Apache Kafka 4.4.0, 3 KRaft nodes (kafka-peer cluster-start)"
                                       : "; cluster family: Spool only (no Kafka cluster without --peer kafka)";
 
