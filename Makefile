@@ -9,8 +9,9 @@
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
 #               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options). The
-#               cluster benchmarks (3-node failover, RF=3, replication lag) are opt-in, ~8 min:
-#               make bench BENCH_ARGS=--workloads=cluster
+#               cluster benchmarks (3-node failover, RF=3, replication lag, transactions, coordinator
+#               failover) are opt-in, ~17 min: make bench BENCH_ARGS=--workloads=cluster (one of them:
+#               --workloads=cluster/<failover|produce|lag|txn|coordinator-failover>)
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build

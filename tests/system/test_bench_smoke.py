@@ -2,7 +2,8 @@
 end against its own brokers (Spool durable and durable.writes=false) and
 librdkafka's mock cluster and writes a parseable report. The opt-in cluster
 family runs too (`--quick --workloads cluster --skip-peer`: ZooKeeper and 3
-Spool brokers, one leader kill, RF=3 vs RF=1, replication lag); it needs
+Spool brokers, one leader kill, RF=3 vs RF=1, replication lag, transaction
+throughput, one coordinator kill; about a minute); it needs
 Debian's ZooKeeper, which is a failure under CI=true and a skip elsewhere. (The Kafka peer is
 not smoke-tested here: starting Kafka 4.4 several times takes minutes, far
 past this suite's budget; `spool bench --peer kafka --quick` is the manual
@@ -45,6 +46,9 @@ CLUSTER_REQUIRED = [
     ("cluster/produce/1KB/acks=all/p1/rf=3-over-rf=1", "spool", "ratio"),
     ("cluster/lag/1KB/acks=1/rf=3/50MBps", "spool", "MB_per_s"),
     ("cluster/lag/1KB/acks=1/rf=3/50MBps", "spool", "lag_p99_msgs"),
+    ("cluster/txn/100x1KB/rf=3/p1/x1", "spool", "txns_per_s"),
+    ("cluster/coordinator-failover/group/session=2s", "spool", "seconds"),
+    ("cluster/coordinator-failover/txn/session=2s", "spool", "seconds"),
 ]
 
 
