@@ -218,8 +218,9 @@ void Session::plan_cluster_throughput(const std::string& target, std::vector<Ste
                           record(lid, target, "lag_p99_msgs", res->p99_msgs);
                           record(lid, target, "lag_max_msgs", res->max_msgs);
                           return human_number(res->MB_per_s) + " MB/s achieved, lag p50 " +
-                                 human_number(res->p50_msgs) + " p99 " + human_number(res->p99_msgs) + " max " + human_number(res->max_msgs) +
-                                 " messages (" + std::to_string(res->samples) + " samples)";
+                                 human_number(res->p50_msgs) + " p99 " + human_number(res->p99_msgs) + " max " +
+                                 human_number(res->max_msgs) + " messages (" + std::to_string(res->samples) +
+                                 " samples)";
                         }});
     }
   }

@@ -95,10 +95,11 @@ void Session::add_coordinator_notes() {
              "the produce workload's batching: linger.ms=5, batch.size=1000000, no compression) on a new topic of P "
              "partitions, RF=3, min.insync.replicas=2; producer i loops begin_transaction -> 100 x 1 KB to "
              "partition i -> commit_transaction; p1/x1: 1 producer, 1 partition; p4/x4: 4 producers, 4 partitions, "
-             "one each (the same for Spool and Kafka); after init_transactions and one transaction each, all loop 2 s untimed (warm-up), then " +
+             "one each (the same for Spool and Kafka); after init_transactions and one transaction each, all loop "
+             "2 s untimed (warm-up), then " +
              human_number(z_.duration_s) + " s timed; txns_per_s = transactions begun in the timed part / (last "
-             "commit's return - its start), MB_per_s = payload (100 x 1024 B per transaction) in 10^6 bytes; runs on the cluster as "
-             "started, before any kill");
+             "commit's return - its start), MB_per_s = payload (100 x 1024 B per transaction) in 10^6 bytes; runs "
+             "on the cluster as started, before any kill");
   if (wants_cluster("coordinator-failover"))
     add_note("cluster/coordinator-failover: a group id and a transactional.id whose coordinators (FindCoordinator v1) "
              "are the same broker B (__consumer_offsets and __transaction_state: 50 partitions, RF=3, ISR full "
