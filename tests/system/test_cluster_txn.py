@@ -437,10 +437,22 @@ def test_txn_through_coordinator_and_leader_kills(cluster):
         finally:
             stop.set()
 
+    def done():
+        """The killer is through and a transaction begun after its last kill
+        committed (or 60 s passed since it was through: the assert below says
+        so). Stopping right after the killer raced the last failover."""
+        if not stop.is_set():
+            return False
+        if not done.since:
+            done.since = time.monotonic()
+        after = kills and any(began > kills[-1][2] for began, _ in committed_at)
+        return after or time.monotonic() - done.since > 60
+    done.since = 0.0
+
     th = threading.Thread(target=killer, daemon=True)
     th.start()
     t = 0
-    while not stop.is_set():
+    while not done():
         commit = t % 3 != 2
         outcome[t] = "unknown"
         began = time.monotonic()
