@@ -89,6 +89,15 @@ std::vector<std::string> MetadataCache::topics() const {
 
 bool MetadataCache::contains_topic(const std::string& topic) const { return snapshot()->topics.count(topic) > 0; }
 
+std::optional<std::string> MetadataCache::topic_name(const TopicId& id) const {
+  if (id == TopicId{}) return std::nullopt;
+  auto s = snapshot();
+  for (const auto& [name, parts] : s->topics) {
+    if (!parts.empty() && parts.begin()->second.topic_id == id) return name;
+  }
+  return std::nullopt;
+}
+
 std::optional<PartitionView> MetadataCache::describe_partition(const TopicPartition& tp) const {
   auto s = snapshot();
   auto t = s->topics.find(tp.topic);

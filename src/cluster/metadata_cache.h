@@ -98,6 +98,9 @@ class MetadataCache {
   std::vector<PartitionMetadata> topic_partitions(const std::string& topic) const;
   std::vector<std::string> topics() const;
   bool contains_topic(const std::string& topic) const;
+  // The topic with this id (KIP-516), if the cache has one; an all-zero id
+  // names none.
+  std::optional<std::string> topic_name(const TopicId& id) const;
 
   // The client-facing view of one partition (see the contract above);
   // nullopt when the partition is unknown.

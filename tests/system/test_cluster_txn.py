@@ -25,6 +25,10 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    transaction whose commit the client saw succeed, whole and once; none whose
    abort succeeded; every one of unknown outcome all or nothing; and order per
    partition kept.
+2b. test_coordinators_need_not_host_the_data: a topic whose one replica is
+   on the broker that is neither the transaction nor the group coordinator
+   gets a transaction with send_offsets_to_transaction and a plain
+   OffsetCommit; both coordinators know it only from metadata.
 3. Bad input (in test 1, after its transactions): WriteTxnMarkers from a
    client with a coordinator epoch below the one the partitions hold answers
    TRANSACTION_COORDINATOR_FENCED, sent to a follower NOT_LEADER_OR_FOLLOWER,
@@ -89,7 +93,7 @@ import kafka_wire as kw  # noqa: E402
 from cluster import Cluster  # noqa: E402
 from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer  # noqa: E402
 from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_sentinels,  # noqa: E402
-                      txn_producer, write_sentinels)
+                      txn_producer, wait_until, write_sentinels)
 
 SEED = int(os.environ.get("CLUSTER_TXN_SEED") or random.SystemRandom().randrange(1 << 31))
 KILLS = int(os.environ.get("CLUSTER_TXN_KILLS") or 2)
@@ -294,6 +298,54 @@ def test_markers_reach_every_leader(cluster):
     print(f"  read_committed saw {n} records")
     assert not problems, "\n".join(problems[:30]) + f"\n(seed {SEED})"
     stale_markers_change_nothing(cluster, topic, tid, leaders)
+
+
+def test_coordinators_need_not_host_the_data(cluster):
+    """The transaction and group coordinators answer for partitions they hold
+    no replica of: a topic with its one replica on a third broker gets
+    AddPartitionsToTxn, TxnOffsetCommit (send_offsets_to_transaction) and
+    OffsetCommit through coordinators that know it only from metadata
+    (Spool's handlers used to look for a local replica and answered
+    UNKNOWN_TOPIC_OR_PARTITION)."""
+    from confluent_kafka import Consumer, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic
+    tid, gid = f"remote-{uuid.uuid4().hex[:8]}", f"remote-g-{uuid.uuid4().hex[:8]}"
+    txn_coord, group_coord = coordinator_of(cluster, tid), find_coordinator(cluster, gid, key_type=0)
+    host = next(b.id for b in cluster.brokers if b.id not in (txn_coord, group_coord))
+    topic = f"remote-{SEED}"
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "socket.timeout.ms": 10000})
+    fs = admin.create_topics([NewTopic(topic, 1, replica_assignment=[[host]], config={"min.insync.replicas": "1"})],
+                             operation_timeout=30)
+    fs[topic].result(60)
+    del admin
+    wait_until(lambda: [p["LeaderId"] for _, p in partitions_of(cluster, [topic])] == [host], timeout=30,
+               what=f"{topic} led by broker {host}")
+    print(f"  {topic} only on broker {host}; transaction coordinator {txn_coord}, group coordinator {group_coord}")
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": gid, "enable.auto.commit": False,
+                         "isolation.level": "read_committed", "auto.offset.reset": "earliest"})
+    try:
+        p = producer(cluster, tid)
+        p.init_transactions(WAIT_S)
+        p.begin_transaction()
+        errors = produce(p, topic, [(0, payload("r", i)) for i in range(5)])
+        assert not errors, errors
+        p.send_offsets_to_transaction([TopicPartition(topic, 0, 5)], consumer.consumer_group_metadata(), WAIT_S)
+        p.commit_transaction(WAIT_S)
+        got = consumer.committed([TopicPartition(topic, 0)], timeout=WAIT_S)[0]
+        assert (got.error, got.offset) == (None, 5), f"offset committed in the transaction: {got}"
+        consumer.commit(offsets=[TopicPartition(topic, 0, 3)], asynchronous=False)
+        got = consumer.committed([TopicPartition(topic, 0)], timeout=WAIT_S)[0]
+        assert (got.error, got.offset) == (None, 3), f"offset committed by OffsetCommit: {got}"
+    finally:
+        consumer.close()
+    seen = read_until_sentinels_one(cluster, topic)
+    assert seen == [payload("r", i) for i in range(5)], seen
+
+
+def read_until_sentinels_one(c, topic):
+    """The values of the one partition of `topic`, read_committed, up to the sentinel."""
+    write_sentinels(c.bootstrap, topic, 1)
+    return [v for _, _, v in read_until_sentinels(c.bootstrap, topic, 1, "read_committed", timeout=60)]
 
 
 def port_of(c, broker_id):

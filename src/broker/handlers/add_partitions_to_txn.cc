@@ -12,7 +12,9 @@
 //    the partitions are added as v3 adds them (Kafka also marks the
 //    transaction as transaction version 2, which Spool does not have yet).
 //    v5 is v4 for a caller that understands TRANSACTION_ABORTABLE.
-// In every version each partition must exist: if one does not, it gets
+// In every version each partition must exist (in a cluster: in the metadata
+// cache, broker/topic_lookup.h; the coordinator need not host it): if one
+// does not, it gets
 // UNKNOWN_TOPIC_OR_PARTITION and every other one of that transaction
 // OPERATION_NOT_ATTEMPTED, without touching the transaction. Otherwise the
 // coordinator's one error applies to all of them, answered once the new
@@ -23,6 +25,7 @@
 
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
+#include "broker/topic_lookup.h"
 #include "broker/txn_service.h"
 #include "protocol/add_partitions_to_txn_request.h"
 #include "protocol/add_partitions_to_txn_response.h"
@@ -102,15 +105,14 @@ void handle_one(BrokerContext& b, const std::shared_ptr<Collector>& out, size_t 
   bool unknown = false;
   for (const auto& t : ask.topics) {
     for (int32_t p : t.partitions) {
-      if (!b.replicas.partition(t.name, p)) unknown = true;
+      if (!partition_exists(b, t.name, p)) unknown = true;
       partitions.push_back(coordinator::TxnPartition{t.name, p});
     }
   }
   if (unknown) {
-    auto& replicas = b.replicas;
-    return out->put(i, ask.transactional_id, results_for(ask.topics, v, [&replicas](const std::string& topic, int32_t p) {
-                      return replicas.partition(topic, p) ? ErrorCode::kOperationNotAttempted
-                                                          : ErrorCode::kUnknownTopicOrPartition;
+    return out->put(i, ask.transactional_id, results_for(ask.topics, v, [&b](const std::string& topic, int32_t p) {
+                      return partition_exists(b, topic, p) ? ErrorCode::kOperationNotAttempted
+                                                           : ErrorCode::kUnknownTopicOrPartition;
                     }));
   }
   if (ask.verify_only) {

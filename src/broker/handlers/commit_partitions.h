@@ -1,6 +1,7 @@
 // The partition bookkeeping OffsetCommit and TxnOffsetCommit share: every
 // requested partition gets a slot in the response (in request order);
-// partitions of unknown topics (or beyond a topic's partition count) are
+// partitions of unknown topics (or beyond a topic's partition count; in a
+// cluster as the metadata cache knows them, broker/topic_lookup.h) are
 // answered UNKNOWN_TOPIC_OR_PARTITION at once, and without a group service
 // COORDINATOR_NOT_AVAILABLE; the others become coordinator entries whose
 // errors are filled into their slots when the coordinator answers.
@@ -16,6 +17,7 @@
 
 #include "broker/broker_context.h"
 #include "broker/handlers/group_common.h"
+#include "broker/topic_lookup.h"
 #include "coordinator/group/group_coordinator.h"
 
 namespace spool::broker {
@@ -46,7 +48,7 @@ std::vector<coordinator::OffsetCommitEntry> split_commit_partitions(
         rp.error_code = protocol::ErrorCode::kCoordinatorNotAvailable;
         continue;
       }
-      if (!b.replicas.partition(t.name, part.partition_index)) {
+      if (!partition_exists(b, t.name, part.partition_index)) {
         rp.error_code = protocol::ErrorCode::kUnknownTopicOrPartition;
         continue;
       }

@@ -59,10 +59,7 @@ void cluster_delete(BrokerContext& b, Job& job, const std::function<void()>& res
     if (r.name) {
       name = *r.name;
     } else {
-      for (const auto& topic : b.metadata->topics()) {
-        auto parts = b.metadata->topic_partitions(topic);
-        if (!parts.empty() && parts.front().topic_id == r.topic_id) name = topic;
-      }
+      name = b.metadata->topic_name(r.topic_id).value_or("");
       if (name.empty()) {
         fail(ErrorCode::kUnknownTopicId);
         continue;

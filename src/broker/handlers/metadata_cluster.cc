@@ -61,14 +61,6 @@ void describe_cached(BrokerContext& b, const std::string& name, Resp::MetadataRe
   t.partitions = cluster_partitions(b, name);
 }
 
-std::optional<std::string> cached_name_of(BrokerContext& b, const protocol::Uuid& id) {
-  for (const auto& topic : b.metadata->topics()) {
-    auto parts = b.metadata->topic_partitions(topic);
-    if (!parts.empty() && parts.front().topic_id == id) return topic;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protocol::MetadataRequest& req) {
@@ -121,7 +113,7 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
     std::set<protocol::Uuid> ids_seen;
     for (const auto& rt : *req.topics) {
       if (rt.topic_id == kNoId || !ids_seen.insert(rt.topic_id).second) continue;
-      if (auto name = cached_name_of(b, rt.topic_id)) {
+      if (auto name = b.metadata->topic_name(rt.topic_id)) {
         names.push_back(*name);
       } else {
         auto& t = resp.topics.emplace_back();

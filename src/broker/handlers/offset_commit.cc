@@ -15,6 +15,7 @@
 #include "broker/group_service.h"
 #include "broker/handlers/commit_partitions.h"
 #include "broker/handlers/handlers.h"
+#include "broker/topic_lookup.h"
 #include "protocol/offset_commit_request.h"
 #include "protocol/offset_commit_response.h"
 
@@ -30,9 +31,9 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
   if (v >= 10) {
     for (size_t i = 0; i < req.topics.size(); ++i) {
       auto& t = req.topics[i];
-      auto info = b.registry.get_by_id(t.topic_id);
-      if (info) {
-        t.name = info->name;
+      auto name = topic_name_by_id(b, t.topic_id);
+      if (name) {
+        t.name = *name;
       } else {
         t.name.clear();
         topic_errors[i] = ErrorCode::kUnknownTopicId;

@@ -26,6 +26,7 @@
 #include "broker/group_service.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
+#include "broker/topic_lookup.h"
 #include "protocol/offset_delete_request.h"
 #include "protocol/offset_delete_response.h"
 #include "protocol/offset_fetch_request.h"
@@ -100,9 +101,9 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
     for (auto& t : *g.topics) {
       ErrorCode e = ErrorCode::kNone;
       if (use_ids) {
-        auto info = b.registry.get_by_id(t.topic_id);
-        if (info) {
-          t.name = info->name;
+        auto name = topic_name_by_id(b, t.topic_id);
+        if (name) {
+          t.name = *name;
         } else {
           e = ErrorCode::kUnknownTopicId;
         }
@@ -243,7 +244,7 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
     for (const auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
-      if (!b.replicas.partition(t.name, part.partition_index)) {
+      if (!partition_exists(b, t.name, part.partition_index)) {
         rp.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;
       }

@@ -36,6 +36,7 @@
 #include "broker/handlers/handlers.h"
 #include "broker/partition.h"
 #include "broker/replica_manager.h"
+#include "broker/topic_lookup.h"
 #include "broker/topic_name.h"
 #include "broker/topic_registry.h"
 #include "broker/txn_service.h"
@@ -105,9 +106,9 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
     bool known = true;
     if (v >= 6) {
       rt.topic_id = t.topic_id;
-      auto info = t.topic_id == protocol::Uuid{} ? std::nullopt : b.registry.get_by_id(t.topic_id);
-      known = info.has_value();
-      if (known) name = info->name;
+      auto found = topic_name_by_id(b, t.topic_id);
+      known = found.has_value();
+      if (known) name = *found;
     } else {
       rt.name = t.name;
       name = t.name;
@@ -119,8 +120,7 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
         rp.error_code = ErrorCode::kUnknownTopicId;
       } else if (b.groups == nullptr) {
         rp.error_code = ErrorCode::kCoordinatorNotAvailable;
-      } else if (b.metadata != nullptr ? !b.metadata->partition({name, part.partition_index})
-                                       : !b.replicas.partition(name, part.partition_index)) {
+      } else if (!partition_exists(b, name, part.partition_index)) {
         rp.error_code = unknown_topic;
       } else {
         coordinator::OffsetCommitEntry e;

@@ -61,6 +61,22 @@ TEST(MetadataCache, ApplyReplacesBrokersAndUpsertsPartitions) {
   EXPECT_EQ(c.partition({"t", 1})->isr, (std::vector<int32_t>{3, 1}));
 }
 
+TEST(MetadataCache, TopicNameById) {
+  MetadataCache c;
+  PartitionMetadata a = part("a", 0, 1, 0, {1}, {1});
+  a.topic_id[15] = 1;
+  PartitionMetadata b = part("b", 0, 1, 0, {1}, {1});
+  b.topic_id[15] = 2;
+  PartitionMetadata no_id = part("c", 0, 1, 0, {1}, {1});
+  ASSERT_TRUE(c.apply(update(1, 1, {broker(1, 9092)}, {a, b, no_id})));
+  EXPECT_EQ(c.topic_name(a.topic_id), "a");
+  EXPECT_EQ(c.topic_name(b.topic_id), "b");
+  TopicId unknown{};
+  unknown[0] = 9;
+  EXPECT_EQ(c.topic_name(unknown), std::nullopt);
+  EXPECT_EQ(c.topic_name(TopicId{}), std::nullopt);  // the all-zero id names no topic, not "c"
+}
+
 TEST(MetadataCache, StaleControllerEpochChangesNothing) {
   MetadataCache c;
   ASSERT_TRUE(c.apply(update(1, 5, {broker(1, 9092)}, {part("t", 0, 1, 2, {1}, {1})})));
