@@ -9,8 +9,9 @@
 //               which yields the broker epoch; starts the Controller (over a
 //               QueuedBrokerChannel on a WireTransport on its own
 //               NetworkClient), the session recovery thread and the topic
-//               config-change listener. Call it once the listener accepts:
-//               the controller may send this broker requests at once.
+//               config-change listener. Call it once the listener is
+//               bound, and let it accept only after start() returned (the
+//               controller's requests to this broker wait in the backlog).
 //   controlled_shutdown()  Kafka's KafkaServer.controlledShutdown: asks the
 //               controller (ControlledShutdown v3) to move leadership away,
 //               up to controlled.shutdown.max.retries times with

@@ -192,6 +192,11 @@ int run_broker(const config::BrokerConfig& cfg) {
   net::ServerOptions so = server_options(settings);
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
     so.request_pool = std::make_shared<net::RequestMemoryPool>(bytes);
+  // A cluster member binds now (its port goes into the registration) but
+  // serves nobody before it is registered (Kafka: startProcessingRequests =
+  // false until the end of KafkaServer.startup): until then it is no member,
+  // its metadata is empty and the controller it will run does not exist.
+  so.accept_on_start = member == nullptr;
   net::Server server(so, dispatcher);
   if (Status s = server.start(); !s) {
     txns.shutdown();
@@ -199,8 +204,9 @@ int run_broker(const config::BrokerConfig& cfg) {
     return fail_start(s.message());  // names host and port
   }
   if (member) {
-    // Registration last: the controller may send requests at once, and
-    // clients learn of this broker only from it.
+    // Registration last: clients learn of this broker only from it. The
+    // listener accepts once it is done; requests sent meanwhile (the new
+    // controller's too) wait in the kernel's backlog.
     Status s = member->start([&ctx](const std::string& topic, const cluster::EntityConfig& overrides) {
       apply_topic_config_change(ctx, topic, overrides);
     });
@@ -213,6 +219,7 @@ int run_broker(const config::BrokerConfig& cfg) {
       groups.shutdown();
       return fail_start(s.message());
     }
+    server.start_accepting();
   }
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,

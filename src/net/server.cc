@@ -42,6 +42,7 @@ class Server::Impl {
   ~Impl() { stop(); }
 
   Status start();
+  void start_accepting();
   void stop();
   uint16_t port() const { return port_.load(std::memory_order_acquire); }
   size_t connection_count() const { return open_count_.load(std::memory_order_relaxed); }
@@ -56,6 +57,7 @@ class Server::Impl {
   RequestHandler& handler_;
   std::mutex lifecycle_mu_;
   bool running_ = false;
+  bool accepting_ = false;  // under lifecycle_mu_
 
   std::vector<std::unique_ptr<Reactor>> reactors_;
   // The acceptor and its retry timer live on reactors_[0].
@@ -113,7 +115,10 @@ Status Server::Impl::start() {
   }
   port_.store(acceptor_->local_endpoint(ec).port(), std::memory_order_release);
   accept_retry_.emplace(reactors_[0]->ctx);
-  do_accept();
+  if (options_.accept_on_start) {
+    accepting_ = true;
+    do_accept();
+  }
 
   try {
     for (auto& r : reactors_) {
@@ -146,6 +151,16 @@ Status Server::Impl::start() {
                endpoint->address().to_string(), port(), threads, options_.max_request_bytes,
                options_.max_connections);
   return Status::ok();
+}
+
+void Server::Impl::start_accepting() {
+  std::lock_guard lock(lifecycle_mu_);
+  if (!running_ || accepting_) return;
+  accepting_ = true;
+  asio::post(reactors_[0]->ctx, [this] {
+    if (acceptor_ && acceptor_->is_open()) do_accept();
+  });
+  spdlog::info("net: accepting connections on port {}", port());
 }
 
 void Server::Impl::do_accept() {
@@ -240,6 +255,7 @@ Server::Server(ServerOptions options, RequestHandler& handler)
     : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
 Server::~Server() = default;
 Status Server::start() { return impl_->start(); }
+void Server::start_accepting() { impl_->start_accepting(); }
 uint16_t Server::port() const { return impl_->port(); }
 void Server::stop() { impl_->stop(); }
 size_t Server::connection_count() const { return impl_->connection_count(); }

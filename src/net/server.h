@@ -53,6 +53,11 @@ struct ServerOptions {
   // transports that must see the bytes). The environment variable
   // SPOOL_SENDFILE=0 turns it off for a whole process (Server::start).
   bool sendfile = true;
+  // Accept connections as soon as start() returns. Off (a cluster member,
+  // Kafka's startup(startProcessingRequests = false)): start() binds and
+  // listens, so the port is known and connections wait in the kernel's
+  // backlog, and nothing is read or answered until start_accepting().
+  bool accept_on_start = true;
 };
 
 class Server {
@@ -65,6 +70,9 @@ class Server {
   // bind + listen (SO_REUSEADDR) and start the reactor threads. Fails on a
   // bad host, a bind/listen error, or if called twice.
   Status start();
+  // Begins accepting when ServerOptions::accept_on_start was off (Kafka's
+  // enableRequestProcessing); a no-op when already accepting or not started.
+  void start_accepting();
   // Actual bound port (useful with port 0); 0 before start().
   uint16_t port() const;
   // Stop accepting, close every connection (on_disconnect is called for

@@ -4,13 +4,17 @@ agree on the cluster; topics are created, refused and deleted through
 ZooKeeper and seen on every broker; the controller's kill -9 elects another;
 a log dir of another cluster refuses the start naming both ids; a broker
 started before ZooKeeper logs a clear error per attempt and registers once it
-runs; a LeaderAndIsr from a stale controller epoch is refused and changes
-nothing. Every wait is bounded."""
+runs; a restarted broker serves nothing before it has registered; a
+LeaderAndIsr from a stale controller epoch is refused and changes nothing.
+Every wait is bounded."""
 
 import os
 import re
+import socket
 import subprocess
 import time
+
+import pytest
 
 import meta_wire
 from cluster import ZooKeeper, _wait
@@ -200,8 +204,6 @@ def test_stale_controller_epoch_leader_and_isr_is_refused(cluster_factory):
 
 
 def test_alter_configs_seen_on_every_broker(cluster_factory):
-    import socket
-
     import admin_wire
     import kafka_wire
     c = _cluster(cluster_factory)
@@ -261,12 +263,14 @@ ALTER_PARTITION = {  # v0 (KIP-497 AlterIsr; flexible from v0)
 NOT_CONTROLLER = 41
 
 
-def test_controller_requests_before_registration_answer_not_controller(cluster_factory):
-    """A restarted broker listens while its registration still waits for the
-    old process's session to expire; other brokers may then send it requests
-    meant for its previous process (the controller): AlterPartition and
-    ControlledShutdown are answered NOT_CONTROLLER, and the broker goes on to
-    register (it used to crash on the controller it had not made yet)."""
+def test_nothing_is_served_before_registration(cluster_factory):
+    """A restarted broker binds its port but serves nobody while its
+    registration still waits for the old process's session to expire (Kafka
+    enables request processing only at the end of its startup): a client's
+    Metadata and another broker's AlterPartition meant for its previous
+    process (the controller) wait unanswered, and are answered once it has
+    registered. (It used to answer before registering: a Metadata without
+    itself, and it crashed on the controller it had not made yet.)"""
     c = cluster_factory(n=1, overrides=OVERRIDES, session_timeout_ms=SESSION_MS)
     b = c.brokers[0]
     c.kill9(0)
@@ -276,11 +280,22 @@ def test_controller_requests_before_registration_answer_not_controller(cluster_f
     req = {"BrokerId": 7, "BrokerEpoch": 1,
            "Topics": [{"Name": "t", "Partitions": [{"PartitionIndex": 0, "LeaderEpoch": 0, "NewIsr": [7],
                                                     "PartitionEpoch": 0}]}]}
-    with meta_wire.Conn(b.port) as conn:
-        r = conn.call(ALTER_PARTITION, 0, req)
-    assert r["ErrorCode"] == NOT_CONTROLLER, r
-    assert b.alive() and "registered broker" not in _read_log(b).split("waiting up to")[-1], \
-        "the answer must come before registration for the test to mean anything"
+    registered = lambda: "registered broker" in _read_log(b).split("waiting up to")[-1]  # noqa: E731
+    with meta_wire.Conn(b.port, 60) as alter, meta_wire.Conn(b.port, 60) as client:
+        alter.send(ALTER_PARTITION, 0, req)
+        client.send(meta_wire.METADATA, 7, {"Topics": None, "AllowAutoTopicCreation": False})
+        for conn in (alter, client):
+            conn.s.settimeout(1.0)
+            with pytest.raises(socket.timeout):
+                conn.s.recv(1, socket.MSG_PEEK)
+            conn.s.settimeout(60)
+        assert not registered(), "the broker registered before the check: the test means nothing"
+        r = alter.recv(ALTER_PARTITION, 0)
+        assert registered(), "AlterPartition answered before registration"
+        assert r is not None and r["ErrorCode"] != 0, r
+        md = client.recv(meta_wire.METADATA, 7)
+        assert md is not None
+    assert b.alive()
     c.wait_ready(60)
     assert b.alive()
 

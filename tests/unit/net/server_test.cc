@@ -107,6 +107,26 @@ TEST_F(NetServerTest, EchoesFrames) {
   }
 }
 
+TEST_F(NetServerTest, DeferredAcceptAnswersNothingUntilStartAccepting) {
+  ServerOptions o = test_options();
+  o.accept_on_start = false;
+  start(o);
+  TestClient c(port(), 500);  // the kernel's backlog completes the connection
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.send_frame("early"));
+  EXPECT_EQ(c.read_frame(), std::nullopt);  // read timeout: nothing was read or answered
+  EXPECT_EQ(handler_.requests.load(), 0);
+  EXPECT_EQ(server_->connection_count(), 0u);
+  server_->start_accepting();
+  server_->start_accepting();  // a second call changes nothing
+  TestClient patient(port(), 3000);
+  ASSERT_TRUE(c.send_frame("late"));
+  EXPECT_EQ(c.read_frame(), "early");  // the waiting connection is served, in order
+  EXPECT_EQ(c.read_frame(), "late");
+  ASSERT_TRUE(patient.send_frame("new"));
+  EXPECT_EQ(patient.read_frame(), "new");
+}
+
 TEST_F(NetServerTest, LargeFrameBeyondReadBufferAndExactlyAtLimit) {
   auto o = test_options();
   o.max_request_bytes = 1 << 20;
