@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "config/broker_config.h"
+#include "config/kafka_version.h"
 #include "config/topic_config.h"
 
 namespace spool::broker {
@@ -68,6 +69,8 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.replica_fetch_min_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.min.bytes"));
   s.replica_fetch_wait_max_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.wait.max.ms"));
   s.replica_fetch_backoff_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.backoff.ms"));
+  if (auto ibp = config::parse_kafka_version(cfg.get("inter.broker.protocol.version")))
+    s.truncate_on_fetch = config::truncation_on_fetch_supported(*ibp);
   s.replica_lag_time_max_ms = cfg.get_long("replica.lag.time.max.ms");
   s.replica_socket_timeout_ms = static_cast<int32_t>(cfg.get_long("replica.socket.timeout.ms"));
   s.unclean_leader_election_enable = cfg.get_bool("unclean.leader.election.enable");

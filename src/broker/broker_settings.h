@@ -73,6 +73,10 @@ struct BrokerSettings {
   int32_t replica_fetch_min_bytes = 1;                // replica.fetch.min.bytes
   int32_t replica_fetch_wait_max_ms = 500;            // replica.fetch.wait.max.ms
   int32_t replica_fetch_backoff_ms = 1000;            // replica.fetch.backoff.ms
+  // inter.broker.protocol.version >= 2.7-IV1 (Kafka's rule): followers
+  // truncate on the Fetch response's DivergingEpoch; below it they first ask
+  // OffsetForLeaderEpoch (KIP-101/279). The version selects nothing else.
+  bool truncate_on_fetch = true;
   int64_t replica_lag_time_max_ms = 30000;            // replica.lag.time.max.ms
   int32_t replica_socket_timeout_ms = 30000;          // replica.socket.timeout.ms
   bool unclean_leader_election_enable = false;        // unclean.leader.election.enable

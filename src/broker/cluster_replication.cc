@@ -21,6 +21,7 @@ ClusterReplication::ClusterReplication(const BrokerSettings& settings, ClusterMe
   fo.fetch.partition_max_bytes = settings.replica_fetch_max_bytes;
   fo.num_fetchers = std::max(1, settings.num_replica_fetchers);
   fo.backoff_ms = settings.replica_fetch_backoff_ms;
+  fo.truncate_on_fetch = settings.truncate_on_fetch;
   fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(fo, endpoint_);
   cluster::AlterPartitionSenderOptions ao;
   ao.broker_id = settings.broker_id;

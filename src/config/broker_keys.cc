@@ -215,7 +215,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"leader.imbalance.check.interval.seconds", L, "300", at_least(1), N},
     {"unclean.leader.election.enable", B, "false", no_check(), Y},
     {"security.inter.broker.protocol", Str, "PLAINTEXT", one_of("PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL"), R, kListener},
-    {"inter.broker.protocol.version", Str, "3.0-IV1", no_check(), N},
+    {"inter.broker.protocol.version", Str, "3.0-IV1", kafka_version(), Y},
     {"inter.broker.listener.name", Str, null, no_check(), Y},
     {"replica.selector.class", Str, null, no_check(), N},
     {"controlled.shutdown.max.retries", I, "3", no_check(), Y},

@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "config/kafka_version.h"
+
 namespace spool::config {
 namespace {
 
@@ -144,6 +146,8 @@ std::string describe_allowed(const KeyDef& def) {
       return "a comma-separated list of " + choices_text(c.choices);
     case CheckKind::kNonEmpty:
       return "a non-empty " + t;
+    case CheckKind::kKafkaVersion:
+      return "a Kafka version such as 2.8 or 2.7-IV1";
     case CheckKind::kNone:
       break;
   }
@@ -197,6 +201,7 @@ Result<std::string> parse_value(const KeyDef& def, std::string_view raw) {
       if (c.kind == CheckKind::kOneOf && !choice_matches(c.choices, v, false)) return bad(def, raw, "not allowed");
       if (c.kind == CheckKind::kOneOfNoCase && !choice_matches(c.choices, v, true)) return bad(def, raw, "not allowed");
       if (c.kind == CheckKind::kNonEmpty && v.empty()) return bad(def, raw, "empty");
+      if (c.kind == CheckKind::kKafkaVersion && !parse_kafka_version(v)) return bad(def, raw, "not a Kafka version");
       if (def.type == ConfigType::kClass && v.empty()) return bad(def, raw, "empty class name");
       return std::string(v);
     }

@@ -30,6 +30,7 @@ enum class CheckKind : uint8_t {
   kOneOfNoCase,  // same, ignoring ASCII case
   kListOf,       // every list item is one of choices
   kNonEmpty,     // string must not be empty
+  kKafkaVersion, // a Kafka release version (config/kafka_version.h), e.g. "2.7-IV1"
 };
 
 struct Check {
@@ -49,6 +50,7 @@ constexpr Check one_of(const char* c) { return {CheckKind::kOneOf, 0, 0, 0, 0, c
 constexpr Check one_of_nocase(const char* c) { return {CheckKind::kOneOfNoCase, 0, 0, 0, 0, c}; }
 constexpr Check list_of(const char* c) { return {CheckKind::kListOf, 0, 0, 0, 0, c}; }
 constexpr Check non_empty() { return {CheckKind::kNonEmpty, 0, 0, 0, 0, nullptr}; }
+constexpr Check kafka_version() { return {CheckKind::kKafkaVersion, 0, 0, 0, 0, nullptr}; }
 
 // Whether Spool reads the key today.
 //   kYes:     acted on.

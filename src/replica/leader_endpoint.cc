@@ -5,6 +5,8 @@
 
 #include "protocol/list_offsets_request.h"
 #include "protocol/list_offsets_response.h"
+#include "protocol/offset_for_leader_epoch_request.h"
+#include "protocol/offset_for_leader_epoch_response.h"
 
 namespace spool::replica {
 
@@ -59,6 +61,30 @@ Result<LeaderOffsets> NetworkLeaderEndpoint::leader_offsets(const client::Node& 
       return Status::error("ListOffsets " + tp.to_string() + " error " + std::to_string(static_cast<int>(pr.error_code)),
                            static_cast<int16_t>(pr.error_code));
     (ts == -2 ? out.log_start_offset : out.log_end_offset) = pr.offset;
+  }
+  return out;
+}
+
+Result<std::vector<EpochAnswer>> NetworkLeaderEndpoint::epoch_end_offsets(const client::Node& leader,
+                                                                          const std::vector<EpochQuery>& queries) {
+  protocol::OffsetForLeaderEpochRequest req;
+  req.replica_id = replica_id_;
+  for (const auto& q : queries) {
+    if (req.topics.empty() || req.topics.back().topic != q.tp.topic) req.topics.emplace_back().topic = q.tp.topic;
+    auto& p = req.topics.back().partitions.emplace_back();
+    p.partition = q.tp.partition;
+    p.current_leader_epoch = q.current_leader_epoch;
+    p.leader_epoch = q.epoch;
+  }
+  // v3+: the replica id tells the leader a follower asks.
+  auto r = call<protocol::OffsetForLeaderEpochRequest, protocol::OffsetForLeaderEpochResponse>(client_, leader, req, 3,
+                                                                                                timeout_ms_);
+  if (!r) return r.status();
+  std::vector<EpochAnswer> out;
+  for (const auto& t : r->message.topics) {
+    for (const auto& p : t.partitions) {
+      out.push_back(EpochAnswer{TopicPartition{t.topic, p.partition}, p.error_code, p.leader_epoch, p.end_offset});
+    }
   }
   return out;
 }

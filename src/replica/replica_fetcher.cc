@@ -107,8 +107,9 @@ class ReplicaFetcherManager::Thread {
         s = log.truncate_fully_and_start_at(a.offset);
         break;
       case FollowerAction::Kind::kAskEpoch:
-        // No OffsetForLeaderEpoch round (see the header): fetch with
-        // LastFetchedEpoch and let the leader's DivergingEpoch decide.
+        // Truncation on fetch (see the header): fetch with LastFetchedEpoch
+        // and let the leader's DivergingEpoch decide. Otherwise the
+        // partition was never handed here: truncate_by_epochs() asks.
       case FollowerAction::Kind::kFetch:
         break;
       case FollowerAction::Kind::kPark:
@@ -139,7 +140,10 @@ class ReplicaFetcherManager::Thread {
       e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
       return false;
     }
-    e.state.phase = FetchPhase::kFetching;
+    // An incomplete OffsetForLeaderEpoch round asks again (for the latest
+    // epoch left after the cut) before fetching.
+    const bool ask_again = a.kind == FollowerAction::Kind::kTruncate && a.ask_again;
+    e.state.phase = ask_again ? FetchPhase::kTruncating : FetchPhase::kFetching;
     refresh(e);
     if (e.hw > log.log_end_offset()) set_hw(e, log.log_end_offset());
     return true;
@@ -151,7 +155,61 @@ class ReplicaFetcherManager::Thread {
     e.state.fetch_offset = view.log_end_offset;
     e.state.log_start_offset = view.log_start_offset;
     e.state.synced_offset = view.synced_offset;
-    e.state.last_fetched_epoch = view.last_batch_epoch();
+    // Without truncation on fetch the request carries no LastFetchedEpoch
+    // (as Fetch before v12), so the leader never answers DivergingEpoch.
+    e.state.last_fetched_epoch = options_.truncate_on_fetch ? view.last_batch_epoch() : std::nullopt;
+  }
+
+  // The OffsetForLeaderEpoch round of the partitions still Truncating when
+  // truncation on fetch is off; false when nothing was asked.
+  bool truncate_by_epochs(int64_t now) {
+    if (options_.truncate_on_fetch) return false;
+    std::vector<EpochQuery> queries;
+    std::map<TopicPartition, uint64_t> asked;  // the generation each partition was asked for
+    {
+      std::lock_guard lk(mu_);
+      if (stopping_) return false;
+      for (auto& [tp, e] : entries_) {
+        if (e.state.phase != FetchPhase::kTruncating || e.state.backoff_until_ms > now) continue;
+        FollowerAction a = ask_epoch(LocalLogView::of_log(*e.followed.log), e.hw);
+        if (a.kind != FollowerAction::Kind::kAskEpoch) {
+          apply(e, a);  // no epochs: to the high watermark
+          continue;
+        }
+        spdlog::info("{}: OffsetForLeaderEpoch: asking broker {} where epoch {} ends", tp.to_string(), leader_.id,
+                     a.epoch);
+        queries.push_back(EpochQuery{tp, e.state.current_leader_epoch, a.epoch});
+        asked[tp] = e.generation;
+      }
+    }
+    if (queries.empty()) return false;
+    auto answers = endpoint_->epoch_end_offsets(leader_, queries);
+    std::lock_guard lk(mu_);
+    if (!answers) {
+      spdlog::warn("OffsetForLeaderEpoch to broker {} failed: {}", leader_.id, answers.status().message());
+      for (const auto& q : queries)
+        if (auto it = entries_.find(q.tp); it != entries_.end())
+          it->second.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+      return true;
+    }
+    for (const auto& q : queries) {
+      auto it = entries_.find(q.tp);
+      // Only the entry asked for, still truncating at the same epoch.
+      if (it == entries_.end() || it->second.generation != asked[q.tp]) continue;
+      Entry& e = it->second;
+      if (e.state.phase != FetchPhase::kTruncating || e.state.current_leader_epoch != q.current_leader_epoch) continue;
+      const EpochAnswer* answer = nullptr;
+      for (const auto& ans : *answers)
+        if (ans.tp == q.tp) answer = &ans;
+      if (answer == nullptr) {
+        e.state.backoff_until_ms = steady_ms() + options_.backoff_ms;
+        continue;
+      }
+      auto view = LocalLogView::of_log(*e.followed.log);
+      apply(e, on_epoch_answer(view, answer->error, EpochEndOffset{answer->epoch, answer->end_offset}, e.hw,
+                               q.current_leader_epoch, e.state.current_leader_epoch));
+    }
+    return true;
   }
 
   void set_hw(Entry& e, int64_t hw) {
@@ -162,13 +220,14 @@ class ReplicaFetcherManager::Thread {
   // One round; false when nothing was sent.
   bool round() {
     const int64_t now = steady_ms();
+    const bool asked_epochs = truncate_by_epochs(now);
     std::vector<FollowerPartition> ready;
     std::map<TopicPartition, uint64_t> asked;  // the generation each partition was asked for
     {
       std::lock_guard lk(mu_);
       if (stopping_) return false;
       for (auto& [tp, e] : entries_) {
-        if (e.state.phase == FetchPhase::kTruncating) {
+        if (e.state.phase == FetchPhase::kTruncating && options_.truncate_on_fetch) {
           auto view = LocalLogView::of_log(*e.followed.log);
           apply(e, start_fetching(view, e.hw));
         }
@@ -185,7 +244,7 @@ class ReplicaFetcherManager::Thread {
         }
       }
     }
-    if (ready.empty()) return false;
+    if (ready.empty()) return asked_epochs;
     auto request = build_replica_fetch(options_.fetch, options_.fetch_version, ready, now);
     request.replica_id = options_.fetch.replica_id;  // any negotiated version reads it
     request.replica_state.replica_id = options_.fetch.replica_id;

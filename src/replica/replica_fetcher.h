@@ -18,10 +18,18 @@
 // the one thread it is on. Failure: network errors back the partitions off
 // and retry; a storage error on a partition backs it off and is logged.
 //
-// Not done (differences from Kafka): OffsetForLeaderEpoch is not sent — the
-// leader always answers Fetch v12+ with DivergingEpoch, so the truncation
-// rules run on that answer; an incomplete truncation (an epoch we never
-// had) simply fetches again, and the next DivergingEpoch continues it.
+// Two ways to find where a follower's log diverges (Kafka's
+// isTruncationOnFetchSupported, inter.broker.protocol.version >= 2.7-IV1):
+// - truncate_on_fetch (the default): a partition starts fetching at once
+//   with LastFetchedEpoch, and the leader's DivergingEpoch drives the
+//   truncation (KIP-595's path); an incomplete truncation (an epoch we never
+//   had) simply fetches again, and the next DivergingEpoch continues it.
+// - otherwise (KIP-101/279): a partition starts Truncating and its thread
+//   first sends OffsetForLeaderEpoch (one request for every such partition
+//   of the leader) for the latest epoch in its log, truncates on the answer,
+//   asks again for the next epoch while the answer names an epoch it never
+//   had, and only then fetches, without LastFetchedEpoch. A log without
+//   epochs truncates to its high watermark instead.
 #pragma once
 
 #include <atomic>
@@ -45,6 +53,7 @@ struct FetcherOptions {
   int32_t num_fetchers = 1;         // num.replica.fetchers
   int64_t backoff_ms = 1000;        // replica.fetch.backoff.ms
   int16_t fetch_version = 15;       // the request's shape (both replica id fields are set)
+  bool truncate_on_fetch = true;    // false: OffsetForLeaderEpoch first (see above)
 };
 
 // One partition to follow.

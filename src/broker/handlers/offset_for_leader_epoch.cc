@@ -10,7 +10,8 @@
 // epoch at the log end when it becomes leader, so the current epoch is
 // answered (epoch, log end offset) there too.
 // CurrentLeaderEpoch (v2+, -1 = unchecked) older than the partition's:
-// FENCED_LEADER_EPOCH; newer: UNKNOWN_LEADER_EPOCH; unknown topic or
+// FENCED_LEADER_EPOCH; newer: UNKNOWN_LEADER_EPOCH; then a replica that is
+// not the leader (cluster mode): NOT_LEADER_OR_FOLLOWER; unknown topic or
 // partition: UNKNOWN_TOPIC_OR_PARTITION. The lookup itself is
 // Partition::last_offset_for_leader_epoch. ReplicaId (v3+; -1 consumer, -2
 // debug, >= 0 a follower) changes nothing: as Kafka, the answer is not
@@ -45,6 +46,10 @@ void handle_offset_for_leader_epoch(BrokerContext& b, const RequestContext& ctx,
       if (p.current_leader_epoch != -1 && p.current_leader_epoch != epoch) {
         pr.error_code =
             p.current_leader_epoch < epoch ? ErrorCode::kFencedLeaderEpoch : ErrorCode::kUnknownLeaderEpoch;
+        continue;
+      }
+      if (!partition->is_leader()) {  // Kafka: fetchOnlyFromLeader, after the epoch check
+        pr.error_code = ErrorCode::kNotLeaderOrFollower;
         continue;
       }
       pr.error_code = ErrorCode::kNone;

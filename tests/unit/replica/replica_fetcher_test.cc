@@ -3,7 +3,9 @@
 // byte-identical to the leader's, takes min(leader HW, own log end), truncates
 // on DivergingEpoch and then converges, parks on FENCED_LEADER_EPOCH, and
 // sends replica id, current leader epoch and last fetched epoch, and stops
-// following at once while a Fetch to a hung leader is in flight. Every wait
+// following at once while a Fetch to a hung leader is in flight. With
+// truncation on fetch off it truncates by OffsetForLeaderEpoch rounds first
+// (KIP-101, KIP-279). Every wait
 // is bounded (5 s).
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "record/batch_builder.h"
 #include "replica/replica_fetcher.h"
@@ -80,6 +83,27 @@ class FakeLeader : public LeaderEndpoint {
   Result<LeaderOffsets> leader_offsets(const client::Node&, const TopicPartition&, int32_t) override {
     return LeaderOffsets{log_->log_start_offset(), log_->log_end_offset()};
   }
+  // OffsetForLeaderEpoch as the leader answers it (Kafka's endOffsetFor).
+  Result<std::vector<EpochAnswer>> epoch_end_offsets(const client::Node&,
+                                                     const std::vector<EpochQuery>& queries) override {
+    std::lock_guard lk(mu_);
+    std::vector<EpochAnswer> out;
+    for (const auto& q : queries) {
+      epoch_queries_.push_back(q);
+      EpochAnswer a{q.tp};
+      if (error_ != ErrorCode::kNone) {
+        a.error = error_;
+      } else {
+        std::tie(a.epoch, a.end_offset) = log_->end_offset_for_epoch(q.epoch);
+      }
+      out.push_back(a);
+    }
+    return out;
+  }
+  std::vector<EpochQuery> epoch_queries() {
+    std::lock_guard lk(mu_);
+    return epoch_queries_;
+  }
   void set_hw(int64_t hw) {
     std::lock_guard lk(mu_);
     hw_ = hw;
@@ -116,6 +140,7 @@ class FakeLeader : public LeaderEndpoint {
   int64_t hw_ = 0;
   ErrorCode error_ = ErrorCode::kNone;
   std::vector<protocol::FetchRequest> requests_;
+  std::vector<EpochQuery> epoch_queries_;
   std::vector<std::shared_ptr<Bytes>> keep_;
 };
 
@@ -157,8 +182,9 @@ class ReplicaFetcherTest : public ::testing::Test {
     EXPECT_TRUE(r);
     return r ? r->records : Bytes{};
   }
-  void start(int32_t epoch) {
+  void start(int32_t epoch, bool truncate_on_fetch = true) {
     FetcherOptions o;
+    o.truncate_on_fetch = truncate_on_fetch;
     o.fetch.replica_id = 2;
     o.fetch.broker_epoch = 77;
     o.fetch.max_wait_ms = 10;
@@ -232,6 +258,50 @@ TEST_F(ReplicaFetcherTest, TruncatesOnDivergingEpochThenConverges) {
   EXPECT_EQ(follower_log_->log_end_offset(), 4);
   EXPECT_EQ(follower_log_->end_offset_for_epoch(1), std::make_pair(1, int64_t{2}));
   ASSERT_TRUE(eventually([&] { return follower_hw_.load() == 4; }));
+}
+
+// inter.broker.protocol.version below 2.7-IV1: the same divergence found
+// with OffsetForLeaderEpoch before fetching (KIP-101), and no
+// LastFetchedEpoch on the fetches.
+TEST_F(ReplicaFetcherTest, TruncatesWithOffsetForLeaderEpochThenConverges) {
+  for (int i = 0; i < 2; ++i) append(*leader_log_, 1, "c" + std::to_string(i));
+  ASSERT_TRUE(follower_log_->append_as_follower(all_bytes(*leader_log_)));
+  for (int i = 0; i < 3; ++i) append(*follower_log_, 1, "lost" + std::to_string(i));
+  leader_log_->begin_leader_epoch(2);
+  for (int i = 0; i < 2; ++i) append(*leader_log_, 2, "n" + std::to_string(i));
+  leader_->set_hw(4);
+  start(2, /*truncate_on_fetch=*/false);
+  ASSERT_TRUE(eventually([&] { return all_bytes(*follower_log_) == all_bytes(*leader_log_); }));
+  EXPECT_EQ(follower_log_->end_offset_for_epoch(1), std::make_pair(1, int64_t{2}));
+  auto queries = leader_->epoch_queries();
+  ASSERT_EQ(queries.size(), 1u);
+  EXPECT_EQ(queries[0].epoch, 1);  // the latest epoch in the follower's log
+  EXPECT_EQ(queries[0].current_leader_epoch, 2);
+  for (const auto& r : leader_->requests()) EXPECT_EQ(r.topics[0].partitions[0].last_fetched_epoch, -1);
+  ASSERT_TRUE(eventually([&] { return follower_hw_.load() == 4; }));
+}
+
+// KIP-279: the follower led epoch 3 (never committed) and the leader has
+// epochs 2 and 4 it never saw; asking for 3 gets (2, 4), an epoch the
+// follower never had, so it cuts to where its own epoch <= 2 ends and asks
+// again for its new latest epoch, 1: (1, 2), and the logs then agree.
+TEST_F(ReplicaFetcherTest, OffsetForLeaderEpochAsksAgainForAnEpochItNeverHad) {
+  for (int i = 0; i < 2; ++i) append(*leader_log_, 1, "c" + std::to_string(i));
+  ASSERT_TRUE(follower_log_->append_as_follower(all_bytes(*leader_log_)));
+  follower_log_->begin_leader_epoch(3);
+  for (int i = 0; i < 3; ++i) append(*follower_log_, 3, "lost" + std::to_string(i));
+  leader_log_->begin_leader_epoch(2);
+  for (int i = 0; i < 2; ++i) append(*leader_log_, 2, "two" + std::to_string(i));
+  leader_log_->begin_leader_epoch(4);
+  for (int i = 0; i < 2; ++i) append(*leader_log_, 4, "four" + std::to_string(i));
+  leader_->set_hw(6);
+  start(4, /*truncate_on_fetch=*/false);
+  ASSERT_TRUE(eventually([&] { return all_bytes(*follower_log_) == all_bytes(*leader_log_); }));
+  auto queries = leader_->epoch_queries();
+  ASSERT_EQ(queries.size(), 2u);
+  EXPECT_EQ(queries[0].epoch, 3);
+  EXPECT_EQ(queries[1].epoch, 1);
+  EXPECT_EQ(follower_log_->end_offset_for_epoch(4), std::make_pair(4, int64_t{6}));
 }
 
 TEST_F(ReplicaFetcherTest, FencedLeaderEpochParksThePartition) {
