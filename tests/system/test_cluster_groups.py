@@ -19,6 +19,10 @@ coordinates all of them (FindCoordinator).
 Each victim is restarted and its ISRs are full again before the next step.
 Then the producer stops, every group must commit the end of every partition,
 and the members are stopped (each must exit 0).
+3. (test_new_coordinator_answers_offsets_only_once_loaded) after the kill of a
+   coordinator with a long __consumer_offsets partition, OffsetFetch is
+   answered COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR until the new
+   coordinator has replayed it, then with exactly the last committed offsets.
 
 Checked per group from the members' events (t = wall clock, one machine):
   - no partition is owned by two members at any time (assigned .. revoked,
@@ -451,3 +455,96 @@ def test_groups_through_coordinator_failover(cluster, launchers):
     for eco in ECOSYSTEMS:
         problems += judge(eco, groups[eco], ends, final[eco])
     assert not problems, "\n".join(problems[:40]) + f"\n(seed {SEED})"
+
+
+LOAD_COMMITS = 2000  # OffsetCommits of all NPARTS partitions before the kill: a load that takes a while
+
+
+def test_new_coordinator_answers_offsets_only_once_loaded(cluster):
+    """Coordinator migration (issue 14 item 2): after kill -9 of a group's
+    coordinator, the broker that takes over its __consumer_offsets partition
+    answers OffsetFetch with COORDINATOR_LOAD_IN_PROGRESS (or NOT_COORDINATOR
+    before it knows) until it has replayed the partition, never with what it
+    has read so far. A group commits LOAD_COMMITS rounds of offsets (each
+    round a new offset for every partition) so the replay is long; then every
+    live broker is asked OffsetFetch in a tight loop from the kill on, and
+    every answer without an error must carry exactly the last round's offsets.
+    How many LOAD_IN_PROGRESS answers came is printed, not asserted (it
+    depends on timing)."""
+    import group_wire as g
+    import kafka_wire as kw
+    topic = f"load-{SEED}"
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "socket.timeout.ms": 10000})
+    admin.create_topics([NewTopic(topic, NPARTS, 3, config=TOPIC_CONFIG)], operation_timeout=30)[topic].result(60)
+    del admin
+    ensure_offsets_topic(cluster, topic)
+    group = f"load-{SEED}"
+    coord = find_coordinator(cluster, group, key_type=0)
+    port = {b.id: b.port for b in cluster.brokers}
+    final = {p: 1000 * (LOAD_COMMITS - 1) + p for p in range(NPARTS)}
+    with kw.connect(port[coord], timeout=30) as s:
+        for rnd in range(0, LOAD_COMMITS, 50):  # pipelined, 50 in flight
+            n = min(50, LOAD_COMMITS - rnd)
+            for k in range(n):
+                offsets = [(topic, p, 1000 * (rnd + k) + p, "m" * 64) for p in range(NPARTS)]
+                s.sendall(g.offset_commit(rnd + k, group, offsets, version=2))
+            for k in range(n):
+                corr, errs = g.parse_offset_commit(kw.read_frame(s), version=2)
+                assert corr == rnd + k and all(e == 0 for _, e in errs), (corr, errs)
+    print(f"  group {group} on coordinator {coord}: {LOAD_COMMITS} commits of {NPARTS} partitions")
+    wanted = [(topic, list(range(NPARTS)))]
+    allowed = {g.COORDINATOR_LOAD_IN_PROGRESS, g.NOT_COORDINATOR, g.COORDINATOR_NOT_AVAILABLE}
+    answers = {"load": 0, "not_coordinator": 0, "ok": 0}
+    problems, stop = [], threading.Event()
+
+    def poll(broker_id):
+        s, corr = None, 0
+        while not stop.is_set():
+            try:
+                if s is None:
+                    s = kw.connect(port[broker_id], timeout=10)
+                corr += 1
+                r = g.parse_offset_fetch(kw.roundtrip(s, g.offset_fetch(corr, group, wanted, version=2)), version=2)
+            except (OSError, AssertionError, ValueError):
+                if s is not None:
+                    s.close()
+                s = None
+                time.sleep(0.05)
+                continue
+            time.sleep(0.002)  # a tight loop, but not one that starves the brokers of the CPU
+            errs = {r["error"]} | {p[4] for p in r["partitions"]}
+            errs.discard(0)
+            if errs:
+                if not errs <= allowed:
+                    problems.append(f"broker {broker_id}: errors {errs}")
+                answers["load" if g.COORDINATOR_LOAD_IN_PROGRESS in errs else "not_coordinator"] += 1
+                continue
+            got = {p[1]: p[2] for p in r["partitions"]}
+            if got != final:
+                wrong = {p: (o, final[p]) for p, o in got.items() if o != final[p]}
+                problems.append(f"broker {broker_id} answered offsets before they were loaded: {wrong}")
+            answers["ok"] += 1
+        if s is not None:
+            s.close()
+
+    t_kill = time.monotonic()
+    cluster.kill9(coord)
+    threads = [threading.Thread(target=poll, args=(b.id,), daemon=True) for b in cluster.brokers if b.id != coord]
+    for th in threads:
+        th.start()
+    try:
+        deadline = time.monotonic() + 60
+        while answers["ok"] < 20 and not problems:
+            assert time.monotonic() < deadline, f"no OffsetFetch answered within 60 s of the kill: {answers}"
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for th in threads:
+            th.join(30)
+    took = time.monotonic() - t_kill
+    print(f"  after kill -9 of {coord}: answers {answers}; offsets served {took:.2f} s after the kill (seed {SEED})")
+    assert not problems, "\n".join(problems[:10])
+    cluster.start_broker(coord)
+    cluster.wait_ready()
+    wait_full_isr(cluster, [topic, "__consumer_offsets"])
