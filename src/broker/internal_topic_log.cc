@@ -154,7 +154,8 @@ void InternalTopicLog::append_replicated(const std::shared_ptr<Partition>& part,
   ProduceEntry entry;
   entry.tp = TopicPartition{part->topic(), part->index()};
   entry.batches = std::span<uint8_t>(batch.data(), batch.size());
-  replicas_.append_records(-1, kReplicatedAppendTimeoutMs, {entry}, [answer, name](std::vector<ProduceResult> rs) {
+  ReplicaManager* replicas = &replicas_;
+  replicas_.append_records(-1, kReplicatedAppendTimeoutMs, {entry}, [answer, name, replicas](std::vector<ProduceResult> rs) {
     Status s = Status::ok();
     if (rs.empty() || rs[0].error != ErrorCode::kNone) {
       const ErrorCode e = rs.empty() ? ErrorCode::kUnknownServerError : rs[0].error;
@@ -166,7 +167,9 @@ void InternalTopicLog::append_replicated(const std::shared_ptr<Partition>& part,
       return;
     }
     lk.unlock();
-    answer->done(std::move(s));
+    // Not inline: this may run under the DelayedProduce's lock, and `done`
+    // takes the coordinator's lock (ReplicaManager::run_off_lock).
+    replicas->run_off_lock([answer, s = std::move(s)]() mutable { answer->done(std::move(s)); });
   });
   if (txn_lock.owns_lock()) txn_lock.unlock();
   std::unique_lock lk(answer->mu);

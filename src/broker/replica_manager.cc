@@ -43,6 +43,7 @@ ReplicaManager::~ReplicaManager() { shutdown(); }
 void ReplicaManager::shutdown() {
   fetch_purgatory_->shutdown(true);
   produce_purgatory_->shutdown(true);
+  completions_.stop();  // after the purgatories: their last answers run first
 }
 
 Partition::HwListener ReplicaManager::hw_listener() const {

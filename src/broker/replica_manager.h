@@ -48,6 +48,7 @@
 #include "protocol/error_code.h"
 #include "storage/log_manager.h"
 #include "timer/purgatory.h"
+#include "util/serial_executor.h"
 #include "util/topic_partition.h"
 
 namespace spool::broker {
@@ -180,7 +181,21 @@ class ReplicaManager {
   // answered once the ISR's high watermark passes the marker, or
   // REQUEST_TIMED_OUT after kTxnMarkerReplicationTimeoutMs (the coordinator
   // retries; a marker appended twice is harmless, as in Kafka).
+  //
+  // In a cluster `done` runs on the completions thread (run_off_lock), never
+  // under the DelayedProduce's lock: the marker's callers (the transaction
+  // coordinator, the group coordinator's transactional offsets) take their
+  // own locks there, locks they also hold while they append.
   void append_txn_marker(const TxnMarkerEntry& marker, std::function<void(protocol::ErrorCode)> done);
+
+  // Runs `fn` on the manager's completions thread, in posting order. For
+  // the completion of a coordinator's write: a DelayedProduce completes
+  // under its operation lock, on whichever thread moved the high watermark,
+  // and that thread may itself be appending under a coordinator's lock (an
+  // append wakes the purgatory and waits for the same operation lock); a
+  // completion that takes the coordinator's lock inline deadlocks against it
+  // (Kafka's KAFKA-8334; its ActionQueue defers the other side instead).
+  void run_off_lock(std::function<void()> fn) { completions_.post(std::move(fn)); }
   static constexpr int64_t kTxnMarkerReplicationTimeoutMs = 20000;
 
   // DeleteRecords (Kafka's deleteRecords; on one node nothing waits for
@@ -317,6 +332,7 @@ class ReplicaManager {
   std::shared_ptr<PartitionPurgatory> produce_purgatory_;  // DelayedProduce, by partition
   mutable std::shared_mutex mu_;
   std::map<std::string, std::vector<std::shared_ptr<Partition>>> partitions_;
+  SerialExecutor completions_{"completions"};  // run_off_lock
 };
 
 }  // namespace spool::broker

@@ -154,7 +154,8 @@ void ReplicaManager::append_txn_marker(const TxnMarkerEntry& m, std::function<vo
     return;
   }
   if (cluster_mode()) {
-    await_high_watermark(std::move(partition), r->last_offset + 1, kTxnMarkerReplicationTimeoutMs, std::move(done));
+    await_high_watermark(std::move(partition), r->last_offset + 1, kTxnMarkerReplicationTimeoutMs,
+                         [this, done = std::move(done)](ErrorCode e) { run_off_lock([done, e] { done(e); }); });
     return;
   }
   partition->await_durable(r->last_offset, [done = std::move(done)](Status s) {
