@@ -89,6 +89,11 @@ def one_txn(p, topic, records, commit=True, timeout=WAIT_S):
         p.commit_transaction(timeout)
         assert not errors, f"delivery errors inside a committed transaction: {errors[:5]}"
     else:
+        # Abort only once the records are on the broker: an abort racing
+        # librdkafka's first AddPartitionsToTxn (retried with
+        # CONCURRENT_TRANSACTIONS while the previous commit completes) can
+        # fail with INVALID_TXN_STATE on any broker (librdkafka issue #4849).
+        p.flush(timeout)
         p.abort_transaction(timeout)
 
 

@@ -484,6 +484,16 @@ def test_new_coordinator_answers_offsets_only_once_loaded(cluster):
     port = {b.id: b.port for b in cluster.brokers}
     final = {p: 1000 * (LOAD_COMMITS - 1) + p for p in range(NPARTS)}
     with kw.connect(port[coord], timeout=30) as s:
+        # The coordinator learns of the new topic from UpdateMetadata, which
+        # may lag the broker that answered the test's Metadata: until then a
+        # commit answers UNKNOWN_TOPIC_OR_PARTITION (clients retry it).
+        deadline = time.monotonic() + 30
+        while True:
+            _, errs = g.parse_offset_commit(kw.roundtrip(s, g.offset_commit(0, group, [(topic, 0, 0, "")])))
+            if all(e == 0 for _, e in errs):
+                break
+            assert time.monotonic() < deadline, f"the coordinator does not know {topic} after 30 s: {errs}"
+            time.sleep(0.2)
         for rnd in range(0, LOAD_COMMITS, 50):  # pipelined, 50 in flight
             n = min(50, LOAD_COMMITS - rnd)
             for k in range(n):
