@@ -43,24 +43,6 @@ Result<int> partition_leader(rd_kafka_t* rk, const std::string& topic) {
   return leader;
 }
 
-// Waits until pred() or the deadline; false on the deadline.
-template <class Pred>
-bool wait_for(Pred pred, double seconds, Progress* progress, const std::string& what) {
-  auto t0 = Clock::now();
-  while (!pred()) {
-    double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (waited > seconds) return false;
-    if (progress) progress->live(what + " " + human_number(waited) + " s");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
-void set_once(std::atomic<int64_t>& slot, int64_t value) {
-  int64_t unset = 0;
-  slot.compare_exchange_strong(unset, value);
-}
-
 }  // namespace
 
 KafkaConfig failover_client(const std::string& bootstrap) {

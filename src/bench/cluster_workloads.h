@@ -20,9 +20,15 @@
 // error Status (timeouts name what did not happen); nothing throws.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <string>
+#include <thread>
 
 #include "bench/cluster_process.h"
+#include "bench/progress.h"
+#include "bench/stats.h"
 #include "bench/workloads.h"
 
 namespace spool::bench {
@@ -62,5 +68,26 @@ KafkaConfig failover_client(const std::string& bootstrap);
 
 // A Target on a cluster whose topics get `replication_factor` replicas.
 Target cluster_target(const std::string& name, const std::string& bootstrap, int replication_factor);
+
+// Waits until pred() or `seconds` passed (false then), polling every 5 ms
+// and showing "<what> <seconds waited> s" on `progress` (may be null).
+template <class Pred>
+bool wait_for(Pred pred, double seconds, Progress* progress, const std::string& what) {
+  auto t0 = std::chrono::steady_clock::now();
+  while (!pred()) {
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited > seconds) return false;
+    if (progress) progress->live(what + " " + human_number(waited) + " s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// Stores `value` into `slot` unless it was set already (0 = unset): the
+// first of several threads to see an event keeps its time.
+inline void set_once(std::atomic<int64_t>& slot, int64_t value) {
+  int64_t unset = 0;
+  slot.compare_exchange_strong(unset, value);
+}
 
 }  // namespace spool::bench

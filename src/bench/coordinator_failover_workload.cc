@@ -31,23 +31,6 @@ int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
-void set_once(std::atomic<int64_t>& slot, int64_t value) {
-  int64_t unset = 0;
-  slot.compare_exchange_strong(unset, value);
-}
-
-template <class Pred>
-bool wait_for(Pred pred, double seconds, Progress* progress, const std::string& what) {
-  auto t0 = Clock::now();
-  while (!pred()) {
-    double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (waited > seconds) return false;
-    if (progress) progress->live(what + " " + human_number(waited) + " s");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 // The first error a thread saw, kept for the failure message.
 class FirstError {
  public:

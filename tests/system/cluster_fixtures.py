@@ -66,3 +66,85 @@ def cluster_factory(request):
         finally:
             c.close(keep_logs=bool(problems))
     assert not problems, "\n".join(problems)
+
+
+def missing_tool(what):
+    """A client toolchain (mvn, java, go, node...) is missing: a failure under
+    CI=true (a missing tool must not pass as a skip), else a skip."""
+    import os
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
+    pytest.skip(f"{what} missing")
+
+
+def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=None):
+    """Generator body of a module-scoped 3-node cluster fixture (use with
+    `yield from`): Spool on ZooKeeper with a 3 s session, or the Kafka peer
+    (peer == "kafka"; with peer_cluster.PEER_FAST_FAILOVER unless
+    fast_failover is False). `prepare(cluster)` runs once it is up. At the
+    end every stopped broker is started again, then all must exit cleanly;
+    logs are kept when a test of the module failed."""
+    from peer_cluster import PEER_FAST_FAILOVER
+    failed_before = request.session.testsfailed
+    ov = dict(overrides)
+    if peer == "kafka":
+        if fast_failover:
+            ov.update(PEER_FAST_FAILOVER)
+        c = Cluster(n=3, overrides=ov, name=name)
+    else:
+        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name=name)
+    try:
+        c.start()
+        if prepare is not None:
+            prepare(c)
+    except Exception:
+        c.close(keep_logs=True)
+        raise
+    yield c
+    for b in c.brokers:  # a victim still down: back, so its clean stop is checked too
+        if not b.alive():
+            c.start_broker(b.id)
+    rcs = c.stop_all()
+    bad = {k: v for k, v in rcs.items() if v not in (0, True)}
+    c.close(keep_logs=bool(bad) or request.session.testsfailed > failed_before)
+    assert not bad, f"unclean shutdown: {bad}"
+
+
+_REPO = __import__("os").path.abspath(__import__("os").path.join(__import__("os").path.dirname(__file__), "..", ".."))
+JAVA_CLIENTS_DIR = _REPO + "/tests/compat/java"
+GO_CLIENTS_DIR = _REPO + "/tests/compat/go"
+
+
+def java_client_argv(main_class, *jvm_options):
+    """[java, options..., -cp, classpath, main_class] for a driver of
+    tests/compat/java, compiled offline (`mvn -B -o -q compile`) first."""
+    import os
+    import shutil
+    import subprocess
+    mvn, java = shutil.which("mvn"), shutil.which("java")
+    if mvn is None or java is None:
+        missing_tool("mvn or java")
+    r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_CLIENTS_DIR, capture_output=True, text=True,
+                       timeout=600, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
+    with open(os.path.join(JAVA_CLIENTS_DIR, "target", "runtime.classpath")) as f:
+        cp = os.path.join(JAVA_CLIENTS_DIR, "target", "classes") + os.pathsep + f.read().strip()
+    return [java, *jvm_options, "-cp", cp, main_class]
+
+
+def go_client_binary(package, out_dir):
+    """Builds tests/compat/go/<package> offline (GOPROXY=off, the module cache
+    filled by scripts/deps/go.sh) into out_dir; returns the binary's path."""
+    import os
+    import shutil
+    import subprocess
+    go = shutil.which("go") or next((g for g in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go")
+                                     if os.access(g, os.X_OK)), None)
+    if go is None:
+        missing_tool("go")
+    exe = os.path.join(str(out_dir), package)
+    env = dict(os.environ, GOPROXY="off", GOFLAGS="-mod=readonly", GOTOOLCHAIN="local")
+    r = subprocess.run([go, "build", "-o", exe, "./" + package], cwd=GO_CLIENTS_DIR, capture_output=True, text=True,
+                       timeout=600, stdin=subprocess.DEVNULL, env=env)
+    assert r.returncode == 0, f"go build ./{package} failed (bash scripts/deps/go.sh?):\n{r.stdout}{r.stderr}"
+    return exe

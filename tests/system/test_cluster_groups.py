@@ -47,11 +47,9 @@ one fails, else it skips.
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -59,14 +57,11 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
 
-from cluster import Cluster  # noqa: E402
-from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer  # noqa: E402
+from cluster_fixtures import go_client_binary, java_client_argv, module_cluster  # noqa: E402
+from peer_cluster import which_cluster_peer  # noqa: E402
 from test_cluster_txn import find_coordinator, wait_full_isr  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-JAVA_DIR = os.path.join(REPO, "tests", "compat", "java")
-GO_DIR = os.path.join(REPO, "tests", "compat", "go")
 SEED = int(os.environ.get("CLUSTER_GROUPS_SEED") or random.SystemRandom().randrange(1 << 31))
 PEER = which_cluster_peer()
 NPARTS = 12
@@ -78,59 +73,20 @@ TOPIC_CONFIG = {"min.insync.replicas": "2", "unclean.leader.election.enable": "f
 print(f"\ntest_cluster_groups: CLUSTER_GROUPS_SEED={SEED} peer={PEER}", file=sys.stderr)
 
 
-def _missing(what):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
-    pytest.skip(f"{what} missing")
-
-
 @pytest.fixture(scope="module")
 def cluster(request):
-    failed_before = request.session.testsfailed
-    ov = {"min.insync.replicas": "2", "default.replication.factor": "3",
-          "offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
-          "group.initial.rebalance.delay.ms": "0", "unclean.leader.election.enable": "false"}
-    if PEER == "kafka":
-        ov.update(PEER_FAST_FAILOVER)
-        c = Cluster(n=3, overrides=ov, name="groups")
-    else:
-        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name="groups")
-    try:
-        c.start()
-    except Exception:
-        c.close(keep_logs=True)
-        raise
-    yield c
-    for b in c.brokers:
-        if not b.alive():
-            c.start_broker(b.id)
-    rcs = c.stop_all()
-    bad = {k: v for k, v in rcs.items() if v not in (0, True)}
-    c.close(keep_logs=bool(bad) or request.session.testsfailed > failed_before)
-    assert not bad, f"unclean shutdown: {bad}"
+    yield from module_cluster(request, {
+        "min.insync.replicas": "2", "default.replication.factor": "3",
+        "offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
+        "group.initial.rebalance.delay.ms": "0", "unclean.leader.election.enable": "false"}, "groups", PEER)
 
 
 @pytest.fixture(scope="module")
 def launchers(tmp_path_factory):
     """ecosystem -> argv prefix of one member (the member's 4 arguments follow)."""
-    mvn, java, go = shutil.which("mvn"), shutil.which("java"), shutil.which("go") or "/usr/local/go/bin/go"
-    if mvn is None or java is None:
-        _missing("mvn or java")
-    if not os.path.exists(go):
-        _missing("go")
-    r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_DIR, capture_output=True, text=True,
-                       timeout=600)
-    assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
-    with open(os.path.join(JAVA_DIR, "target", "runtime.classpath")) as f:
-        cp = os.path.join(JAVA_DIR, "target", "classes") + os.pathsep + f.read().strip()
-    gobin = str(tmp_path_factory.mktemp("go") / "groupmember")
-    env = dict(os.environ, GOPROXY="off", GOFLAGS="-mod=readonly", GOTOOLCHAIN="local")
-    r = subprocess.run([go, "build", "-o", gobin, "./groupmember"], cwd=GO_DIR, env=env, capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, f"go build failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
-    return {"librdkafka": [sys.executable, os.path.join(HERE, "group_member.py")],
-            "java": [java, "-Xmx192m", "-XX:TieredStopAtLevel=1", "-cp", cp, "dev.spool.compat.GroupMember"],
-            "franz": [gobin]}
+    java = java_client_argv("dev.spool.compat.GroupMember", "-Xmx192m", "-XX:TieredStopAtLevel=1")
+    gobin = go_client_binary("groupmember", tmp_path_factory.mktemp("go"))
+    return {"librdkafka": [sys.executable, os.path.join(HERE, "group_member.py")], "java": java, "franz": [gobin]}
 
 
 class Member:

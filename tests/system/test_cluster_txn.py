@@ -76,8 +76,6 @@ are printed with the seed, not checked.
 import collections
 import os
 import random
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -90,8 +88,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from confluent_kafka import KafkaException  # noqa: E402
 
 import kafka_wire as kw  # noqa: E402
-from cluster import Cluster  # noqa: E402
-from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer  # noqa: E402
+from cluster_fixtures import go_client_binary, java_client_argv, module_cluster  # noqa: E402
+from peer_cluster import which_cluster_peer  # noqa: E402
 from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_sentinels,  # noqa: E402
                       txn_producer, wait_until, write_sentinels)
 
@@ -102,9 +100,6 @@ EOS_TXN_KILLS = int(os.environ.get("CLUSTER_EOS_TXN_KILLS") or 2)
 EOS_CHUNK = 80  # input records written before each kill of the pipeline test, and once after
 EOS_BATCH = 8
 EOS_PAUSE_S = 0.15  # between a batch's produce and its commit: the kill's window
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-JAVA_DIR = os.path.join(REPO, "tests", "compat", "java")
-GO_DIR = os.path.join(REPO, "tests", "compat", "go")
 TRANSACTION_COORDINATOR_FENCED = 52
 NOT_LEADER_OR_FOLLOWER = 6
 NOT_COORDINATOR = 16
@@ -119,31 +114,13 @@ print(f"\ntest_cluster_txn: CLUSTER_TXN_SEED={SEED} KILLS={KILLS} peer={PEER}", 
 
 @pytest.fixture(scope="module")
 def cluster(request):
-    failed_before = request.session.testsfailed
-    ov = {"min.insync.replicas": "2", "default.replication.factor": "3",
-          "offsets.topic.replication.factor": "3",
-          "transaction.state.log.replication.factor": "3", "transaction.state.log.min.isr": "2",
-          "transaction.state.log.num.partitions": str(TXN_STATE_PARTITIONS),
-          "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
-          "unclean.leader.election.enable": "false"}
-    if PEER == "kafka":
-        ov.update(PEER_FAST_FAILOVER)
-        c = Cluster(n=3, overrides=ov, name="txn")
-    else:
-        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name="txn")
-    try:
-        c.start()
-    except Exception:
-        c.close(keep_logs=True)
-        raise
-    yield c
-    for b in c.brokers:
-        if not b.alive():
-            c.start_broker(b.id)
-    rcs = c.stop_all()
-    bad = {k: v for k, v in rcs.items() if v not in (0, True)}
-    c.close(keep_logs=bool(bad) or request.session.testsfailed > failed_before)
-    assert not bad, f"unclean shutdown: {bad}"
+    yield from module_cluster(request, {
+        "min.insync.replicas": "2", "default.replication.factor": "3",
+        "offsets.topic.replication.factor": "3",
+        "transaction.state.log.replication.factor": "3", "transaction.state.log.min.isr": "2",
+        "transaction.state.log.num.partitions": str(TXN_STATE_PARTITIONS),
+        "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+        "unclean.leader.election.enable": "false"}, "txn", PEER)
 
 
 def find_coordinator(c, key, key_type, timeout=30):
@@ -585,38 +562,15 @@ def test_restarted_broker_sends_txn_offset_commit_to_the_coordinator(cluster):
         f"{dict(answers)}; want only coordinator errors {sorted(retriable)} (3 = UNKNOWN_TOPIC_OR_PARTITION)"
 
 
-def _missing(what):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
-    pytest.skip(f"{what} missing")
-
-
 def _processor_argv(ecosystem, tmpdir):
     """The command (before the spec argument) of `ecosystem`'s processor,
     compiled once here; None is test_eos_pipeline.py's librdkafka child."""
     if ecosystem == "librdkafka":
         return None
     if ecosystem == "java":
-        mvn, java = shutil.which("mvn"), shutil.which("java")
-        if mvn is None or java is None:
-            _missing("mvn or java")
-        r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_DIR, capture_output=True, text=True,
-                           timeout=300, stdin=subprocess.DEVNULL)
-        assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
-        with open(os.path.join(JAVA_DIR, "target", "runtime.classpath")) as f:
-            cp = os.path.join(JAVA_DIR, "target", "classes") + os.pathsep + f.read().strip()
-        return [java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp,
-                "dev.spool.compat.EosProcessor"]
-    go = shutil.which("go") or next((g for g in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go")
-                                     if os.access(g, os.X_OK)), None)
-    if go is None:
-        _missing("go")
-    exe = os.path.join(str(tmpdir), "eosproc")
-    env = dict(os.environ, GOPROXY="off", GOFLAGS="-mod=readonly", GOTOOLCHAIN="local")
-    r = subprocess.run([go, "build", "-o", exe, "./eosproc"], cwd=GO_DIR, capture_output=True, text=True,
-                       timeout=300, stdin=subprocess.DEVNULL, env=env)
-    assert r.returncode == 0, f"go build ./eosproc failed (bash scripts/deps/go.sh?):\n{r.stdout}{r.stderr}"
-    return [exe]
+        return java_client_argv("dev.spool.compat.EosProcessor", "-Xmx256m", "-XX:+UseSerialGC",
+                                "-XX:TieredStopAtLevel=1")
+    return [go_client_binary("eosproc", tmpdir)]
 
 
 @pytest.mark.parametrize("ecosystem", ["librdkafka", "java", "franz"])

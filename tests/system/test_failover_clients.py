@@ -39,8 +39,9 @@ import time
 import pytest
 
 from checker import FAIL, INFO, OK, History, check
-from cluster import Cluster, ClusterError
-from peer_cluster import PEER_FAST_FAILOVER, which_cluster_peer
+from cluster import ClusterError
+from cluster_fixtures import java_client_argv, missing_tool, module_cluster
+from peer_cluster import which_cluster_peer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -57,38 +58,12 @@ print(f"\ntest_failover_clients: FAILOVER_SEED={SEED} N={N} peer={PEER}", file=s
 TOPIC_CONFIG = {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"}
 
 
-def _missing(what):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
-    pytest.skip(f"{what} missing")
-
-
 @pytest.fixture(scope="module")
 def cluster(request):
-    failed_before = request.session.testsfailed
-    ov = {"min.insync.replicas": "2", "default.replication.factor": "3",
-          "offsets.topic.replication.factor": "3", "unclean.leader.election.enable": "false"}
-    if PEER == "kafka":
-        if os.environ.get("FAILOVER_PEER_DEFAULTS") != "1":
-            ov.update(PEER_FAST_FAILOVER)
-        c = Cluster(n=3, overrides=ov, name="failover")
-    else:
-        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name="failover")
-    try:
-        c.start()
-        _create_offsets_topic(c)
-    except Exception:
-        c.close(keep_logs=True)
-        raise
-    yield c
-    if PEER != "kafka":  # the last client's victim is still down: back, so its clean stop is checked too
-        for b in c.brokers:
-            if not b.alive():
-                c.start_broker(b.id)
-    rcs = c.stop_all()
-    bad = {k: v for k, v in rcs.items() if v not in (0, True)}
-    c.close(keep_logs=bool(bad) or request.session.testsfailed > failed_before)
-    assert not bad, f"unclean shutdown: {bad}"
+    yield from module_cluster(request, {
+        "min.insync.replicas": "2", "default.replication.factor": "3",
+        "offsets.topic.replication.factor": "3", "unclean.leader.election.enable": "false"}, "failover", PEER,
+        fast_failover=os.environ.get("FAILOVER_PEER_DEFAULTS") != "1", prepare=_create_offsets_topic)
 
 
 def _create_offsets_topic(c, timeout=60):
@@ -361,7 +336,7 @@ def run_driver(c, name, argv, topic, kill_at, cwd):
 def test_kafkajs_idempotent_through_leader_kill(cluster):
     node = shutil.which("node")
     if node is None or not os.path.isdir(JS_MODULES):
-        _missing("node or tests/compat/js/node_modules/kafkajs (npm ci)")
+        missing_tool("node or tests/compat/js/node_modules/kafkajs (npm ci)")
     rng = random.Random(SEED ^ 3)
     topic, kill_at = prepare(cluster, "kafkajs", rng)
     h, kill = run_driver(cluster, "kafkajs", [node, JS_DRIVER], topic, kill_at, HERE)
@@ -369,18 +344,10 @@ def test_kafkajs_idempotent_through_leader_kill(cluster):
 
 
 def test_java_idempotent_through_leader_kill(cluster):
-    mvn, java = shutil.which("mvn"), shutil.which("java")
-    if mvn is None or java is None:
-        _missing("mvn or java")
-    r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_DIR, capture_output=True, text=True,
-                       timeout=300, stdin=subprocess.DEVNULL)
-    assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
-    with open(os.path.join(JAVA_DIR, "target", "runtime.classpath")) as f:
-        cp = os.path.join(JAVA_DIR, "target", "classes") + os.pathsep + f.read().strip()
+    argv = java_client_argv("dev.spool.compat.FailoverClient", "-Xmx256m")
     rng = random.Random(SEED ^ 4)
     topic, kill_at = prepare(cluster, "java", rng)
-    h, kill = run_driver(cluster, "java", [java, "-Xmx256m", "-cp", cp, "dev.spool.compat.FailoverClient"],
-                         topic, kill_at, JAVA_DIR)
+    h, kill = run_driver(cluster, "java", argv, topic, kill_at, JAVA_DIR)
     verdict("java", h, kill)
 
 
