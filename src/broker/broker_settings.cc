@@ -85,6 +85,10 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.default_replication_factor = cfg.default_replication_factor();
   s.auto_create_topics = cfg.auto_create_topics_enable();
   s.delete_topic_enable = cfg.delete_topic_enable();
+  s.auto_leader_rebalance_enable = cfg.get_bool("auto.leader.rebalance.enable");
+  s.leader_imbalance_per_broker_percentage =
+      static_cast<int32_t>(cfg.get_long("leader.imbalance.per.broker.percentage"));
+  s.leader_imbalance_check_interval_ms = cfg.get_long("leader.imbalance.check.interval.seconds") * 1000;
   s.message_max_bytes = cfg.message_max_bytes();
   s.socket_request_max_bytes = cfg.socket_request_max_bytes();
   s.max_connections = cfg.max_connections();

@@ -28,6 +28,9 @@ struct BrokerSettings {
   int16_t default_replication_factor = 1;
   bool auto_create_topics = true;
   bool delete_topic_enable = true;
+  bool auto_leader_rebalance_enable = true;               // auto.leader.rebalance.enable
+  int32_t leader_imbalance_per_broker_percentage = 10;    // leader.imbalance.per.broker.percentage
+  int64_t leader_imbalance_check_interval_ms = 300000;    // leader.imbalance.check.interval.seconds
   int32_t message_max_bytes = 1048588;
   int32_t socket_request_max_bytes = 104857600;
   int32_t max_connections = INT32_MAX;

@@ -136,6 +136,9 @@ Status ClusterMember::start(TopicConfigChanges::Apply apply_topic_config) {
   cc.broker_id = settings_.broker_id;
   cc.unclean_leader_election_enable = settings_.unclean_leader_election_enable;
   cc.delete_topic_enable = settings_.delete_topic_enable;
+  cc.auto_leader_rebalance_enable = settings_.auto_leader_rebalance_enable;
+  cc.leader_imbalance_per_broker_percentage = settings_.leader_imbalance_per_broker_percentage;
+  cc.leader_imbalance_check_interval_ms = settings_.leader_imbalance_check_interval_ms;
   cluster::MetadataStore* store = store_.get();
   cc.topic_unclean_leader_election = [store](const std::string& topic) -> std::optional<bool> {
     const std::string path = cluster::zk_paths::config_topic(topic);

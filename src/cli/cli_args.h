@@ -86,10 +86,16 @@ struct TxnArgs {
 // `spool cluster describe`: brokers, controller, under-replicated and
 // offline partitions.
 struct ClusterArgs {
-  std::string action;  // describe
+  std::string action;  // describe | elect-leaders
   std::string bootstrap_server = "127.0.0.1:9092";
   OutputFormat output = OutputFormat::kTable;
   int timeout_ms = 30000;
+  // elect-leaders
+  bool preferred = false;
+  bool unclean = false;
+  bool all_topic_partitions = false;
+  std::string topic;
+  std::vector<int32_t> partitions;
 };
 
 struct CliArgs {

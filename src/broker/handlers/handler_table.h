@@ -63,6 +63,8 @@
 #include "protocol/describe_topic_partitions_response.h"
 #include "protocol/describe_transactions_request.h"
 #include "protocol/describe_transactions_response.h"
+#include "protocol/elect_leaders_request.h"
+#include "protocol/elect_leaders_response.h"
 #include "protocol/end_txn_request.h"
 #include "protocol/end_txn_response.h"
 #include "protocol/fetch_request.h"
@@ -142,6 +144,7 @@ void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReade
 void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_elect_leaders(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -197,6 +200,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly)                 \
   X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly)                \
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly)                        \
+  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly)                        \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly)               \

@@ -43,12 +43,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   }
   cluster::MetadataCache* cache = b.metadata;
   auto names = [cache](const TopicId& id) -> std::optional<std::string> {
-    if (cache == nullptr) return std::nullopt;
-    for (const auto& topic : cache->topics()) {
-      auto parts = cache->topic_partitions(topic);
-      if (!parts.empty() && parts.front().topic_id == id) return topic;
-    }
-    return std::nullopt;
+    return cache != nullptr ? cache->topic_name(id) : std::nullopt;
   };
   auto input = std::make_shared<cluster::controller::AlterPartitionInput>(
       cluster::controller::alter_partition_from_wire(req, ctx.version(), names));

@@ -52,12 +52,20 @@ Controller::~Controller() { shutdown(); }
 void Controller::start() {
   events_.put(StartupEvent{});
   events_.start();
+  if (config_.auto_leader_rebalance_enable && config_.leader_imbalance_check_interval_ms > 0)
+    rebalance_timer_ = std::thread([this] { rebalance_timer_loop(); });
 }
 
 void Controller::start_manual() { events_.put(StartupEvent{}); }
 
 void Controller::shutdown() {
   if (!sink_) return;
+  {
+    std::lock_guard lk(timer_mu_);
+    timer_stop_ = true;
+  }
+  timer_cv_.notify_all();
+  if (rebalance_timer_.joinable()) rebalance_timer_.join();
   channel_.set_response_handler({});
   sink_->disable();
   // Resign on the event thread (or here, in manual mode) before stopping.
@@ -144,6 +152,10 @@ void Controller::process(ControllerEvent& event) {
           process_alter_partition(ev);
         } else if constexpr (std::is_same_v<T, ControlledShutdownEvent>) {
           process_controlled_shutdown(ev);
+        } else if constexpr (std::is_same_v<T, ElectLeadersEvent>) {
+          process_elect_leaders(ev);
+        } else if constexpr (std::is_same_v<T, AutoLeaderRebalanceEvent>) {
+          process_auto_leader_rebalance();
         } else if constexpr (std::is_same_v<T, RunEvent>) {
           if (ev.fn) ev.fn();
         }

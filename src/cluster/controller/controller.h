@@ -28,20 +28,26 @@
 // - Callbacks of alter_partition() / controlled_shutdown() run on the event
 //   thread (or the caller's, with NOT_CONTROLLER, after shutdown) exactly
 //   once; they must not block.
+// - ElectLeaders and the preferred-leader balance (Kafka's
+//   processReplicaLeaderElection, checkAndTriggerAutoLeaderRebalance): see
+//   controller_elections.cc.
 // Files: controller.cc (lifecycle, election, failover, resignation, event
 // dispatch), controller_brokers.cc (broker changes), controller_topics.cc
 // (topic creation, partition additions, deletion), controller_requests.cc
-// (AlterPartition, ControlledShutdown, broker responses).
+// (AlterPartition, ControlledShutdown, broker responses),
+// controller_elections.cc (ElectLeaders, auto leader rebalance).
 // Threading: public methods are thread-safe; context() only on the event
 // thread (or in manual mode between run_pending() calls).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/controller/broker_channel.h"
@@ -87,6 +93,14 @@ class Controller {
   // unclean.leader.election.enable was turned on (for a topic, or for the
   // broker default when topic is empty): re-runs offline elections.
   void unclean_leader_election_enabled(std::optional<std::string> topic);
+  // ElectLeaders (KIP-460; controller_elections.cc): one result per
+  // partition, in the order given, on the event thread (NOT_CONTROLLER for
+  // all when this controller is not active or the event is dropped).
+  void elect_leaders(ElectionType type, std::vector<TopicPartition> partitions,
+                     std::function<void(const std::vector<ElectionResult>&)> callback);
+  // Runs the preferred-leader balance check now (tests; the timer of
+  // leader.imbalance.check.interval.seconds does the same).
+  void trigger_leader_rebalance();
 
   const ControllerContext& context() const { return ctx_; }
 
@@ -136,6 +150,12 @@ class Controller {
   void process_broker_response(const BrokerResponseEvent& ev);
   void process_unclean_enable(const UncleanLeaderElectionEnableEvent& ev);
 
+  // controller_elections.cc
+  void process_elect_leaders(ElectLeadersEvent& ev);
+  std::vector<ElectionResult> do_elect_leaders(ElectionType type, const std::vector<TopicPartition>& partitions);
+  void process_auto_leader_rebalance();
+  void rebalance_timer_loop();
+
   const ControllerConfig config_;
   MetadataStore& store_;
   BrokerChannel& channel_;
@@ -148,6 +168,11 @@ class Controller {
   std::atomic<int32_t> active_id_{-1};
   std::atomic<int32_t> epoch_{0};
   std::function<uint64_t()> random_;
+  // The leader.imbalance.check.interval timer (start(); stopped first in shutdown()).
+  std::mutex timer_mu_;
+  std::condition_variable timer_cv_;
+  bool timer_stop_ = false;
+  std::thread rebalance_timer_;
   ControllerEventManager events_;  // last: its thread stops before the rest goes
 };
 

@@ -17,6 +17,13 @@ struct ControllerConfig {
   // has one (read from /config/topics/T by the caller). Empty = no overrides.
   std::function<std::optional<bool>(const std::string& topic)> topic_unclean_leader_election;
   bool delete_topic_enable = true;  // delete.topic.enable
+  // Preferred-leader balancing (Kafka's checkAndTriggerAutoLeaderRebalance):
+  // auto.leader.rebalance.enable, leader.imbalance.per.broker.percentage and
+  // leader.imbalance.check.interval.seconds (in ms here; <= 0: no timer, the
+  // check runs only when trigger_leader_rebalance() asks).
+  bool auto_leader_rebalance_enable = true;
+  int32_t leader_imbalance_per_broker_percentage = 10;
+  int64_t leader_imbalance_check_interval_ms = 300000;
   // Wall clock in ms for the /controller timestamp; empty = system clock.
   std::function<int64_t()> now_ms;
   // 64-bit random draws for topic ids the controller adds; empty = seeded

@@ -19,7 +19,8 @@ const char* event_name(const ControllerEvent& e) {
       "Startup",          "ControllerChange",   "Reelect",       "Expire",
       "BrokerChange",     "BrokerModification", "TopicChange",   "PartitionModifications",
       "TopicDeletion",    "UncleanLeaderElectionEnable",         "BrokerResponse",
-      "AlterPartition",   "ControlledShutdown", "RunEvent",
+      "AlterPartition",   "ControlledShutdown", "ElectLeaders",  "AutoLeaderRebalance",
+      "RunEvent",
   };
   static_assert(std::size(kNames) == std::variant_size_v<ControllerEvent>);
   return kNames[e.index()];
@@ -33,6 +34,14 @@ void preempt_event(ControllerEvent& e) {
                  },
                  [](ControlledShutdownEvent& ev) {
                    if (ev.callback) ev.callback(ControlledShutdownResult{protocol::ErrorCode::kNotController, {}});
+                   ev.callback = nullptr;
+                 },
+                 [](ElectLeadersEvent& ev) {
+                   if (!ev.callback) return;
+                   std::vector<ElectionResult> results;
+                   for (const auto& tp : ev.partitions)
+                     results.push_back(ElectionResult{tp, protocol::ErrorCode::kNotController, {}, -1});
+                   ev.callback(results);
                    ev.callback = nullptr;
                  },
                  [](auto&) {},

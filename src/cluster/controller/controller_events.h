@@ -3,7 +3,8 @@
 // these and enqueue it; the Controller processes them one at a time on its
 // event thread (controller_event_manager.h).
 //
-// Events that carry a callback (AlterPartition, ControlledShutdown) must get
+// Events that carry a callback (AlterPartition, ControlledShutdown,
+// ElectLeaders) must get
 // exactly one answer: the result when processed, or NOT_CONTROLLER when the
 // event is dropped ("preempted") by a resignation or shutdown.
 #pragma once
@@ -81,6 +82,27 @@ struct ControlledShutdownEvent {
   int64_t broker_epoch = -1;
   std::function<void(const ControlledShutdownResult&)> callback;
 };
+// ElectLeaders (KIP-460): the election type of the request.
+enum class ElectionType : int8_t { kPreferred = 0, kUnclean = 1 };
+// One partition's answer: NONE (then `leader` is the new leader),
+// ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,
+// ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION,
+// INVALID_TOPIC_EXCEPTION (being deleted) or NOT_CONTROLLER; `message`
+// empty when there is none.
+struct ElectionResult {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::string message;
+  int32_t leader = -1;
+  bool operator==(const ElectionResult&) const = default;
+};
+struct ElectLeadersEvent {
+  ElectionType type = ElectionType::kPreferred;
+  std::vector<TopicPartition> partitions;
+  std::function<void(const std::vector<ElectionResult>&)> callback;
+};
+// The periodic preferred-leader check (auto.leader.rebalance.enable).
+struct AutoLeaderRebalanceEvent {};
 // Runs an arbitrary function on the event thread (tests; Kafka's MockEvent).
 struct RunEvent {
   std::function<void()> fn;
@@ -90,7 +112,7 @@ using ControllerEvent =
     std::variant<StartupEvent, ControllerChangeEvent, ReelectEvent, SessionExpiredEvent, BrokerChangeEvent,
                  BrokerModificationEvent, TopicChangeEvent, PartitionModificationsEvent, TopicDeletionEvent,
                  UncleanLeaderElectionEnableEvent, BrokerResponseEvent, AlterPartitionEvent, ControlledShutdownEvent,
-                 RunEvent>;
+                 ElectLeadersEvent, AutoLeaderRebalanceEvent, RunEvent>;
 
 const char* event_name(const ControllerEvent& e);
 
