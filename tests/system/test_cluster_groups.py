@@ -426,7 +426,10 @@ def test_new_coordinator_answers_offsets_only_once_loaded(cluster):
     live broker is asked OffsetFetch in a tight loop from the kill on, and
     every answer without an error must carry exactly the last round's offsets.
     How many LOAD_IN_PROGRESS answers came is printed, not asserted (it
-    depends on timing)."""
+    depends on timing). Against Kafka 4.4 an answer may also be a whole
+    earlier round (its coordinator reads at the new leader's high watermark,
+    which lags for a moment), never going back: a documented difference, Spool
+    never answers an offset older than the last acknowledged commit."""
     import group_wire as g
     import kafka_wire as kw
     topic = f"load-{SEED}"
@@ -461,7 +464,8 @@ def test_new_coordinator_answers_offsets_only_once_loaded(cluster):
     print(f"  group {group} on coordinator {coord}: {LOAD_COMMITS} commits of {NPARTS} partitions")
     wanted = [(topic, list(range(NPARTS)))]
     allowed = {g.COORDINATOR_LOAD_IN_PROGRESS, g.NOT_COORDINATOR, g.COORDINATOR_NOT_AVAILABLE}
-    answers = {"load": 0, "not_coordinator": 0, "ok": 0}
+    answers = {"load": 0, "not_coordinator": 0, "ok": 0, "stale": 0}
+    final_round, last_round = LOAD_COMMITS - 1, {}
     problems, stop = [], threading.Event()
 
     def poll(broker_id):
@@ -487,9 +491,21 @@ def test_new_coordinator_answers_offsets_only_once_loaded(cluster):
                 answers["load" if g.COORDINATOR_LOAD_IN_PROGRESS in errs else "not_coordinator"] += 1
                 continue
             got = {p[1]: p[2] for p in r["partitions"]}
+            rounds = {(o - p) // 1000 for p, o in got.items()}
+            stale = len(rounds) == 1 and got == {p: 1000 * min(rounds) + p for p in got} and min(rounds) < final_round
+            if stale and PEER == "kafka":
+                # Kafka 4.4 serves OffsetFetch at the new leader's high
+                # watermark, which may lag its log for a moment: an earlier
+                # committed round, whole (the documented difference).
+                if min(rounds) < last_round.get(broker_id, -1):
+                    problems.append(f"broker {broker_id} went back from round {last_round[broker_id]} to {min(rounds)}")
+                last_round[broker_id] = min(rounds)
+                answers["stale"] += 1
+                continue
             if got != final:
                 wrong = {p: (o, final[p]) for p, o in got.items() if o != final[p]}
                 problems.append(f"broker {broker_id} answered offsets before they were loaded: {wrong}")
+            last_round[broker_id] = final_round
             answers["ok"] += 1
         if s is not None:
             s.close()
