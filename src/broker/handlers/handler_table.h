@@ -22,6 +22,8 @@
 
 #include "broker/listener.h"
 #include "protocol/add_offsets_to_txn_request.h"
+#include "protocol/alter_partition_reassignments_request.h"
+#include "protocol/alter_partition_reassignments_response.h"
 #include "protocol/alter_partition_request.h"
 #include "protocol/alter_partition_response.h"
 #include "protocol/controlled_shutdown_request.h"
@@ -82,6 +84,8 @@
 #include "protocol/leave_group_request.h"
 #include "protocol/leave_group_response.h"
 #include "protocol/list_groups_request.h"
+#include "protocol/list_partition_reassignments_request.h"
+#include "protocol/list_partition_reassignments_response.h"
 #include "protocol/list_groups_response.h"
 #include "protocol/list_offsets_request.h"
 #include "protocol/list_offsets_response.h"
@@ -146,6 +150,8 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
 void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_elect_leaders(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_incremental_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_partition_reassignments(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_list_partition_reassignments(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -202,6 +208,8 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly)                        \
   X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly)                        \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
+  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly) \
+  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly)               \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly)                  \

@@ -156,6 +156,12 @@ void Controller::process(ControllerEvent& event) {
           process_elect_leaders(ev);
         } else if constexpr (std::is_same_v<T, AutoLeaderRebalanceEvent>) {
           process_auto_leader_rebalance();
+        } else if constexpr (std::is_same_v<T, AlterReassignmentsEvent>) {
+          process_alter_reassignments(ev);
+        } else if constexpr (std::is_same_v<T, ListReassignmentsEvent>) {
+          process_list_reassignments(ev);
+        } else if constexpr (std::is_same_v<T, ZkReassignmentEvent>) {
+          process_zk_reassignment();
         } else if constexpr (std::is_same_v<T, RunEvent>) {
           if (ev.fn) ev.fn();
         }
@@ -272,6 +278,8 @@ void Controller::on_failover() {
   if (zk_.fenced()) return;
   spdlog::info("controller {}: ready with epoch {}: {} brokers, {} topics, {} partitions", config_.broker_id,
                ctx_.epoch, ctx_.brokers.size(), ctx_.topic_ids.size(), ctx_.assignment.size());
+  resume_reassignments();
+  if (zk_.fenced()) return;
   try_topic_deletion();
 }
 

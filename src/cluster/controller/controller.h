@@ -35,7 +35,8 @@
 // dispatch), controller_brokers.cc (broker changes), controller_topics.cc
 // (topic creation, partition additions, deletion), controller_requests.cc
 // (AlterPartition, ControlledShutdown, broker responses),
-// controller_elections.cc (ElectLeaders, auto leader rebalance).
+// controller_elections.cc (ElectLeaders, auto leader rebalance),
+// controller_reassign.cc (partition reassignment, KIP-455).
 // Threading: public methods are thread-safe; context() only on the event
 // thread (or in manual mode between run_pending() calls).
 #pragma once
@@ -101,6 +102,14 @@ class Controller {
   // Runs the preferred-leader balance check now (tests; the timer of
   // leader.imbalance.check.interval.seconds does the same).
   void trigger_leader_rebalance();
+  // KIP-455 (controller_reassign.cc): starts, changes or cancels (replicas
+  // nullopt) reassignments; answers once each has been started or refused.
+  void alter_partition_reassignments(
+      std::vector<ReassignmentItem> items, bool allow_replication_factor_change,
+      std::function<void(protocol::ErrorCode, const std::vector<ReassignmentResult>&)> callback);
+  void list_partition_reassignments(
+      std::optional<std::vector<TopicPartition>> partitions,
+      std::function<void(protocol::ErrorCode, const std::vector<OngoingReassignment>&)> callback);
 
   const ControllerContext& context() const { return ctx_; }
 
@@ -149,6 +158,23 @@ class Controller {
   ControlledShutdownResult do_controlled_shutdown(int32_t broker, int64_t broker_epoch);
   void process_broker_response(const BrokerResponseEvent& ev);
   void process_unclean_enable(const UncleanLeaderElectionEnableEvent& ev);
+
+  // controller_reassign.cc
+  void process_alter_reassignments(AlterReassignmentsEvent& ev);
+  void process_list_reassignments(ListReassignmentsEvent& ev);
+  void process_zk_reassignment();
+  void resume_reassignments();
+  std::optional<std::string> invalid_target(const TopicPartition& tp, const std::vector<int32_t>& replicas) const;
+  // Starts or changes the reassignment of tp to `target` (Kafka's
+  // onPartitionReassignment); false when it could not (fenced, ZK error).
+  bool reassign(const TopicPartition& tp, const std::vector<int32_t>& target);
+  // Completes tp's reassignment when its target replicas are all in sync.
+  void maybe_complete_reassignment(const TopicPartition& tp);
+  void complete_reassignment(const TopicPartition& tp);
+  bool write_replicas(const TopicPartition& tp, const std::vector<int32_t>& replicas, const Reassignment& r);
+  bool bump_leader_epoch(const TopicPartition& tp, bool new_replicas_too);
+  void stop_removed_replicas(const TopicPartition& tp, const std::vector<int32_t>& replicas);
+  void forget_zk_reassignment(const TopicPartition& tp);
 
   // controller_elections.cc
   void process_elect_leaders(ElectLeadersEvent& ev);

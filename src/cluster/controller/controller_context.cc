@@ -131,11 +131,32 @@ ReplicaState ControllerContext::replica_state(const PartitionReplica& r) const {
   return it == replica_states.end() ? ReplicaState::kNonExistent : it->second;
 }
 
+namespace {
+std::vector<int32_t> without(const std::vector<int32_t>& all, const std::vector<int32_t>& drop) {
+  std::vector<int32_t> out;
+  for (int32_t r : all)
+    if (std::find(drop.begin(), drop.end(), r) == drop.end()) out.push_back(r);
+  return out;
+}
+}  // namespace
+
+std::vector<int32_t> ControllerContext::origin_replicas(const TopicPartition& tp) const {
+  auto it = reassigning.find(tp);
+  return it == reassigning.end() ? replicas(tp) : without(replicas(tp), it->second.adding);
+}
+
+std::vector<int32_t> ControllerContext::target_replicas(const TopicPartition& tp) const {
+  auto it = reassigning.find(tp);
+  return it == reassigning.end() ? replicas(tp) : without(replicas(tp), it->second.removing);
+}
+
 void ControllerContext::remove_topic(const std::string& topic) {
   for (const auto& tp : partitions_of(topic)) {
     leadership.erase(tp);
     partition_states.erase(tp);
     assignment.erase(tp);
+    reassigning.erase(tp);
+    zk_reassigning.erase(tp);
   }
   for (auto it = replica_states.begin(); it != replica_states.end();) {
     it = it->first.partition.topic == topic ? replica_states.erase(it) : std::next(it);

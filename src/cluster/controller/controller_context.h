@@ -93,6 +93,16 @@ struct PartitionReplica {
   bool operator==(const PartitionReplica&) const = default;
 };
 
+// A partition being reassigned (KIP-455). While it is, the context's
+// assignment is the full replica set RS = target ++ origin (deduplicated, in
+// that order); `adding` = RS - origin, `removing` = RS - target, as the topic
+// znode's adding_replicas / removing_replicas hold them.
+struct Reassignment {
+  std::vector<int32_t> adding;
+  std::vector<int32_t> removing;
+  bool operator==(const Reassignment&) const = default;
+};
+
 class ControllerContext {
  public:
   // Controller epoch and the /controller_epoch znode version it was written at.
@@ -120,6 +130,12 @@ class ControllerContext {
   // Queued topics whose deletion waits for a broker to come back (a replica
   // failed or was offline); Kafka's topicsIneligibleForDeletion.
   std::set<std::string> topics_ineligible_for_deletion;
+  // Partitions being reassigned (their topic znode lists them in
+  // adding_replicas / removing_replicas).
+  std::map<TopicPartition, Reassignment> reassigning;
+  // Reassignments that came from /admin/reassign_partitions (the znode is
+  // removed once none is left).
+  std::set<TopicPartition> zk_reassigning;
 
   bool has_topic(const std::string& topic) const { return topic_ids.count(topic) != 0; }
   const std::vector<int32_t>& replicas(const TopicPartition& tp) const;  // empty when unknown
@@ -135,6 +151,11 @@ class ControllerContext {
   PartitionState partition_state(const TopicPartition& tp) const;
   ReplicaState replica_state(const PartitionReplica& r) const;
   bool queued_for_deletion(const std::string& topic) const { return topics_to_delete.count(topic) != 0; }
+  bool being_reassigned(const TopicPartition& tp) const { return reassigning.count(tp) != 0; }
+  // RS - adding (the replicas before the reassignment) and RS - removing
+  // (after it); the assignment itself when not being reassigned.
+  std::vector<int32_t> origin_replicas(const TopicPartition& tp) const;
+  std::vector<int32_t> target_replicas(const TopicPartition& tp) const;
 
   void remove_topic(const std::string& topic);
   void reset();

@@ -20,7 +20,8 @@ const char* event_name(const ControllerEvent& e) {
       "BrokerChange",     "BrokerModification", "TopicChange",   "PartitionModifications",
       "TopicDeletion",    "UncleanLeaderElectionEnable",         "BrokerResponse",
       "AlterPartition",   "ControlledShutdown", "ElectLeaders",  "AutoLeaderRebalance",
-      "RunEvent",
+      "AlterPartitionReassignments",            "ListPartitionReassignments",
+      "ZkPartitionReassignment",                "RunEvent",
   };
   static_assert(std::size(kNames) == std::variant_size_v<ControllerEvent>);
   return kNames[e.index()];
@@ -34,6 +35,14 @@ void preempt_event(ControllerEvent& e) {
                  },
                  [](ControlledShutdownEvent& ev) {
                    if (ev.callback) ev.callback(ControlledShutdownResult{protocol::ErrorCode::kNotController, {}});
+                   ev.callback = nullptr;
+                 },
+                 [](AlterReassignmentsEvent& ev) {
+                   if (ev.callback) ev.callback(protocol::ErrorCode::kNotController, {});
+                   ev.callback = nullptr;
+                 },
+                 [](ListReassignmentsEvent& ev) {
+                   if (ev.callback) ev.callback(protocol::ErrorCode::kNotController, {});
                    ev.callback = nullptr;
                  },
                  [](ElectLeadersEvent& ev) {

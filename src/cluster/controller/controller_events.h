@@ -4,7 +4,7 @@
 // event thread (controller_event_manager.h).
 //
 // Events that carry a callback (AlterPartition, ControlledShutdown,
-// ElectLeaders) must get
+// ElectLeaders, Alter/ListReassignments) must get
 // exactly one answer: the result when processed, or NOT_CONTROLLER when the
 // event is dropped ("preempted") by a resignation or shutdown.
 #pragma once
@@ -103,6 +103,42 @@ struct ElectLeadersEvent {
 };
 // The periodic preferred-leader check (auto.leader.rebalance.enable).
 struct AutoLeaderRebalanceEvent {};
+// AlterPartitionReassignments (KIP-455): per partition the target replicas,
+// nullopt = cancel the partition's reassignment.
+struct ReassignmentItem {
+  TopicPartition partition;
+  std::optional<std::vector<int32_t>> replicas;
+};
+// One partition's answer: NONE, INVALID_REPLICA_ASSIGNMENT,
+// NO_REASSIGNMENT_IN_PROGRESS, UNKNOWN_TOPIC_OR_PARTITION...
+struct ReassignmentResult {
+  TopicPartition partition;
+  protocol::ErrorCode error = protocol::ErrorCode::kNone;
+  std::string message;
+  bool operator==(const ReassignmentResult&) const = default;
+};
+struct AlterReassignmentsEvent {
+  std::vector<ReassignmentItem> items;
+  // KIP-860 (v1): false refuses a target whose size differs from the
+  // replicas before the reassignment (INVALID_REPLICATION_FACTOR).
+  bool allow_replication_factor_change = true;
+  // (top-level error: NONE or NOT_CONTROLLER, per-partition results in order)
+  std::function<void(protocol::ErrorCode, const std::vector<ReassignmentResult>&)> callback;
+};
+// ListPartitionReassignments: one ongoing reassignment.
+struct OngoingReassignment {
+  TopicPartition partition;
+  std::vector<int32_t> replicas;  // the full replica set while it runs
+  std::vector<int32_t> adding;
+  std::vector<int32_t> removing;
+  bool operator==(const OngoingReassignment&) const = default;
+};
+struct ListReassignmentsEvent {
+  std::optional<std::vector<TopicPartition>> partitions;  // nullopt: all
+  std::function<void(protocol::ErrorCode, const std::vector<OngoingReassignment>&)> callback;
+};
+// /admin/reassign_partitions was created (legacy tools).
+struct ZkReassignmentEvent {};
 // Runs an arbitrary function on the event thread (tests; Kafka's MockEvent).
 struct RunEvent {
   std::function<void()> fn;
@@ -112,7 +148,8 @@ using ControllerEvent =
     std::variant<StartupEvent, ControllerChangeEvent, ReelectEvent, SessionExpiredEvent, BrokerChangeEvent,
                  BrokerModificationEvent, TopicChangeEvent, PartitionModificationsEvent, TopicDeletionEvent,
                  UncleanLeaderElectionEnableEvent, BrokerResponseEvent, AlterPartitionEvent, ControlledShutdownEvent,
-                 ElectLeadersEvent, AutoLeaderRebalanceEvent, RunEvent>;
+                 ElectLeadersEvent, AutoLeaderRebalanceEvent, AlterReassignmentsEvent, ListReassignmentsEvent,
+                 ZkReassignmentEvent, RunEvent>;
 
 const char* event_name(const ControllerEvent& e);
 

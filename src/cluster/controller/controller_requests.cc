@@ -94,6 +94,11 @@ AlterPartitionResult Controller::do_alter_partition(const AlterPartitionRequest&
   // Every broker learns the new ISRs; no LeaderAndIsr: the leader takes the
   // new state from this response.
   send_update_metadata(all_broker_ids(), touched);
+  // A reassignment completes once its target replicas are all in sync
+  // (Kafka's processPartitionReassignmentIsrChange).
+  for (const auto& r : result.partitions) {
+    if (r.error == ErrorCode::kNone && ctx_.being_reassigned(r.partition)) maybe_complete_reassignment(r.partition);
+  }
   return result;
 }
 

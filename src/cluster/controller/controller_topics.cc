@@ -40,6 +40,7 @@ bool Controller::load_topic(const std::string& topic, std::vector<TopicPartition
     TopicPartition tp(topic, p);
     if (ctx_.assignment.count(tp) != 0) continue;
     ctx_.assignment[tp] = replicas;
+    if (auto r = read->reassigning.find(p); r != read->reassigning.end()) ctx_.reassigning[tp] = r->second;
     if (added) added->push_back(tp);
   }
   return true;
@@ -134,6 +135,10 @@ void Controller::try_topic_deletion() {
       return ctx_.replica_state(r) == ReplicaState::kDeletionStarted;
     });
     if (in_progress || ctx_.topics_ineligible_for_deletion.count(topic) != 0) continue;
+    // A topic being reassigned is deleted once its reassignments are done.
+    const auto parts = ctx_.partitions_of(topic);
+    if (std::any_of(parts.begin(), parts.end(), [&](const TopicPartition& tp) { return ctx_.being_reassigned(tp); }))
+      continue;
     start_topic_deletion(topic);
   }
 }

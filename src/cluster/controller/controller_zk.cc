@@ -186,7 +186,10 @@ StoreResult<TopicAssignmentRead> ControllerZk::topic_assignment(const std::strin
     out.topic_id = *dec->topic_id;
     out.has_topic_id = true;
   }
-  for (const auto& [p, reps] : dec->partitions) out.partitions[p] = reps.replicas;
+  for (const auto& [p, reps] : dec->partitions) {
+    out.partitions[p] = reps.replicas;
+    if (!reps.adding.empty() || !reps.removing.empty()) out.reassigning[p] = Reassignment{reps.adding, reps.removing};
+  }
   return out;
 }
 
@@ -300,6 +303,46 @@ ZkWrite ControllerZk::set_topic_id(const std::string& topic, const TopicId& id) 
   if (dec->topic_id) return ZkWrite::kNodeExists;  // someone gave it one meanwhile
   dec->topic_id = id;
   return fenced_multi({Op::set_data(zk_paths::topic(topic), encode_topic_assignment(*dec), got->stat.version)});
+}
+
+ZkWrite ControllerZk::set_partition_replicas(const std::string& topic,
+                                             const std::map<int32_t, PartitionReplicas>& partitions) {
+  auto got = store_.get(zk_paths::topic(topic));
+  if (!got.is_ok()) return from_code(got.code());
+  auto dec = decode_topic_assignment(topic, got->data);
+  if (!dec.is_ok()) return ZkWrite::kError;
+  for (const auto& [p, reps] : partitions) dec->partitions[p] = reps;
+  return fenced_multi({Op::set_data(zk_paths::topic(topic), encode_topic_assignment(*dec), got->stat.version)});
+}
+
+std::optional<LegacyReassignment> ControllerZk::legacy_reassignments(Watcher watch) {
+  const std::string path(zk_paths::kReassignPartitions);
+  auto st = store_.exists(path, watch);
+  if (!st.is_ok()) return std::nullopt;
+  auto got = store_.get(path);
+  if (!got.is_ok()) return std::nullopt;
+  auto dec = decode_reassign_partitions(got->data);
+  if (!dec.is_ok()) {
+    spdlog::error("controller: ignoring {}: {}", path, dec.status().message());
+    return LegacyReassignment{};
+  }
+  return std::move(dec.value());
+}
+
+ZkWrite ControllerZk::delete_legacy_reassignments() {
+  const std::string path(zk_paths::kReassignPartitions);
+  auto st = store_.exists(path);
+  if (st.code() == StoreCode::kNoNode) return ZkWrite::kOk;
+  if (!st.is_ok()) return from_code(st.code());
+  return fenced_multi({Op::remove(path, st->version)});
+}
+
+ZkWrite ControllerZk::set_legacy_reassignments(const LegacyReassignment& left) {
+  if (left.empty()) return delete_legacy_reassignments();
+  const std::string path(zk_paths::kReassignPartitions);
+  auto st = store_.exists(path);
+  if (!st.is_ok()) return from_code(st.code());
+  return fenced_multi({Op::set_data(path, encode_reassign_partitions(left), st->version)});
 }
 
 }  // namespace spool::cluster::controller

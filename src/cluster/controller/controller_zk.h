@@ -29,6 +29,7 @@
 
 #include "cluster/controller/controller_context.h"
 #include "cluster/metadata_store.h"
+#include "cluster/zk_data.h"
 
 namespace spool::cluster::controller {
 
@@ -39,6 +40,9 @@ struct TopicAssignmentRead {
   TopicId topic_id{};
   bool has_topic_id = false;
   std::map<int32_t, std::vector<int32_t>> partitions;
+  // KIP-455: the partitions being reassigned, with their adding and
+  // removing replicas (subsets of `partitions`).
+  std::map<int32_t, Reassignment> reassigning;
 };
 
 class ControllerZk {
@@ -97,6 +101,20 @@ class ControllerZk {
   // Adds `id` to /brokers/topics/T when it has none (Kafka's setTopicIds),
   // conditional on the version read; the rest of the document is kept.
   ZkWrite set_topic_id(const std::string& topic, const TopicId& id);
+  // Rewrites these partitions' replicas (and adding/removing replicas) in
+  // /brokers/topics/T, conditional on the version read; the rest of the
+  // document is kept (Kafka's setTopicAssignment during a reassignment).
+  ZkWrite set_partition_replicas(const std::string& topic, const std::map<int32_t, PartitionReplicas>& partitions);
+
+  // --- /admin/reassign_partitions (legacy tools) ---
+  // The requested reassignments, nullopt when the znode is absent (then the
+  // watch fires on its creation) or unreadable (logged; the caller removes it,
+  // as Kafka does with a malformed one).
+  std::optional<LegacyReassignment> legacy_reassignments(Watcher watch = {});
+  // Removes the znode (no-op when absent).
+  ZkWrite delete_legacy_reassignments();
+  // Keeps only `left` in it (removes it when `left` is empty).
+  ZkWrite set_legacy_reassignments(const LegacyReassignment& left);
 
  private:
   ZkWrite fenced_multi(std::vector<Op> ops, std::vector<OpResult>* results = nullptr);

@@ -26,6 +26,10 @@ void RequestBatch::add_leader_and_isr(const std::vector<int32_t>& brokers, const
     p.isr = lead.leader_and_isr.isr;
     p.partition_epoch = lead.leader_and_isr.partition_epoch;
     p.replicas = replicas;
+    if (auto r = ctx_.reassigning.find(tp); r != ctx_.reassigning.end()) {
+      p.adding_replicas = r->second.adding;
+      p.removing_replicas = r->second.removing;
+    }
     p.leader_recovery_state = lead.leader_and_isr.recovery;
     auto& list = lai_[b];
     auto it = std::find_if(list.begin(), list.end(), [&](const LeaderAndIsrPartition& x) { return x.partition == tp; });

@@ -4,6 +4,8 @@
 // (Kafka's ControllerBrokerRequestBatch).
 //
 // Contract
+// - LeaderAndIsr carries the partition's adding/removing replicas while it is
+//   being reassigned (the context's `reassigning`).
 // - Every LeaderAndIsr added for a partition also queues an UpdateMetadata
 //   for that partition to every live or shutting-down broker.
 // - UpdateMetadata carries the full live-broker list (shutting-down brokers
