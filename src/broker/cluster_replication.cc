@@ -22,6 +22,11 @@ ClusterReplication::ClusterReplication(const BrokerSettings& settings, ClusterMe
   fo.num_fetchers = std::max(1, settings.num_replica_fetchers);
   fo.backoff_ms = settings.replica_fetch_backoff_ms;
   fo.truncate_on_fetch = settings.truncate_on_fetch;
+  auto leader_rate = leader_rate_;
+  auto follower_rate = follower_rate_;
+  leader_quota_ = std::make_shared<replica::ReplicationQuota>([leader_rate] { return leader_rate->load(); });
+  follower_quota_ = std::make_shared<replica::ReplicationQuota>([follower_rate] { return follower_rate->load(); });
+  fo.quota = follower_quota_;
   fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(fo, endpoint_);
   cluster::AlterPartitionSenderOptions ao;
   ao.broker_id = settings.broker_id;
@@ -38,6 +43,7 @@ ReplicaManager::ClusterHooks ClusterReplication::hooks() {
   ReplicaManager::ClusterHooks h;
   h.local_broker_id = settings_.broker_id;
   h.replica_lag_time_max_ms = settings_.replica_lag_time_max_ms;
+  h.leader_quota = leader_quota_;
   cluster::MetadataCache* cache = &member_.metadata();
   h.eligible = [cache](int32_t broker) { return cache->is_live(broker); };
   cluster::AlterPartitionSender* sender = sender_.get();
@@ -94,6 +100,10 @@ ReplicaManager::ClusterHooks ClusterReplication::hooks() {
     std::weak_ptr<Partition> weak = p;
     fp.set_high_watermark = [weak](int64_t hw) {
       if (auto part = weak.lock()) part->set_follower_high_watermark(hw);
+    };
+    fp.throttled = [weak] {
+      auto part = weak.lock();
+      return part && part->follower_throttled();
     };
     fetchers->add(client::Node{leader, ep->host, static_cast<uint16_t>(ep->port)}, std::move(fp));
   };

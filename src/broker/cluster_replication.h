@@ -7,7 +7,9 @@
 // the partition, liveness comes from the metadata cache; one thread runs
 // the ISR shrink pass every replica.lag.time.max.ms / 2 and writes
 // replication-offset-checkpoint every
-// replica.high.watermark.checkpoint.interval.ms (Kafka's 5000).
+// replica.high.watermark.checkpoint.interval.ms (Kafka's 5000). It owns the
+// two replication quotas (KIP-73): the leader's, handed to ReplicaManager,
+// and the follower's, handed to the fetchers.
 // Lifetime: built after ClusterMember::connect (it uses the member's client,
 // timer and cache), hooks() handed to enable_cluster_mode before load();
 // start() after load; stop() before the ReplicaManager and the member go
@@ -16,7 +18,9 @@
 // by partitions (ISR changes) on any thread; all are thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -27,6 +31,7 @@
 #include "cluster/alter_partition_sender.h"
 #include "replica/leader_endpoint.h"
 #include "replica/replica_fetcher.h"
+#include "replica/replication_quota.h"
 
 namespace spool::broker {
 
@@ -41,6 +46,14 @@ class ClusterReplication {
   void start(ReplicaManager& replicas);
   void stop();
 
+  // The replication throttle rates (bytes/s; leader.replication.throttled.rate
+  // and follower.replication.throttled.rate, dynamic broker configs; <= 0 or
+  // INT64_MAX: unlimited). Read live by both quotas. Any thread.
+  void set_throttle_rates(int64_t leader_bytes_per_s, int64_t follower_bytes_per_s) {
+    leader_rate_->store(leader_bytes_per_s);
+    follower_rate_->store(follower_bytes_per_s);
+  }
+
  private:
   void periodic_loop(ReplicaManager* replicas);
 
@@ -49,6 +62,12 @@ class ClusterReplication {
   std::shared_ptr<replica::NetworkLeaderEndpoint> endpoint_;
   std::unique_ptr<replica::ReplicaFetcherManager> fetchers_;
   std::unique_ptr<cluster::AlterPartitionSender> sender_;
+  std::shared_ptr<std::atomic<int64_t>> leader_rate_ =
+      std::make_shared<std::atomic<int64_t>>(std::numeric_limits<int64_t>::max());
+  std::shared_ptr<std::atomic<int64_t>> follower_rate_ =
+      std::make_shared<std::atomic<int64_t>>(std::numeric_limits<int64_t>::max());
+  std::shared_ptr<replica::ReplicationQuota> leader_quota_;
+  std::shared_ptr<replica::ReplicationQuota> follower_quota_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

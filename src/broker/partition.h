@@ -181,6 +181,20 @@ class Partition : public std::enable_shared_from_this<Partition> {
   void maybe_advance_high_watermark();
   // A copy of the leader's replica state (tests, describe); nullopt unless leading.
   std::optional<replica::ReplicaSet> replica_set() const;
+  // Leader: whether `replica_id` is in the committed ISR.
+  bool in_isr(int32_t replica_id) const;
+
+  // Replication throttles (KIP-73): whether this broker's replica of the
+  // partition is listed in the topic's leader.replication.throttled.replicas
+  // (throttled while serving followers that are not in sync) or
+  // follower.replication.throttled.replicas (while fetching out of sync).
+  // Set from the topic's configs whenever they are applied.
+  void set_replication_throttles(bool leader, bool follower) {
+    leader_throttled_.store(leader);
+    follower_throttled_.store(follower);
+  }
+  bool leader_throttled() const { return leader_throttled_.load(); }
+  bool follower_throttled() const { return follower_throttled_.load(); }
 
   // Follower: append the leader's batches as they are (offsets, epochs,
   // producer state from the batches); the high watermark learnt from the
@@ -207,6 +221,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   TopicId topic_id_{};
   std::atomic<int32_t> max_message_bytes_{-1};
   std::atomic<int32_t> min_insync_replicas_{1};
+  std::atomic<bool> leader_throttled_{false};
+  std::atomic<bool> follower_throttled_{false};
   // Cluster mode.
   std::atomic<Role> role_{Role::kSingleNode};
   std::atomic<int32_t> leader_id_{-1};

@@ -173,6 +173,13 @@ std::optional<replica::ReplicaSet> Partition::replica_set() const {
   return replicas_;
 }
 
+bool Partition::in_isr(int32_t replica_id) const {
+  std::lock_guard lk(cluster_mu_);
+  if (!replicas_ || !replicas_->leading()) return false;
+  const auto& isr = replicas_->isr();
+  return std::find(isr.begin(), isr.end(), replica_id) != isr.end();
+}
+
 Result<storage::AppendResult> Partition::append_as_follower(std::span<const uint8_t> batches) {
   return log_->append_as_follower(batches);
 }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "broker/topic_name.h"
+#include "config/throttled_replicas.h"
 #include "config/topic_config.h"
 #include "protocol/error_code.h"
 #include "storage/checkpoint.h"
@@ -118,6 +119,7 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
     parts.back()->set_topic_id(info.id);
     parts.back()->set_max_message_bytes(max_bytes);
     parts.back()->set_min_insync_replicas(min_isr);
+    apply_throttles(*parts.back(), info.configs);
   }
   partitions_[info.name] = std::move(parts);
   return Status::ok();
@@ -217,6 +219,16 @@ int32_t ReplicaManager::max_message_bytes_for(const std::map<std::string, std::s
   return int_config_for(overrides, "max.message.bytes", settings_.message_max_bytes);
 }
 
+void ReplicaManager::apply_throttles(Partition& part, const std::map<std::string, std::string>& overrides) const {
+  auto listed = [&](const char* key) {
+    auto it = overrides.find(key);
+    if (it == overrides.end()) return false;
+    return config::throttled_partitions(it->second, settings_.broker_id).contains(part.index());
+  };
+  part.set_replication_throttles(listed("leader.replication.throttled.replicas"),
+                                 listed("follower.replication.throttled.replicas"));
+}
+
 int32_t ReplicaManager::min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const {
   return std::max(1, int_config_for(overrides, "min.insync.replicas", 1));
 }
@@ -265,6 +277,7 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
     part->set_durable_writes(lc.durable_writes);
     part->set_max_message_bytes(max_bytes);
     part->set_min_insync_replicas(min_isr);
+    apply_throttles(*part, overrides);
   }
   spdlog::info("topic {} configs altered ({} overrides)", name, overrides.size());
   return updated.value();

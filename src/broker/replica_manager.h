@@ -47,6 +47,7 @@
 #include "cluster/interbroker_wire.h"
 #include "protocol/error_code.h"
 #include "storage/log_manager.h"
+#include "replica/replication_quota.h"
 #include "timer/purgatory.h"
 #include "util/serial_executor.h"
 #include "util/topic_partition.h"
@@ -233,9 +234,17 @@ class ReplicaManager {
                        const std::vector<cluster::LiveLeaderEndpoint>& leaders)> start_following;
     std::function<void(const TopicPartition&)> stop_following;
     std::function<int64_t()> now_ms;  // empty: a steady clock
+    // The leader side's replication throttle (KIP-73): follower fetches of
+    // leader-throttled partitions from replicas not in the ISR get no
+    // records while it is exceeded, and the bytes they do get are recorded.
+    // Null: no throttling.
+    std::shared_ptr<replica::ReplicationQuota> leader_quota;
   };
   void enable_cluster_mode(ClusterHooks hooks);
   bool cluster_mode() const { return cluster_.has_value(); }
+  // ClusterHooks::leader_quota (null on one node or without throttling);
+  // shared, thread-safe state, not the manager's.
+  replica::ReplicationQuota* leader_quota() const { return cluster_ ? cluster_->leader_quota.get() : nullptr; }
   // Kafka's onLeadershipChange: told after every LeaderAndIsr transition
   // (leader = true with the new leader epoch; false: follower or stopped),
   // on the thread that handles it; it must not block (the coordinators
@@ -298,6 +307,8 @@ class ReplicaManager {
                          int32_t fallback) const;
   int32_t max_message_bytes_for(const std::map<std::string, std::string>& overrides) const;
   int32_t min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const;
+  // The partition's replication throttles from its topic's overrides (this broker's entries).
+  void apply_throttles(Partition& part, const std::map<std::string, std::string>& overrides) const;
 
   // One partition's append (the body of append_records for an entry).
   ProduceResult append_one(int16_t acks, const ProduceEntry& entry, std::shared_ptr<Partition>& partition,

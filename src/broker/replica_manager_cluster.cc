@@ -91,6 +91,7 @@ Result<std::shared_ptr<Partition>> ReplicaManager::get_or_create_locked(const To
   part->set_topic_id(info->id);
   part->set_max_message_bytes(max_message_bytes_for(info->configs));
   part->set_min_insync_replicas(min_insync_replicas_for(info->configs));
+  apply_throttles(*part, info->configs);
   if (cluster_->now_ms) part->set_clock(cluster_->now_ms);
   if (cluster_->isr_sink) part->set_isr_change_sink(cluster_->isr_sink);
   if (auto it = checkpointed_hw_.find(tp); it != checkpointed_hw_.end()) part->restore_high_watermark(it->second);

@@ -27,6 +27,7 @@ struct FetchRead {
   size_t total_bytes = 0;  // record bytes read
   bool any_error = false;
   bool diverged = false;  // a partition answered DivergingEpoch
+  int64_t throttled_bytes = 0;  // record bytes of leader-throttled partitions read for an out-of-sync replica
 };
 
 struct FetchWait {
@@ -39,6 +40,16 @@ struct FetchWait {
   // A follower's fetch (cluster mode): reads up to the log end, updates the
   // follower's state on the leader.
   bool from_replica() const { return params.replica_id >= 0; }
+
+  // KIP-73, the leader side: this partition's bytes count against the leader
+  // quota (throttled partition, replica not in the ISR) ...
+  bool counts_against_quota(const Partition& partition) const {
+    return from_replica() && rm.leader_quota() && partition.leader_throttled() && !partition.in_isr(params.replica_id);
+  }
+  // ... and while the quota is exceeded it gets no records.
+  bool held_back(const Partition& partition) const {
+    return counts_against_quota(partition) && rm.leader_quota()->exceeded();
+  }
 
   // The partition `fp` names, or the error that answers it instead (topic id,
   // existence and leader epoch checks, in Kafka's order).
@@ -180,9 +191,10 @@ struct FetchWait {
         continue;
       }
       // At/after the bound but inside the log (read_committed between LSO and
-      // HW): nothing to return yet, as Kafka answers.
+      // HW): nothing to return yet, as Kafka answers. A throttled replica
+      // gets nothing while the leader quota is exceeded.
       if ((fp.fetch_offset >= bound && fp.fetch_offset <= partition->log_end_offset()) ||
-          (budget <= 0 && total_bytes > 0)) {
+          (budget <= 0 && total_bytes > 0) || held_back(*partition)) {
         pr.error_code = ErrorCode::kNone;
         continue;
       }
@@ -205,6 +217,7 @@ struct FetchWait {
         }
       }
       total_bytes += read->bytes;
+      if (counts_against_quota(*partition)) out.throttled_bytes += read->bytes;
       if (read->bytes > 0) pr.records = protocol::Records::from_regions(std::move(read->regions));
     }
     return out;
@@ -233,7 +246,9 @@ struct FetchWait {
       const int64_t bound = from_replica()     ? partition->log_end_offset()
                             : read_committed() ? partition->last_stable_offset()
                                                : partition->high_watermark();
-      if (bound > fp.fetch_offset) moved = true;
+      // A held-back throttled partition does not end the wait (Kafka's
+      // DelayedFetch leaves its bytes out).
+      if (bound > fp.fetch_offset && !held_back(*partition)) moved = true;
     }
     if (!moved) return false;
     if (params.min_bytes <= 1) return true;
@@ -247,12 +262,17 @@ void ReplicaManager::fetch_messages(FetchParams params, FetchCallback done) {
   auto wait = std::make_shared<FetchWait>(FetchWait{*this, registry_, std::move(params), std::move(done)});
   auto read = wait->read_all();
   if (wait->enough(read) || wait->params.max_wait_ms <= 0) {
+    if (read.throttled_bytes > 0) leader_quota()->record(read.throttled_bytes);
     wait->done(std::move(read.results));
     return;
   }
   auto delayed = std::make_shared<DelayedFetch>(
       wait->params.max_wait_ms, [wait] { return wait->ready(); },
-      [wait] { wait->done(wait->read_all().results); });
+      [wait] {
+        auto last = wait->read_all();
+        if (last.throttled_bytes > 0) wait->rm.leader_quota()->record(last.throttled_bytes);
+        wait->done(std::move(last.results));
+      });
   std::vector<TopicPartition> keys;
   keys.reserve(wait->params.partitions.size());
   for (const auto& fp : wait->params.partitions) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "config/kafka_version.h"
+#include "config/throttled_replicas.h"
 
 namespace spool::config {
 namespace {
@@ -148,6 +149,8 @@ std::string describe_allowed(const KeyDef& def) {
       return "a non-empty " + t;
     case CheckKind::kKafkaVersion:
       return "a Kafka version such as 2.8 or 2.7-IV1";
+    case CheckKind::kThrottledReplicas:
+      return "the wildcard (*) or a list in the form PartitionId:BrokerId,PartitionId:BrokerId";
     case CheckKind::kNone:
       break;
   }
@@ -193,6 +196,9 @@ Result<std::string> parse_value(const KeyDef& def, std::string_view raw) {
         out += item;
       }
       if (c.kind == CheckKind::kNonEmpty && items.empty()) return bad(def, raw, "empty list");
+      if (c.kind == CheckKind::kThrottledReplicas) {
+        if (std::string why = check_throttled_replicas(out); !why.empty()) return bad(def, raw, why);
+      }
       return out;
     }
     case ConfigType::kString:

@@ -31,6 +31,7 @@ enum class CheckKind : uint8_t {
   kListOf,       // every list item is one of choices
   kNonEmpty,     // string must not be empty
   kKafkaVersion, // a Kafka release version (config/kafka_version.h), e.g. "2.7-IV1"
+  kThrottledReplicas,  // "*" or "PartitionId:BrokerId" items (config/throttled_replicas.h)
 };
 
 struct Check {
@@ -51,6 +52,7 @@ constexpr Check one_of_nocase(const char* c) { return {CheckKind::kOneOfNoCase, 
 constexpr Check list_of(const char* c) { return {CheckKind::kListOf, 0, 0, 0, 0, c}; }
 constexpr Check non_empty() { return {CheckKind::kNonEmpty, 0, 0, 0, 0, nullptr}; }
 constexpr Check kafka_version() { return {CheckKind::kKafkaVersion, 0, 0, 0, 0, nullptr}; }
+constexpr Check throttled_replicas() { return {CheckKind::kThrottledReplicas, 0, 0, 0, 0, nullptr}; }
 
 // Whether Spool reads the key today.
 //   kYes:     acted on.

@@ -9,7 +9,6 @@ constexpr ConfigType B = ConfigType::kBoolean, I = ConfigType::kInt, L = ConfigT
                      D = ConfigType::kDouble, Str = ConfigType::kString, Lst = ConfigType::kList;
 constexpr Acts Y = Acts::kYes, N = Acts::kNo, R = Acts::kRefused;
 // Why a kRefused topic key fails with INVALID_CONFIG (config_def.h).
-constexpr const char* kThrottle = "replication throttles are not enforced yet";
 constexpr const char* kTiered = "tiered storage is not supported yet";
 #define LONG_MAX_S "9223372036854775807"
 
@@ -23,9 +22,9 @@ constexpr TopicKeyDef kTopicKeys[] = {
     {{"file.delete.delay.ms", L, "60000", at_least(0), N}, "log.segment.delete.delay.ms"},
     {{"flush.messages", L, LONG_MAX_S, at_least(1), Y}, "log.flush.interval.messages"},
     {{"flush.ms", L, LONG_MAX_S, at_least(0), Y}, "log.flush.interval.ms"},
-    {{"follower.replication.throttled.replicas", Lst, "", no_check(), R, kThrottle}, nullptr},
+    {{"follower.replication.throttled.replicas", Lst, "", throttled_replicas(), Y}, nullptr},
     {{"index.interval.bytes", I, "4096", at_least(0), Y}, "log.index.interval.bytes"},
-    {{"leader.replication.throttled.replicas", Lst, "", no_check(), R, kThrottle}, nullptr},
+    {{"leader.replication.throttled.replicas", Lst, "", throttled_replicas(), Y}, nullptr},
     {{"local.retention.bytes", L, "-2", at_least(-2), N}, "log.local.retention.bytes"},
     {{"local.retention.ms", L, "-2", at_least(-2), N}, "log.local.retention.ms"},
     {{"max.compaction.lag.ms", L, LONG_MAX_S, at_least(1), N}, "log.cleaner.max.compaction.lag.ms"},

@@ -75,8 +75,15 @@ class ReplicaFetcherManager::Thread {
     FollowerPartition state;
     FollowedPartition followed;
     int64_t hw = 0;
+    int64_t leader_hw = -1;   // the leader's high watermark in its last answer
     uint64_t generation = 0;  // which add() this entry is
   };
+
+  // KIP-73: the partition's fetched bytes count against the follower quota.
+  bool counts_against_quota(const Entry& e) const {
+    if (!options_.quota || !e.followed.throttled || !e.followed.throttled()) return false;
+    return e.leader_hw < 0 || e.state.fetch_offset < e.leader_hw;  // not caught up
+  }
 
   void run() {
     while (true) {
@@ -239,6 +246,7 @@ class ReplicaFetcherManager::Thread {
           refresh(e);
         }
         if (ready_to_fetch(e.state, now)) {
+          if (counts_against_quota(e) && options_.quota->exceeded()) continue;  // throttled this round
           ready.push_back(e.state);
           asked[tp] = e.generation;
         }
@@ -302,8 +310,11 @@ class ReplicaFetcherManager::Thread {
                                   e.state.fetch_offset));
       return;
     }
+    const bool throttled = counts_against_quota(e);
+    e.leader_hw = pd.high_watermark;
     if (pd.records && pd.records->size() > 0) {
       auto bytes = pd.records->bytes();
+      if (throttled) options_.quota->record(static_cast<int64_t>(bytes.size()));
       auto appended = log.append_as_follower(std::span<const uint8_t>(bytes.data(), bytes.size()));
       if (!appended) {
         spdlog::error("{}: follower append at {} failed: {}", e.state.tp.to_string(), e.state.fetch_offset,

@@ -44,6 +44,7 @@
 
 #include "replica/fetch_builder.h"
 #include "replica/leader_endpoint.h"
+#include "replica/replication_quota.h"
 #include "storage/log.h"
 
 namespace spool::replica {
@@ -54,6 +55,12 @@ struct FetcherOptions {
   int64_t backoff_ms = 1000;        // replica.fetch.backoff.ms
   int16_t fetch_version = 15;       // the request's shape (both replica id fields are set)
   bool truncate_on_fetch = true;    // false: OffsetForLeaderEpoch first (see above)
+  // The follower side's replication throttle (KIP-73): a partition whose
+  // FollowedPartition::throttled() holds and that is not caught up (its log
+  // end below the leader's last high watermark) is left out of the fetch
+  // while the quota is exceeded; the bytes such partitions append are
+  // recorded. Null: no throttling.
+  std::shared_ptr<ReplicationQuota> quota;
 };
 
 // One partition to follow.
@@ -65,6 +72,8 @@ struct FollowedPartition {
   bool durable_writes = true;
   int64_t high_watermark = 0;                    // the local one now
   std::function<void(int64_t)> set_high_watermark;  // called on the fetcher thread
+  // Listed in follower.replication.throttled.replicas (read every round; empty: never).
+  std::function<bool()> throttled;
 };
 
 class ReplicaFetcherManager {

@@ -175,7 +175,11 @@ TEST(Refusal, TopicKeys) {
     EXPECT_TRUE(validate_topic_config(t.def.name, off).is_ok()) << t.def.name << "=" << off;
   }
   EXPECT_FALSE(validate_topic_config("remote.storage.enable", "true").is_ok());
-  EXPECT_FALSE(validate_topic_config("leader.replication.throttled.replicas", "0:1").is_ok());
+  // Replication throttles are enforced now: a valid list passes, a bad one is INVALID_CONFIG.
+  EXPECT_TRUE(validate_topic_config("leader.replication.throttled.replicas", "0:1").is_ok());
+  Status bad = validate_topic_config("follower.replication.throttled.replicas", "0:x");
+  EXPECT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.kafka_code(), kInvalidConfigCode);
   EXPECT_TRUE(validate_topic_config("min.insync.replicas", "2").is_ok());  // enforced, not refused
 }
 
