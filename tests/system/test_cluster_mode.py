@@ -7,6 +7,7 @@ Faults are CI-sized by default (leader kill -9 x3, controller kill -9 x2) and
 seeded; the seed is printed (WORKLOAD_SEED / FAULT_SEED replay a run). The
 issue's long run (10 and 5) is CLUSTER_LEADER_KILLS=10 CLUSTER_CONTROLLER_KILLS=5
 (e.g. `CLUSTER_LEADER_KILLS=10 CLUSTER_CONTROLLER_KILLS=5 ctest -R system_cluster_mode`).
+The rolling restart (issue 15) runs CLUSTER_ROLLING_ROUNDS rounds (2).
 """
 
 import os
@@ -148,6 +149,53 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic, ibp):
     failed, fatal = wl.producer_errors()
     assert not failed and not fatal, \
         f"{len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; seed {wl.seed}"
+
+
+ROLLING_ROUNDS = int(os.environ.get("CLUSTER_ROLLING_ROUNDS", "2"))
+
+
+def _unavailability(wl, t0, t1):
+    """Per partition, the longest gap (s) between consecutive acknowledgements
+    whose ends fall in [t0, t1] (bounded by t0 and t1 themselves)."""
+    out = {}
+    for p in range(PARTITIONS):
+        ends = sorted(w.end for w in list(wl.history.writes)
+                      if w.outcome == "ok" and w.end is not None and t0 <= w.end <= t1 and w.partition == wl.tp(p))
+        points = [t0] + ends + [t1]
+        out[p] = max(b - a for a, b in zip(points, points[1:]))
+    return out
+
+
+def test_rolling_restart_loses_nothing(cluster_factory, topic):
+    """Issue 15: every broker SIGTERMed (controlled shutdown: its leaderships
+    move first) and restarted, one after another, ROLLING_ROUNDS times, under
+    the idempotent acks=all producer and the read_committed consumer: each
+    exits 0, nothing acknowledged is lost, duplicated or reordered, no
+    producer error reaches the application; the longest per-partition gap
+    between acknowledgements during each restart is printed (not asserted)."""
+    c = _cluster(cluster_factory)
+    wl = _run(c, topic)
+    gaps = []
+    for rnd in range(ROLLING_ROUNDS):
+        for b in range(3):
+            t0 = time.monotonic()
+            assert c.stop(b) == 0, f"broker {b} did not shut down cleanly (round {rnd})"
+            c.start_broker(b)
+            c.wait_ready()
+
+            def full_isr():
+                md = c.metadata(topics=[topic])
+                return all(sorted(x["IsrNodes"]) == [0, 1, 2] for x in md["Topics"][0]["Partitions"])
+
+            assert _wait(full_isr, 60, 0.3), c.metadata(topics=[topic])
+            _progress(wl, 50)
+            gaps.append(max(_unavailability(wl, t0, time.monotonic()).values()))
+    res = _finish(c, wl, topic)
+    failed, fatal = wl.producer_errors()
+    assert not failed and not fatal, f"producer errors during the rolling restarts: {failed[:5]} {fatal}; seed {wl.seed}"
+    gaps.sort()
+    print(f"rolling restart x{ROLLING_ROUNDS}: {res.stats}; longest per-partition gap between acks per restart (s): "
+          f"median {gaps[len(gaps) // 2]:.2f}, max {gaps[-1]:.2f}, n={len(gaps)}")
 
 
 def test_controller_kill9(cluster_factory, topic):
