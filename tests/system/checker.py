@@ -5,9 +5,13 @@ list_offsets consistency checker (CLUSTER-NOTES section 5). Our own code.
 Input: a `History`
   writes    every produce attempt: producer, value (unique per history),
             partition (any hashable, e.g. ("t", 0)), outcome "ok" (with the
-            acked offset), "fail" (definitely not written) or "info" (unknown:
-            timed out, connection lost), start/end times (time.monotonic) and
-            the producer's send sequence number.
+            acked offset, or None when the client knows the write is
+            persisted but not where: librdkafka's implicit acknowledgement of
+            a batch whose request timed out but a later one of the same
+            idempotent producer succeeded; such writes take part only in the
+            checks that need no offset), "fail" (definitely not written) or
+            "info" (unknown: timed out, connection lost), start/end times
+            (time.monotonic) and the producer's send sequence number.
   reads     every consumed record, per consumer in consumption order:
             (consumer, partition, offset, value); a `reset` event marks a
             seek/reassignment after which the consumer may legitimately go back.
@@ -124,8 +128,6 @@ class History:
     def complete(self, w, outcome, end, offset=None, error=None):
         if outcome not in (OK, FAIL, INFO):
             raise ValueError(f"outcome {outcome!r}")
-        if outcome == OK and offset is None:
-            raise ValueError("an ok write needs its offset")
         with self._lock:
             w.outcome, w.end, w.offset, w.error = outcome, end, offset, error
 
@@ -204,7 +206,7 @@ def _observations(h):
     obs = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
     order = defaultdict(set)
     for w in h.writes:
-        if w.outcome == OK:
+        if w.outcome == OK and w.offset is not None:
             obs[w.partition][w.offset][w.value].add(f"ack:{w.producer}")
     for r in h.reads:
         if not r.reset:
@@ -269,14 +271,15 @@ def check(h):
         if not r.reset:
             max_read[r.partition] = max(max_read[r.partition], r.offset)
     for w in h.writes:
-        if w.outcome == OK and w.value not in read_values and (h.drained or w.offset <= max_read[w.partition]):
+        if w.outcome == OK and w.value not in read_values and \
+                (h.drained or (w.offset is not None and w.offset <= max_read[w.partition])):
             an["lost-write"].append({"partition": w.partition, "offset": w.offset, "value": w.value,
                                      "producer": w.producer, "max_read_offset": max_read[w.partition]})
 
     # nonmonotonic-send, shared-ack-offset, stale-offset
     acked = defaultdict(list)
     for w in h.writes:
-        if w.outcome == OK:
+        if w.outcome == OK and w.offset is not None:
             acked[(w.producer, w.partition)].append(w)
     for (prod, p), ws in acked.items():
         ws.sort(key=lambda w: w.seq)
@@ -287,7 +290,7 @@ def check(h):
                                                 "later": (b.seq, b.value, b.offset)})
     per_part = defaultdict(list)
     for w in h.writes:
-        if w.outcome == OK:
+        if w.outcome == OK and w.offset is not None:
             per_part[w.partition].append(w)
     for p, ws in per_part.items():
         at = defaultdict(list)

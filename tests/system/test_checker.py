@@ -79,6 +79,17 @@ def test_lost_write_unseen_after_drain():
     assert check(h_of(acked("p", ["a", "b"]), reads_of("c", ["a"]), drained=False)).valid
 
 
+def test_acked_without_an_offset_must_be_read_once():
+    """An "ok" write with no offset (librdkafka's implicit ack) counts for
+    lost-write and duplicate, and stays out of the offset-based checks."""
+    writes = acked("p", ["a", "b"]) + [("p", "c", P, OK, None, 10, 11)]
+    assert check(h_of(writes, reads_of("c", ["a", "b", "c"]))).valid
+    assert [x["value"] for x in only(h_of(writes, reads_of("c", ["a", "b"])), "lost-write")] == ["c"]
+    # Not drained: it may still come.
+    assert check(h_of(writes, reads_of("c", ["a", "b"]), drained=False)).valid
+    assert only(h_of(writes, reads_of("c", ["a", "b", "c", "c"])), "duplicate")[0]["value"] == "c"
+
+
 def test_duplicate():
     h = h_of(acked("p", ["a"]), [("c", P, 0, "a"), ("c", P, 1, "a")])
     assert only(h, "duplicate") == [{"partition": P, "value": "a",
@@ -179,8 +190,6 @@ def test_json_round_trip_keeps_the_verdicts():
 def test_complete_rejects_bad_outcomes():
     h = History()
     w = h.invoke("p", "a", P, 0)
-    with pytest.raises(ValueError):
-        h.complete(w, OK, 1)  # no offset
     with pytest.raises(ValueError):
         h.complete(w, "maybe", 1)
     with pytest.raises(ValueError):
