@@ -7,6 +7,7 @@
 
 #include "cli/client_options.h"
 #include "cli/cluster_command.h"
+#include "cli/topic_reassign.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
 
@@ -185,6 +186,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
       ->allow_extra_args(false);
   add_client_options(alter, t);
   alter->callback([&args] { args.command = "topic"; args.topic.action = "alter-config"; });
+  configure_topic_reassign(topic, args);
 
   configure_group(app, args);
   configure_txn(app, args);

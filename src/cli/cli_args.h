@@ -44,6 +44,16 @@ struct TopicArgs {
   // alter-config (IncrementalAlterConfigs): "key=value" to set, append to or
   // subtract from (list keys), and keys whose override is removed.
   std::vector<std::string> set_configs, append_configs, subtract_configs, delete_configs;
+  // reassign (kafka-reassign-partitions.sh): one of generate | execute |
+  // verify | cancel | list, and their files and options.
+  std::string reassign_mode;
+  bool reassign_generate = false, reassign_execute = false, reassign_verify = false, reassign_cancel = false,
+       reassign_list = false;
+  std::string topics_to_move_file, reassignment_file;
+  std::string broker_list;  // "0,1,2"
+  int64_t throttle = -1;    // bytes/s; -1: none
+  bool disable_rack_aware = false;
+  bool preserve_throttles = false;
 };
 
 // `spool group ...` (kafka-consumer-groups.sh). Cross-option rules are

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <ostream>
 
+#include "cli/broker_connect.h"
 #include "client/blocking_client.h"
 #include "protocol/elect_leaders_request.h"
 #include "protocol/elect_leaders_response.h"
@@ -55,29 +56,24 @@ int run_elect_leaders(const ClusterArgs& a, const ClusterInfo& cluster, std::ost
       }
     }
   }
-  auto controller = std::find_if(cluster.brokers.begin(), cluster.brokers.end(),
-                                 [&](const BrokerInfo& b) { return b.id == cluster.controller_id; });
-  if (controller == cluster.brokers.end()) {
-    err << who << "the cluster names no live controller (controller id " << cluster.controller_id << ")\n";
-    return kExitFailure;
-  }
-  auto conn = client::BlockingClient::connect(controller->host, static_cast<uint16_t>(controller->port), a.timeout_ms);
+  const int32_t controller_id = cluster.controller_id;
+  auto conn = connect_to_controller(cluster, a.timeout_ms);
   if (!conn) {
-    err << who << "controller " << controller->id << ": " << conn.status().message() << "\n";
+    err << who << conn.status().message() << "\n";
     return kExitFailure;
   }
   auto v = conn->negotiate(protocol::ElectLeadersRequest::kApiKey, 1, 2);  // v1+: the election type
   if (!v) {
-    err << who << "controller " << controller->id << ": " << v.status().message() << "\n";
+    err << who << "controller " << controller_id << ": " << v.status().message() << "\n";
     return kExitFailure;
   }
   auto resp = conn->call<protocol::ElectLeadersRequest, protocol::ElectLeadersResponse>(req, *v);
   if (!resp) {
-    err << who << "controller " << controller->id << ": " << resp.status().message() << "\n";
+    err << who << "controller " << controller_id << ": " << resp.status().message() << "\n";
     return kExitFailure;
   }
   if (resp->error_code != protocol::ErrorCode::kNone) {
-    err << who << "controller " << controller->id << " answered "
+    err << who << "controller " << controller_id << " answered "
         << kafka_error_name(static_cast<int16_t>(resp->error_code)) << "\n";
     return kExitFailure;
   }
@@ -93,13 +89,13 @@ int run_elect_leaders(const ClusterArgs& a, const ClusterInfo& cluster, std::ost
   for (const auto& o : outcomes) ok = ok && (o.error == 0 || o.error == 84);
   const char* type = a.unclean ? "UNCLEAN" : "PREFERRED";
   if (a.output == OutputFormat::kJson) {
-    nlohmann::json j = {{"election_type", type}, {"controller", controller->id}, {"partitions", nlohmann::json::array()}};
+    nlohmann::json j = {{"election_type", type}, {"controller", controller_id}, {"partitions", nlohmann::json::array()}};
     for (const auto& o : outcomes)
       j["partitions"].push_back({{"topic", o.topic}, {"partition", o.partition}, {"result", result_text(o.error)},
                                  {"error_code", o.error}, {"message", o.message}});
     out << j.dump(2) << "\n";
   } else {
-    out << type << " leader election through controller " << controller->id << "\n";
+    out << type << " leader election through controller " << controller_id << "\n";
     out << std::left << std::setw(30) << "TOPIC" << std::setw(11) << "PARTITION" << "RESULT\n";
     for (const auto& o : outcomes) {
       out << std::left << std::setw(30) << o.topic << std::setw(11) << o.partition << result_text(o.error);

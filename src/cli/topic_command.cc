@@ -7,6 +7,7 @@
 
 #include "cli/metadata_fetch.h"
 #include "cli/topic_format.h"
+#include "cli/topic_reassign.h"
 #include "client/blocking_client.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
@@ -279,6 +280,7 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
   if (a.action == "add-partitions") return do_add_partitions(c, a, out, err);
   if (a.action == "delete-records") return do_delete_records(c, a, out, err);
   if (a.action == "alter-config") return do_alter_config(c, a, out, err);
+  if (a.action == "reassign") return run_topic_reassign(c, a, out, err);
 
   auto meta = fetch_cluster_metadata(c, a.action == "describe" ? a.name : std::string());
   if (!meta) {
