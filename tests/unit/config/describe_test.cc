@@ -76,5 +76,58 @@ TEST(DescribeConfig, BrokerHidesSecrets) {
   EXPECT_EQ(io.value, "8");
 }
 
+TEST(DescribeConfig, DynamicLayersAsKafkaReportsThem) {
+  auto statics = BrokerConfig::load(std::nullopt, {"log.retention.hours=1", "message.max.bytes=1000"}, nullptr);
+  ASSERT_TRUE(statics.is_ok());
+  auto layers = BrokerConfigLayers::make(std::make_shared<const BrokerConfig>(*statics),
+                                         {{"message.max.bytes", "3000"}},
+                                         {{"message.max.bytes", "2000"}, {"log.retention.ms", "5000"}});
+  ASSERT_TRUE(layers.is_ok()) << layers.status().message();
+
+  auto broker = describe_broker_config(*layers);
+  const auto& mm = find(broker, "message.max.bytes");
+  EXPECT_EQ(mm.value, "3000");
+  EXPECT_EQ(mm.source, ConfigSource::kDynamicBroker);
+  EXPECT_FALSE(mm.read_only);
+  ASSERT_EQ(mm.synonyms.size(), 4u);
+  EXPECT_EQ(mm.synonyms[0].source, ConfigSource::kDynamicBroker);
+  EXPECT_EQ(mm.synonyms[1].source, ConfigSource::kDynamicDefaultBroker);
+  EXPECT_EQ(mm.synonyms[1].value, "2000");
+  EXPECT_EQ(mm.synonyms[2].source, ConfigSource::kStaticBroker);
+  EXPECT_EQ(mm.synonyms[3].source, ConfigSource::kDefault);
+  const auto& rm = find(broker, "log.retention.ms");
+  EXPECT_EQ(rm.value, "5000");
+  EXPECT_EQ(rm.source, ConfigSource::kDynamicDefaultBroker);
+  ASSERT_GE(rm.synonyms.size(), 2u);
+  EXPECT_EQ(rm.synonyms[1].name, "log.retention.hours");
+  EXPECT_EQ(rm.synonyms[1].source, ConfigSource::kStaticBroker);
+  // A less specific synonym describes itself only (Kafka drops the more specific ones).
+  const auto& rh = find(broker, "log.retention.hours");
+  ASSERT_FALSE(rh.synonyms.empty());
+  EXPECT_EQ(rh.synonyms[0].name, "log.retention.hours");
+  EXPECT_TRUE(rh.read_only);
+  EXPECT_TRUE(find(broker, "log.dirs").read_only);
+
+  auto defaults = describe_broker_defaults(*layers);
+  ASSERT_EQ(defaults.size(), 2u);
+  const auto& dm = find(defaults, "message.max.bytes");
+  EXPECT_EQ(dm.value, "2000");
+  EXPECT_EQ(dm.source, ConfigSource::kDynamicDefaultBroker);
+  ASSERT_EQ(dm.synonyms.size(), 1u);
+  EXPECT_EQ(dm.synonyms[0].source, ConfigSource::kDynamicDefaultBroker);
+
+  auto topic = describe_topic_config(*layers, {});
+  const auto& tm = find(topic, "max.message.bytes");
+  EXPECT_EQ(tm.value, "3000");
+  EXPECT_EQ(tm.source, ConfigSource::kDynamicBroker);
+  const auto& tr = find(topic, "retention.ms");
+  EXPECT_EQ(tr.value, "5000");
+  EXPECT_EQ(tr.source, ConfigSource::kDynamicDefaultBroker);
+  EXPECT_EQ(tr.synonyms[0].name, "log.retention.ms");
+  auto overridden = describe_topic_config(*layers, {{"retention.ms", "7"}});
+  EXPECT_EQ(find(overridden, "retention.ms").source, ConfigSource::kDynamicTopic);
+  EXPECT_EQ(find(overridden, "retention.ms").value, "7");
+}
+
 }  // namespace
 }  // namespace spool::config
