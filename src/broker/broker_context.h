@@ -6,6 +6,7 @@
 #include <string>
 
 #include "broker/broker_settings.h"
+#include "broker/dynamic_broker_config.h"
 #include "broker/fetch_session_cache.h"
 #include "broker/replica_manager.h"
 #include "broker/topic_registry.h"
@@ -34,6 +35,11 @@ struct BrokerContext {
   // synonyms). May be null in tests that wire a context by hand; handlers
   // needing it then answer an error instead of crashing.
   const config::BrokerConfig* config = nullptr;
+  // Dynamic broker configs (/config/brokers): the layers DescribeConfigs
+  // describes and the BROKER resources of AlterConfigs write. Null in
+  // hand-wired tests: the static config is all there is, and broker
+  // resources cannot be altered.
+  DynamicBrokerConfig* dynamic = nullptr;
   // Consumer groups (issue 5): __consumer_offsets and the group coordinator.
   // Null in tests that wire a context without it; group APIs then answer
   // COORDINATOR_NOT_AVAILABLE.
@@ -54,6 +60,18 @@ struct BrokerContext {
   // Both null on a single node: every handler then answers as before.
   ClusterMember* cluster = nullptr;
   cluster::MetadataCache* metadata = nullptr;
+  // The metadata store dynamic broker configs live in: ZooKeeper in a
+  // cluster, the embedded store on a single node. Null in hand-wired tests.
+  cluster::MetadataStore* config_store = nullptr;
+
+  // The current configuration layers: the dynamic ones, else the static
+  // config alone; null when neither is wired.
+  std::shared_ptr<const config::BrokerConfigLayers> config_layers() const {
+    if (dynamic != nullptr) return dynamic->current();
+    if (config != nullptr)
+      return std::make_shared<const config::BrokerConfigLayers>(std::make_shared<const config::BrokerConfig>(*config));
+    return nullptr;
+  }
 };
 
 }  // namespace spool::broker

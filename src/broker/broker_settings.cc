@@ -121,13 +121,13 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.transaction_abort_timed_out_interval_ms =
       cfg.get_long("transaction.abort.timed.out.transaction.cleanup.interval.ms");
   s.transaction_remove_expired_interval_ms = cfg.get_long("transaction.remove.expired.transaction.cleanup.interval.ms");
-  s.topic_defaults = config::effective_topic_config(cfg, {});
+  s.topic_defaults->replace(config::effective_topic_config(cfg, {}));
   return s;
 }
 
 std::map<std::string, std::string> effective_topic_config(const BrokerSettings& s,
                                                           const std::map<std::string, std::string>& overrides) {
-  auto m = s.topic_defaults;
+  auto m = *s.topic_defaults->snapshot();
   for (const auto& [k, v] : overrides) m[k] = v;
   return m;
 }

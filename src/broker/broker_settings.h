@@ -1,11 +1,16 @@
 // BrokerSettings: the plain values the broker module reads from the broker
 // configuration, resolved once at start (see settings_from_config). Keeping
 // them in one struct keeps the rest of src/broker independent of how config
-// files are parsed. Immutable after start; safe to share between threads.
+// files are parsed. Immutable after start, safe to share between threads,
+// except the topic defaults: dynamic broker configs replace them while the
+// broker runs (broker/dynamic_broker_config.h), so they sit behind a
+// thread-safe TopicDefaults that every copy of the settings shares.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,34 @@ class BrokerConfig;
 }
 
 namespace spool::broker {
+
+// The topic-level defaults (Kafka topic key -> value) that topic overrides
+// sit on, derived from the effective broker config. Readers take a snapshot
+// (never changes under them); a writer replaces the whole map. Thread-safe.
+class TopicDefaults {
+ public:
+  using Map = std::map<std::string, std::string>;
+  std::shared_ptr<const Map> snapshot() const {
+    std::lock_guard lk(mu_);
+    return map_;
+  }
+  void replace(Map m) {
+    auto next = std::make_shared<const Map>(std::move(m));
+    std::lock_guard lk(mu_);
+    map_ = std::move(next);
+  }
+  // One key (tests, and hand-wired settings).
+  void set(const std::string& key, const std::string& value) {
+    std::lock_guard lk(mu_);
+    auto next = std::make_shared<Map>(*map_);
+    (*next)[key] = value;
+    map_ = std::move(next);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const Map> map_ = std::make_shared<const Map>();
+};
 
 struct BrokerSettings {
   int32_t broker_id = 0;
@@ -31,6 +64,9 @@ struct BrokerSettings {
   bool auto_leader_rebalance_enable = true;               // auto.leader.rebalance.enable
   int32_t leader_imbalance_per_broker_percentage = 10;    // leader.imbalance.per.broker.percentage
   int64_t leader_imbalance_check_interval_ms = 300000;    // leader.imbalance.check.interval.seconds
+  // message.max.bytes at start: only the fallback for a partition without a
+  // max.message.bytes (hand-wired tests); partitions take theirs from the
+  // topic defaults, which dynamic configs change.
   int32_t message_max_bytes = 1048588;
   int32_t socket_request_max_bytes = 104857600;
   int32_t max_connections = INT32_MAX;
@@ -90,8 +126,8 @@ struct BrokerSettings {
   int64_t controlled_shutdown_retry_backoff_ms = 5000;  // controlled.shutdown.retry.backoff.ms
   bool controlled_shutdown_enable = true;             // controlled.shutdown.enable
   bool cluster_mode() const { return !zookeeper_connect.empty(); }
-  // Topic-level defaults (Kafka topic key -> value) that topic overrides sit on.
-  std::map<std::string, std::string> topic_defaults;
+  // Topic-level defaults that topic overrides sit on (dynamic: see TopicDefaults).
+  std::shared_ptr<TopicDefaults> topic_defaults = std::make_shared<TopicDefaults>();
 };
 
 BrokerSettings settings_from_config(const config::BrokerConfig& cfg);

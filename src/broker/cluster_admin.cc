@@ -7,6 +7,7 @@
 #include <random>
 
 #include "broker/cluster_member.h"
+#include "broker/entity_config_store.h"
 #include "cluster/zk_paths.h"
 #include "protocol/error_code.h"
 #include "timer/timer_task.h"
@@ -122,37 +123,18 @@ Status mark_topic_for_deletion(ClusterMember& member, const std::string& topic) 
 }
 
 Result<std::map<std::string, std::string>> read_topic_config(ClusterMember& member, const std::string& topic) {
-  const std::string path = zk_paths::config_topic(topic);
-  auto node = member.store().get(path);
-  if (!node) {
-    if (node.code() == cluster::StoreCode::kNoNode) return std::map<std::string, std::string>{};
-    return store_error("reading", path, node.error());
-  }
-  auto c = cluster::decode_entity_config(path, node->data);
-  if (!c) return error(ErrorCode::kUnknownServerError, c.status().message());
-  return std::map<std::string, std::string>(c->begin(), c->end());
+  auto stored = read_entity_config(member.store(), zk_paths::config_topic(topic));
+  if (!stored) return stored.status();
+  return std::map<std::string, std::string>(stored->config.begin(), stored->config.end());
 }
 
 Status set_topic_config(ClusterMember& member, const std::string& topic,
                         const std::map<std::string, std::string>& overrides) {
-  auto& store = member.store();
-  const std::string path = zk_paths::config_topic(topic);
-  const std::string data = cluster::encode_entity_config(cluster::EntityConfig(overrides.begin(), overrides.end()));
-  auto set = store.set(path, data);
-  if (!set) {
-    if (set.code() != cluster::StoreCode::kNoNode) return store_error("writing", path, set.error());
-    auto created = store.create(path, data);
-    if (!created && created.code() == cluster::StoreCode::kNodeExists) {  // raced with another writer
-      auto again = store.set(path, data);
-      if (!again) return store_error("writing", path, again.error());
-    } else if (!created) {
-      return store_error("creating", path, created.error());
-    }
-  }
-  const std::string entity = std::string(zk_paths::kEntityTopics) + "/" + topic;
-  auto note = store.create(zk_paths::config_change_prefix(), cluster::encode_config_change(entity),
-                           cluster::CreateMode::kPersistentSequential);
-  if (!note) return store_error("creating", zk_paths::config_change_prefix(), note.error());
+  auto written = write_entity_config(member.store(), zk_paths::config_topic(topic),
+                                     cluster::EntityConfig(overrides.begin(), overrides.end()),
+                                     StoredEntityConfig::kAnyVersion,
+                                     zk_paths::config_entity_path(zk_paths::kEntityTopics, topic));
+  if (!written) return written.status();
   return Status::ok();
 }
 

@@ -103,7 +103,7 @@ Result<std::string> ClusterMember::connect(const sigset_t& stop_signals, bool* s
   return cluster_id_;
 }
 
-Status ClusterMember::start(TopicConfigChanges::Apply apply_topic_config) {
+Status ClusterMember::start(ConfigChanges::Handlers config_handlers) {
   store_->set_session_listener([this](cluster::SessionState state) {
     std::lock_guard lk(mu_);
     if (state == cluster::SessionState::kExpired) {
@@ -140,21 +140,25 @@ Status ClusterMember::start(TopicConfigChanges::Apply apply_topic_config) {
   cc.leader_imbalance_per_broker_percentage = settings_.leader_imbalance_per_broker_percentage;
   cc.leader_imbalance_check_interval_ms = settings_.leader_imbalance_check_interval_ms;
   cluster::MetadataStore* store = store_.get();
-  cc.topic_unclean_leader_election = [store](const std::string& topic) -> std::optional<bool> {
+  // The topic's override, else this broker's current default (dynamic broker
+  // configs change it live; the controller asks at each election).
+  cc.topic_unclean_leader_election = [store, defaults = settings_.topic_defaults](
+                                         const std::string& topic) -> std::optional<bool> {
+    constexpr const char* kKey = "unclean.leader.election.enable";
     const std::string path = cluster::zk_paths::config_topic(topic);
-    auto node = store->get(path);
-    if (!node) return std::nullopt;
-    auto config = cluster::decode_entity_config(path, node->data);
-    if (!config) return std::nullopt;
-    auto it = config->find("unclean.leader.election.enable");
-    if (it == config->end()) return std::nullopt;
-    return it->second == "true";
+    if (auto node = store->get(path)) {
+      auto config = cluster::decode_entity_config(path, node->data);
+      if (config && config->count(kKey)) return config->at(kKey) == "true";
+    }
+    auto current = defaults->snapshot();
+    if (auto it = current->find(kKey); it != current->end()) return it->second == "true";
+    return std::nullopt;
   };
   controller_ = std::make_unique<cluster::controller::Controller>(cc, *store_, *channel_);
   controller_->start();
   serving_controller_.store(controller_.get());
 
-  config_changes_ = std::make_unique<TopicConfigChanges>(*store_, std::move(apply_topic_config), [this] {
+  config_changes_ = std::make_unique<ConfigChanges>(*store_, std::move(config_handlers), [this] {
     std::lock_guard lk(mu_);
     config_changed_ = true;
     cv_.notify_all();

@@ -8,8 +8,9 @@
 //   start()     registers /brokers/ids/N (every advertised listener, rack),
 //               which yields the broker epoch; starts the Controller (over a
 //               QueuedBrokerChannel on a WireTransport on its own
-//               NetworkClient), the session recovery thread and the topic
-//               config-change listener. Call it once the listener is
+//               NetworkClient), the session recovery thread and the
+//               config-change listener (topics and dynamic broker configs,
+//               config_changes.h). Call it once the listener is
 //               bound, and let it accept only after start() returned (the
 //               controller's requests to this broker wait in the backlog).
 //   controlled_shutdown()  Kafka's KafkaServer.controlledShutdown: asks the
@@ -43,7 +44,7 @@
 #include <thread>
 
 #include "broker/broker_settings.h"
-#include "broker/topic_config_changes.h"
+#include "broker/config_changes.h"
 #include "client/network_client.h"
 #include "cluster/broker_registrar.h"
 #include "cluster/controller/controller.h"
@@ -67,9 +68,9 @@ class ClusterMember {
   // The cluster id; an error when a stop signal in `stop_signals` arrived
   // while retrying (*stopped set) or the chroot/top-level paths failed.
   Result<std::string> connect(const sigset_t& stop_signals, bool* stopped);
-  // `apply_topic_config` is called (on the recovery thread) with a topic's
-  // whole override set each time /config/changes announces a change.
-  Status start(TopicConfigChanges::Apply apply_topic_config);
+  // The handlers are called (on the recovery thread) with an entity's whole
+  // config each time /config/changes announces a change of it.
+  Status start(ConfigChanges::Handlers config_handlers);
   bool controlled_shutdown();
   void stop();
 
@@ -112,7 +113,7 @@ class ClusterMember {
   std::unique_ptr<cluster::controller::QueuedBrokerChannel> channel_;
   std::unique_ptr<cluster::controller::Controller> controller_;
   std::atomic<cluster::controller::Controller*> serving_controller_{nullptr};  // controller_ once started
-  std::unique_ptr<TopicConfigChanges> config_changes_;
+  std::unique_ptr<ConfigChanges> config_changes_;
 
   // The recovery thread's inbox (store callbacks only set flags here).
   std::mutex mu_;

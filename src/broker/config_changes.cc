@@ -1,4 +1,4 @@
-#include "broker/topic_config_changes.h"
+#include "broker/config_changes.h"
 
 #include <spdlog/spdlog.h>
 
@@ -24,10 +24,10 @@ int64_t config_change_sequence(const std::string& child) {
   return seq;
 }
 
-TopicConfigChanges::TopicConfigChanges(cluster::MetadataStore& store, Apply apply, std::function<void()> wake)
-    : store_(store), apply_(std::move(apply)), wake_(std::move(wake)) {}
+ConfigChanges::ConfigChanges(cluster::MetadataStore& store, Handlers handlers, std::function<void()> wake)
+    : store_(store), handlers_(std::move(handlers)), wake_(std::move(wake)) {}
 
-cluster::StoreResult<int> TopicConfigChanges::poll() {
+cluster::StoreResult<int> ConfigChanges::poll() {
   auto wake = wake_;
   auto kids = store_.children(std::string(zk_paths::kConfigChanges),
                               [wake](cluster::WatchEvent e, const std::string&) {
@@ -61,16 +61,21 @@ cluster::StoreResult<int> TopicConfigChanges::poll() {
       last_ = seq;
       continue;
     }
-    const std::string prefix = std::string(zk_paths::kEntityTopics) + "/";
-    if (entity->compare(0, prefix.size(), prefix) != 0 || entity->size() == prefix.size()) {
-      spdlog::debug("config changes: {} names {}, not a topic: skipped", path, *entity);
+    // "topics/T" or "brokers/<name>": the type, its handler and the config node.
+    const size_t slash = entity->find('/');
+    const std::string type = slash == std::string::npos ? *entity : entity->substr(0, slash);
+    const std::string name = slash == std::string::npos ? std::string() : entity->substr(slash + 1);
+    const Apply* handler = type == zk_paths::kEntityTopics ? &handlers_.topic
+                           : type == zk_paths::kEntityBrokers ? &handlers_.broker
+                                                              : nullptr;
+    if (handler == nullptr || !*handler || name.empty()) {
+      spdlog::debug("config changes: {} names {}: skipped", path, *entity);
       last_ = seq;
       continue;
     }
-    const std::string topic = entity->substr(prefix.size());
-    const std::string config_path = zk_paths::config_topic(topic);
+    const std::string config_path = zk_paths::config_entity(type, name);
     auto config = store_.get(config_path);
-    cluster::EntityConfig overrides;
+    cluster::EntityConfig values;
     if (config) {
       auto decoded = cluster::decode_entity_config(config_path, config->data);
       if (!decoded) {
@@ -78,12 +83,12 @@ cluster::StoreResult<int> TopicConfigChanges::poll() {
         last_ = seq;
         continue;
       }
-      overrides = std::move(*decoded);
+      values = std::move(*decoded);
     } else if (config.code() != cluster::StoreCode::kNoNode) {
       return config.error();
     }
-    spdlog::info("config changes: topic '{}' overrides now {} key(s) ({})", topic, overrides.size(), path);
-    apply_(topic, overrides);
+    spdlog::info("config changes: {} '{}' now has {} key(s) ({})", type, name, values.size(), path);
+    (*handler)(name, values);
     ++applied;
     last_ = seq;
   }

@@ -79,8 +79,9 @@ class Partition : public std::enable_shared_from_this<Partition> {
   int32_t max_message_bytes() const { return max_message_bytes_.load(); }
   void set_max_message_bytes(int32_t n) { max_message_bytes_.store(n); }
   // The topic's min.insync.replicas (dynamic, else the broker's); 1 until set.
+  // A leader's replica set takes a new value at once (partition_cluster.cc).
   int32_t min_insync_replicas() const { return min_insync_replicas_.load(); }
-  void set_min_insync_replicas(int32_t n) { min_insync_replicas_.store(n); }
+  void set_min_insync_replicas(int32_t n);
   // The in-sync replica set's size: on one node only the leader itself.
   int32_t in_sync_replica_count() const { return 1; }
   // Kafka's check before an acks=all append: NOT_ENOUGH_REPLICAS (nothing is

@@ -27,6 +27,15 @@ std::string fmt_ids(const std::vector<int32_t>& ids) {
 }
 }  // namespace
 
+void Partition::set_min_insync_replicas(int32_t n) {
+  min_insync_replicas_.store(n);
+  std::lock_guard lk(cluster_mu_);
+  if (!replicas_ || replicas_->config().min_insync_replicas == n) return;
+  auto config = replicas_->config();
+  config.min_insync_replicas = n;
+  replicas_->set_config(config);
+}
+
 replica::LocalLogOffsets Partition::local_offsets() const {
   return {log_->log_end_offset(), log_->flushed_offset()};
 }

@@ -268,10 +268,17 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
   }
   auto updated = registry_.set_configs(name, overrides);
   if (!updated) return kafka_error(ErrorCode::kUnknownServerError, updated.status().message());
+  apply_topic_config_locked(it->second, overrides);
+  spdlog::info("topic {} configs altered ({} overrides)", name, overrides.size());
+  return updated.value();
+}
+
+void ReplicaManager::apply_topic_config_locked(const std::vector<std::shared_ptr<Partition>>& parts,
+                                               const std::map<std::string, std::string>& overrides) {
   storage::LogConfig lc = log_config_for(settings_, overrides);
   int32_t max_bytes = max_message_bytes_for(overrides);
   int32_t min_isr = min_insync_replicas_for(overrides);
-  for (const auto& part : it->second) {
+  for (const auto& part : parts) {
     if (!part) continue;  // cluster mode: a partition not hosted here
     part->log().update_config(lc);
     part->set_durable_writes(lc.durable_writes);
@@ -279,8 +286,15 @@ Result<TopicInfo> ReplicaManager::edit_topic_config(const std::string& name, con
     part->set_min_insync_replicas(min_isr);
     apply_throttles(*part, overrides);
   }
-  spdlog::info("topic {} configs altered ({} overrides)", name, overrides.size());
-  return updated.value();
+}
+
+void ReplicaManager::reapply_topic_defaults() {
+  std::unique_lock lk(mu_);
+  for (const auto& [name, parts] : partitions_) {
+    auto info = registry_.get(name);
+    apply_topic_config_locked(parts, info ? info->configs : std::map<std::string, std::string>{});
+  }
+  spdlog::info("topic defaults changed: the configs of {} topic(s) rebuilt", partitions_.size());
 }
 
 Status ReplicaManager::delete_topic(const std::string& name) {

@@ -293,6 +293,11 @@ class ReplicaManager {
   // a failed Status from it is returned unchanged (its kafka_code kept).
   using ConfigEdit = std::function<Status(std::map<std::string, std::string>&)>;
   Result<TopicInfo> edit_topic_config(const std::string& name, const ConfigEdit& edit, bool validate_only);
+  // The topic defaults (BrokerSettings::topic_defaults) changed (dynamic
+  // broker configs): every open partition's config is rebuilt from its
+  // topic's overrides on the new defaults, as a topic config change would
+  // (Kafka's DynamicLogConfig.updateLogsConfig). Nothing is persisted.
+  void reapply_topic_defaults();
 
  private:
   // Opens partitions [0, info.partitions) that are not open yet; open ones are kept.
@@ -309,6 +314,10 @@ class ReplicaManager {
   int32_t min_insync_replicas_for(const std::map<std::string, std::string>& overrides) const;
   // The partition's replication throttles from its topic's overrides (this broker's entries).
   void apply_throttles(Partition& part, const std::map<std::string, std::string>& overrides) const;
+  // Applies a topic's effective config (overrides on the current defaults)
+  // to its open partitions; mu_ held exclusively.
+  void apply_topic_config_locked(const std::vector<std::shared_ptr<Partition>>& parts,
+                                 const std::map<std::string, std::string>& overrides);
 
   // One partition's append (the body of append_records for an entry).
   ProduceResult append_one(int16_t acks, const ProduceEntry& entry, std::shared_ptr<Partition>& partition,

@@ -10,11 +10,13 @@
 #include "broker/cluster_member.h"
 #include "broker/cluster_replication.h"
 #include "broker/dispatcher.h"
+#include "broker/dynamic_broker_config.h"
 #include "broker/group_service.h"
 #include "broker/producer_id_manager.h"
 #include "broker/txn_service.h"
 #include "cluster/embedded_store.h"
 #include "cluster/producer_id_blocks.h"
+#include "config/topic_config.h"
 #include "net/server.h"
 
 namespace spool::broker {
@@ -64,6 +66,30 @@ void apply_topic_config_change(BrokerContext& ctx, const std::string& topic,
   if (!r) spdlog::error("applying the config change of topic '{}' failed: {}", topic, r.status().message());
 }
 
+// What a dynamic broker config change reaches besides the topic defaults
+// and throttle rates DynamicBrokerConfig keeps itself (Kafka's
+// BrokerReconfigurables): topic configs rebuilt on new defaults, the
+// producer expiration, max.connections, the cleaner's backoff, and the
+// controller when unclean.leader.election.enable turned on.
+struct DynamicTargets {
+  ReplicaManager& replicas;
+  storage::LogManager& logs;
+  net::Server& server;
+  ClusterMember* member;
+};
+
+void apply_dynamic_change(const DynamicTargets& t, const config::BrokerConfig& was, const config::BrokerConfig& now) {
+  if (config::effective_topic_config(was, {}) != config::effective_topic_config(now, {}))
+    t.replicas.reapply_topic_defaults();
+  storage::set_default_producer_expiration_ms(now.get_long("producer.id.expiration.ms"));
+  t.server.set_max_connections(now.max_connections());
+  t.logs.set_cleaner_backoff_ms(now.get_long("log.cleaner.backoff.ms"));
+  constexpr const char* kUnclean = "unclean.leader.election.enable";
+  if (t.member != nullptr && !was.get_bool(kUnclean) && now.get_bool(kUnclean)) {
+    if (auto* controller = t.member->controller()) controller->unclean_leader_election_enabled(std::nullopt);
+  }
+}
+
 }  // namespace
 
 int run_broker(const config::BrokerConfig& cfg) {
@@ -83,6 +109,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   }
   // Before any log opens: the retention pass expires idle producers with it.
   storage::set_default_producer_expiration_ms(settings.producer_id_expiration_ms);
+  // Dynamic broker configs (/config/brokers), loaded from the metadata store
+  // before any partition opens: topics start on the effective defaults.
+  DynamicBrokerConfig dynamic(cfg, settings.broker_id, settings.topic_defaults);
 
   // Cluster mode (issue 13): the cluster id comes from ZooKeeper before any
   // log dir is opened, so meta.properties is checked against it (a dir of
@@ -100,6 +129,10 @@ int run_broker(const config::BrokerConfig& cfg) {
       return 1;
     }
     log_options.cluster_id = *cluster_id;
+    if (Status s = dynamic.load(member->store()); !s) {
+      spdlog::error("dynamic broker configs: {}", s.message());
+      return 1;
+    }
   }
   auto logs = storage::LogManager::open(log_options);
   if (!logs) {
@@ -118,6 +151,9 @@ int run_broker(const config::BrokerConfig& cfg) {
   // the cluster's store. An old spool-metadata.json is imported once.
   auto topic_store = cluster::EmbeddedStore::open(settings.log_dirs[0]);
   if (!topic_store) return fail_start("metadata store: " + topic_store.error().message);
+  if (!member) {
+    if (Status s = dynamic.load(**topic_store); !s) return fail_start("dynamic broker configs: " + s.message());
+  }
   auto registry = TopicRegistry::open(**topic_store, settings.broker_id, std::filesystem::path(settings.log_dirs[0]));
   if (!registry)
     return fail_start("loading topics (metadata store " + (*topic_store)->file_path() + "): " + registry.status().message());
@@ -182,9 +218,12 @@ int run_broker(const config::BrokerConfig& cfg) {
   // jobs use, so that on an early return it stops before they go.
   AdminExecutor admin;
   ctx.admin = &admin;
+  ctx.dynamic = &dynamic;
+  ctx.config_store = topic_store->get();
   if (member) {
     ctx.cluster = member.get();
     ctx.metadata = &member->metadata();
+    ctx.config_store = &member->store();
   }
   // A cluster member's one listener also serves the other brokers (the
   // inter-broker APIs are advertised only then).
@@ -197,6 +236,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   // false until the end of KafkaServer.startup): until then it is no member,
   // its metadata is empty and the controller it will run does not exist.
   so.accept_on_start = member == nullptr;
+  so.max_connections = dynamic.current()->effective().max_connections();
   net::Server server(so, dispatcher);
   if (Status s = server.start(); !s) {
     txns.shutdown();
@@ -207,9 +247,14 @@ int run_broker(const config::BrokerConfig& cfg) {
     // Registration last: clients learn of this broker only from it. The
     // listener accepts once it is done; requests sent meanwhile (the new
     // controller's too) wait in the kernel's backlog.
-    Status s = member->start([&ctx](const std::string& topic, const cluster::EntityConfig& overrides) {
+    ConfigChanges::Handlers handlers;
+    handlers.topic = [&ctx](const std::string& topic, const cluster::EntityConfig& overrides) {
       apply_topic_config_change(ctx, topic, overrides);
-    });
+    };
+    handlers.broker = [&dynamic](const std::string& entity, const cluster::EntityConfig& configs) {
+      dynamic.apply_stored(entity, configs);
+    };
+    Status s = member->start(std::move(handlers));
     if (!s) {
       server.stop();
       admin.stop();
@@ -221,6 +266,10 @@ int run_broker(const config::BrokerConfig& cfg) {
     }
     server.start_accepting();
   }
+  dynamic.set_applier([targets = DynamicTargets{replicas, **logs, server, member.get()}](
+                          const config::BrokerConfigLayers& before, const config::BrokerConfigLayers& after) {
+    apply_dynamic_change(targets, before.effective(), after.effective());
+  });
   spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
                settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
                (*logs)->cluster_id(), settings.log_dirs[0]);
@@ -241,6 +290,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   // stops and the session closes (our ephemerals vanish).
   if (replication) replication->stop();
   if (member) member->stop();
+  dynamic.set_applier({});  // no change can come any more (no handler, no listener)
   // No handler runs any more: pending joins are answered (to closed
   // connections) and the loader stops before the logs close.
   coordinator_loads.stop();

@@ -46,6 +46,7 @@ class Server::Impl {
   void stop();
   uint16_t port() const { return port_.load(std::memory_order_acquire); }
   size_t connection_count() const { return open_count_.load(std::memory_order_relaxed); }
+  void set_max_connections(int n) { max_connections_.store(n, std::memory_order_relaxed); }
 
  private:
   Result<tcp::endpoint> resolve_listen_endpoint();
@@ -68,6 +69,7 @@ class Server::Impl {
   std::atomic<uint64_t> next_id_{1};
   std::atomic<size_t> open_count_{0};
   std::atomic<uint16_t> port_{0};
+  std::atomic<int> max_connections_{options_.max_connections};  // max.connections, dynamic
 };
 
 Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint() {
@@ -184,7 +186,7 @@ void Server::Impl::on_accept(const std::error_code& ec, tcp::socket socket, Reac
     });
     return;
   }
-  const size_t limit = static_cast<size_t>(std::max(0, options_.max_connections));
+  const size_t limit = static_cast<size_t>(std::max(0, max_connections_.load(std::memory_order_relaxed)));
   if (open_count_.load(std::memory_order_relaxed) >= limit) {
     std::error_code ignored;
     auto ep = socket.remote_endpoint(ignored);
@@ -259,5 +261,6 @@ void Server::start_accepting() { impl_->start_accepting(); }
 uint16_t Server::port() const { return impl_->port(); }
 void Server::stop() { impl_->stop(); }
 size_t Server::connection_count() const { return impl_->connection_count(); }
+void Server::set_max_connections(int n) { impl_->set_max_connections(n); }
 
 }  // namespace spool::net

@@ -80,6 +80,10 @@ class Server {
   void stop();
   // Open connections right now (approximate while connections come and go).
   size_t connection_count() const;
+  // Changes ServerOptions::max_connections while running (dynamic
+  // max.connections): new connections beyond it are closed at accept; open
+  // ones stay. Any thread.
+  void set_max_connections(int n);
 
   class Impl;
 

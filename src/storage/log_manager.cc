@@ -390,7 +390,7 @@ void LogManager::cleaner_loop() {
     std::unique_lock lk(hk_mu_);
     if (hk_stop_) break;
     if (r && *r > 0) continue;  // more may be due right away
-    hk_cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(1, opts_.cleaner_backoff_ms)),
+    hk_cv_.wait_for(lk, std::chrono::milliseconds(std::max<int64_t>(1, cleaner_backoff_ms_.load(std::memory_order_relaxed))),
                     [this] { return hk_stop_; });
     if (hk_stop_) break;
   }

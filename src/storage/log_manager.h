@@ -73,9 +73,12 @@ class LogManager {
   // horizon) and writes the checkpoints; returns how many were cleaned.
   Result<int> run_cleaner_once();
   Status write_checkpoints();
+  // log.cleaner.backoff.ms while running (dynamic broker config): the next
+  // idle wait of the cleaner uses it. Any thread.
+  void set_cleaner_backoff_ms(int64_t ms) { cleaner_backoff_ms_.store(ms, std::memory_order_relaxed); }
 
  private:
-  explicit LogManager(Options opts) : opts_(std::move(opts)) {}
+  explicit LogManager(Options opts) : opts_(std::move(opts)), cleaner_backoff_ms_(opts_.cleaner_backoff_ms) {}
   Status init();
   void housekeeping();
   void cleaner_loop();
@@ -87,6 +90,7 @@ class LogManager {
   };
 
   Options opts_;
+  std::atomic<int64_t> cleaner_backoff_ms_;
   std::string cluster_id_;
   mutable std::mutex mu_;
   std::map<TopicPartition, Entry> logs_;

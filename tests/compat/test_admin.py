@@ -345,8 +345,9 @@ def test_describe_configs_resource_errors(bootstrap, topic):
         (17, 2, "bad name!"), (NONE, 2, topic), (UNKNOWN_TOPIC_OR_PARTITION, 2, topic + "-missing")]
     assert f"expected {node_id(bootstrap)}" in got[0][1]
     if not PEER:
-        # Kafka lists the cluster-wide dynamic defaults its controller holds.
-        assert got[2][4] == [], "no cluster-wide dynamic broker defaults in Spool"
+        # The keys set in /config/brokers/<default>: none on this broker
+        # (Kafka lists the cluster-wide dynamic defaults its controller holds).
+        assert got[2][4] == [], "no cluster-wide dynamic broker defaults were set"
     assert "retention.ms" in got[4][4] and not got[4][1]
     # Spool explains every error; Kafka its INVALID_REQUESTs (its
     # UNKNOWN_TOPIC_OR_PARTITION comes without a message).
@@ -520,24 +521,22 @@ def test_alter_configs_confluent_replaces_overrides(bootstrap, topic):
     with pytest.raises(KafkaException) as ei:
         alter_confluent(bootstrap, "topic", topic + "-missing", {"retention.ms": "5"})
     assert ei.value.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART
-    # Broker keys are static in Spool: dynamic broker configs are refused
-    # (Kafka takes them: README, Differences from Kafka 4.4).
+    # Dynamic broker configs: a per-broker log.retention.ms is applied and
+    # described as DYNAMIC_BROKER_CONFIG; a read-only key is INVALID_REQUEST.
     nid = str(node_id(bootstrap))
-    if PEER:
-        alter_confluent(bootstrap, "broker", nid, {"log.retention.ms": "604800000"})
-        res = ConfigResource("broker", nid)
-        a = admin(bootstrap)  # must outlive the future
-        deadline = time.monotonic() + TIMEOUT_S  # applied once the broker has the record
-        while (e := a.describe_configs([res])[res].result(timeout=TIMEOUT_S))["log.retention.ms"].value is None:
-            assert time.monotonic() < deadline, "dynamic broker config not applied"
-            time.sleep(0.05)
-        assert e["log.retention.ms"].value == "604800000"
-        assert e["log.retention.ms"].source == ConfigSource.DYNAMIC_BROKER_CONFIG.value
-        alter_confluent(bootstrap, "broker", nid, {})  # back to the static set
-        return
+    alter_confluent(bootstrap, "broker", nid, {"log.retention.ms": "604800000"})
+    res = ConfigResource("broker", nid)
+    a = admin(bootstrap)  # must outlive the future
+    deadline = time.monotonic() + TIMEOUT_S  # applied once the broker has the record
+    while (e := a.describe_configs([res])[res].result(timeout=TIMEOUT_S))["log.retention.ms"].value is None:
+        assert time.monotonic() < deadline, "dynamic broker config not applied"
+        time.sleep(0.05)
+    assert e["log.retention.ms"].value == "604800000"
+    assert e["log.retention.ms"].source == ConfigSource.DYNAMIC_BROKER_CONFIG.value
     with pytest.raises(KafkaException) as ei:
-        alter_confluent(bootstrap, "broker", nid, {"log.retention.ms": "5"})
+        alter_confluent(bootstrap, "broker", nid, {"log.dirs": "/elsewhere"})
     assert ei.value.args[0].code() == KafkaError.INVALID_REQUEST
+    alter_confluent(bootstrap, "broker", nid, {})  # back to the static set
 
 
 def test_alter_configs_kafka_python(bootstrap, topic):

@@ -1,11 +1,16 @@
 // DescribeConfigs (v1-4). Topic resources (type 2): every topic key with its
-// effective value and source (topic override, broker setting, default);
-// broker resources (type 4) named by this broker's id: every broker key,
-// read-only (broker keys are static in Spool). An empty broker name is
-// Kafka's cluster-wide dynamic default, which Spool never has: an empty
-// list. Synonyms only when include_synonyms. A null or empty key list means
-// all keys; unknown keys are left out, as Kafka does. Errors are per resource:
-// UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION, INVALID_REQUEST.
+// effective value and source (topic override, dynamic broker config,
+// static broker setting, default). Broker resources (type 4): named by this
+// broker's id, every broker key with its source among the layers (dynamic
+// per-broker, dynamic default, static, default) and read_only unless Spool
+// accepts a dynamic update of it; the empty name is the cluster-wide dynamic
+// default (/config/brokers/<default>): only the keys set there. Another
+// broker's id is INVALID_REQUEST (Kafka's: that broker answers for itself).
+// Broker loggers (type 8, KIP-412): this broker's loggers and levels
+// (broker_logger.h). Synonyms only when include_synonyms. A null or empty
+// key list means all keys; unknown keys are left out, as Kafka does. Errors
+// are per resource: UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
+// INVALID_REQUEST.
 //
 // Per version, as Kafka 4.4: v1 is the baseline (ConfigSource, synonyms); v2
 // is v1. v3 answers each entry's ConfigType (Kafka's type id, 0 = UNKNOWN for
@@ -17,6 +22,7 @@
 #include <memory>
 #include <set>
 
+#include "broker/broker_logger.h"
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
@@ -35,14 +41,37 @@ namespace {
 
 constexpr int8_t kTopicResource = 2;   // Kafka's ConfigResource.Type.TOPIC
 constexpr int8_t kBrokerResource = 4;  // ConfigResource.Type.BROKER
+constexpr int8_t kBrokerLoggerResource = 8;  // ConfigResource.Type.BROKER_LOGGER
 
 using ResourceResult = protocol::DescribeConfigsResponse::DescribeConfigsResult;
 
 Status kafka_error(ErrorCode c, std::string m) { return Status::error(std::move(m), static_cast<int16_t>(c)); }
 
+// Kafka's resourceNameToBrokerId.
+Result<int32_t> broker_id_of(const std::string& name) {
+  int32_t id = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (name.empty() || ec != std::errc() || end != name.data() + name.size())
+    return kafka_error(ErrorCode::kInvalidRequest, "Broker id must be an integer, but it is: " + name);
+  return id;
+}
+
+std::vector<config::ConfigEntry> logger_entries() {
+  std::vector<config::ConfigEntry> out;
+  for (const auto& [name, level] : describe_loggers()) {
+    config::ConfigEntry e;
+    e.name = name;
+    e.value = level;
+    e.source = config::ConfigSource::kDynamicBrokerLogger;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 // The entries a resource describes, or the per-resource error.
 Result<std::vector<config::ConfigEntry>> entries_for(BrokerContext& b, int8_t type, const std::string& name) {
-  if (b.config == nullptr) return kafka_error(ErrorCode::kUnknownServerError, "broker configuration unavailable");
+  auto layers = b.config_layers();
+  if (layers == nullptr) return kafka_error(ErrorCode::kUnknownServerError, "broker configuration unavailable");
   if (type == kTopicResource) {
     if (!is_valid_topic_name(name)) return kafka_error(ErrorCode::kInvalidTopicException, "invalid topic name '" + name + "'");
     if (b.cluster != nullptr) {
@@ -51,23 +80,31 @@ Result<std::vector<config::ConfigEntry>> entries_for(BrokerContext& b, int8_t ty
       if (auto a = read_topic_assignment(*b.cluster, name); !a) return a.status();
       auto overrides = read_topic_config(*b.cluster, name);
       if (!overrides) return overrides.status();
-      return config::describe_topic_config(*b.config, *overrides);
+      return config::describe_topic_config(*layers, *overrides);
     }
     auto info = b.replicas.topic(name);
     if (!info) return kafka_error(ErrorCode::kUnknownTopicOrPartition, "Topic '" + name + "' does not exist.");
-    return config::describe_topic_config(*b.config, info->configs);
+    return config::describe_topic_config(*layers, info->configs);
   }
   if (type == kBrokerResource) {
-    if (name.empty()) return std::vector<config::ConfigEntry>{};
-    int32_t id = 0;
-    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
-    if (ec != std::errc() || end != name.data() + name.size())
-      return kafka_error(ErrorCode::kInvalidRequest, "Broker id must be an integer, but it is: " + name);
-    if (id != b.settings.broker_id)
+    if (name.empty()) return config::describe_broker_defaults(*layers);
+    auto id = broker_id_of(name);
+    if (!id) return id.status();
+    if (*id != b.settings.broker_id)
       return kafka_error(ErrorCode::kInvalidRequest, "Unexpected broker id, expected " +
                                                          std::to_string(b.settings.broker_id) +
                                                          " or empty string, but received " + name);
-    return config::describe_broker_config(*b.config);
+    return config::describe_broker_config(*layers);
+  }
+  if (type == kBrokerLoggerResource) {
+    if (name.empty()) return kafka_error(ErrorCode::kInvalidRequest, "Broker id must not be empty");
+    auto id = broker_id_of(name);
+    if (!id) return id.status();
+    if (*id != b.settings.broker_id)
+      return kafka_error(ErrorCode::kInvalidRequest, "Unexpected broker id, expected " +
+                                                         std::to_string(b.settings.broker_id) + " but received " +
+                                                         name);
+    return logger_entries();
   }
   return kafka_error(ErrorCode::kInvalidRequest, "Unsupported resource type: " + std::to_string(type));
 }

@@ -73,7 +73,7 @@ Result<int32_t> resolve_partitions(BrokerContext& b, const protocol::CreateTopic
 using CreatedConfigs = std::vector<protocol::CreateTopicsResponse::CreatableTopicConfigs>;
 
 // Every topic config of a topic created with `overrides`, sorted by name.
-CreatedConfigs created_topic_configs(const config::BrokerConfig& broker,
+CreatedConfigs created_topic_configs(const config::BrokerConfigLayers& broker,
                                      const std::map<std::string, std::string>& overrides) {
   auto entries = config::describe_topic_config(broker, overrides);
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -150,7 +150,7 @@ void create_in_cluster(BrokerContext& b, std::vector<ClusterCreate> creates, boo
     r.topic_id = id;
     r.num_partitions = static_cast<int32_t>(assignment.size());
     r.replication_factor = static_cast<int16_t>(assignment.begin()->second.size());
-    if (b.config != nullptr) r.configs = created_topic_configs(*b.config, c.configs);
+    if (auto layers = b.config_layers()) r.configs = created_topic_configs(*layers, c.configs);
     if (!validate_only) waiting->push_back(std::move(c));
   }
   if (waiting->empty() || timeout_ms <= 0) return respond();
@@ -272,8 +272,8 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
           r.topic_id = validate_only ? random_topic_id() : created->id;
           r.num_partitions = created->partitions;
           r.replication_factor = 1;
-          if (b.config != nullptr) {
-            r.configs = created_topic_configs(*b.config, c.configs);
+          if (auto layers = b.config_layers()) {
+            r.configs = created_topic_configs(*layers, c.configs);
           } else {
             r.topic_config_error_code = ErrorCode::kUnknownServerError;  // never in a running broker
           }

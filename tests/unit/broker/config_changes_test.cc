@@ -1,7 +1,7 @@
-// TopicConfigChanges on the in-memory store: notifications in sequence
-// order, each applied once, watch wake-ups, other entities and bad input
-// skipped.
-#include "broker/topic_config_changes.h"
+// ConfigChanges on the in-memory store: notifications in sequence order,
+// each applied once to its entity type's handler, watch wake-ups, other
+// entities and bad input skipped.
+#include "broker/config_changes.h"
 
 #include <gtest/gtest.h>
 
@@ -24,12 +24,15 @@ struct Fixture {
   std::shared_ptr<cluster::MemoryTree> tree = std::make_shared<cluster::MemoryTree>();
   cluster::MemoryStore store{tree};
   std::vector<std::pair<std::string, cluster::EntityConfig>> applied;
+  std::vector<std::pair<std::string, cluster::EntityConfig>> brokers;
   int wakes = 0;
-  TopicConfigChanges changes{store,
-                             [this](const std::string& t, const cluster::EntityConfig& c) { applied.emplace_back(t, c); },
-                             [this] { ++wakes; }};
+  ConfigChanges changes{
+      store,
+      {[this](const std::string& t, const cluster::EntityConfig& c) { applied.emplace_back(t, c); },
+       [this](const std::string& b, const cluster::EntityConfig& c) { brokers.emplace_back(b, c); }},
+      [this] { ++wakes; }};
   Fixture() {
-    for (const auto& p : {"/config", "/config/changes", "/config/topics"}) EXPECT_TRUE(store.create(p, "").is_ok()) << p;
+    for (const auto& p : {"/config", "/config/changes", "/config/topics", "/config/brokers"}) EXPECT_TRUE(store.create(p, "").is_ok()) << p;
   }
   void set_config(const std::string& topic, const cluster::EntityConfig& c) {
     const std::string path = zk_paths::config_topic(topic);
@@ -42,7 +45,7 @@ struct Fixture {
   }
 };
 
-TEST(TopicConfigChanges, SequenceNumberOfChildNames) {
+TEST(ConfigChanges, SequenceNumberOfChildNames) {
   EXPECT_EQ(config_change_sequence("config_change_0000000042"), 42);
   EXPECT_EQ(config_change_sequence("config_change_0000000000"), 0);
   EXPECT_EQ(config_change_sequence("config_change_"), -1);
@@ -50,7 +53,7 @@ TEST(TopicConfigChanges, SequenceNumberOfChildNames) {
   EXPECT_EQ(config_change_sequence("isr_change_0000000001"), -1);
 }
 
-TEST(TopicConfigChanges, AppliesEachTopicChangeOnceInOrder) {
+TEST(ConfigChanges, AppliesEachTopicChangeOnceInOrder) {
   Fixture f;
   f.set_config("a", {{"retention.ms", "1000"}});
   f.notify(cluster::encode_config_change("topics/a"));
@@ -82,9 +85,9 @@ TEST(TopicConfigChanges, AppliesEachTopicChangeOnceInOrder) {
   EXPECT_EQ(f.changes.last_processed(), 2);
 }
 
-TEST(TopicConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
+TEST(ConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
   Fixture f;
-  f.notify(cluster::encode_config_change("brokers/1"));          // not a topic
+  f.notify(cluster::encode_config_change("users/alice"));        // no handler
   f.notify("{not json");                                         // undecodable notification
   f.notify(cluster::encode_config_change("topics/gone"));       // no /config/topics/gone: empty set
   ASSERT_TRUE(f.store.create(zk_paths::config_topic("bad"), "{\"version\":1,\"config\":7}").is_ok());
@@ -100,12 +103,33 @@ TEST(TopicConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
   EXPECT_EQ(f.applied[1].first, "ok");
   EXPECT_EQ(f.applied[1].second, (cluster::EntityConfig{{"cleanup.policy", "compact"}}));
   EXPECT_EQ(f.changes.last_processed(), 4);
+  EXPECT_TRUE(f.brokers.empty());
 }
 
-TEST(TopicConfigChanges, StoreErrorIsReturned) {
+TEST(ConfigChanges, BrokerEntitiesGoToTheBrokerHandler) {
+  Fixture f;
+  ASSERT_TRUE(f.store.create(zk_paths::config_broker_default(),
+                             cluster::encode_entity_config({{"log.retention.ms", "5000"}})).is_ok());
+  f.notify(cluster::encode_config_change("brokers/<default>"));
+  f.notify(cluster::encode_config_change("brokers/2"));  // no /config/brokers/2: the empty set
+  f.set_config("t", {{"retention.ms", "1"}});
+  f.notify(cluster::encode_config_change("topics/t"));
+  auto r = f.changes.poll();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(*r, 3);
+  ASSERT_EQ(f.brokers.size(), 2u);
+  EXPECT_EQ(f.brokers[0].first, "<default>");
+  EXPECT_EQ(f.brokers[0].second, (cluster::EntityConfig{{"log.retention.ms", "5000"}}));
+  EXPECT_EQ(f.brokers[1].first, "2");
+  EXPECT_TRUE(f.brokers[1].second.empty());
+  ASSERT_EQ(f.applied.size(), 1u);
+  EXPECT_EQ(f.applied[0].first, "t");
+}
+
+TEST(ConfigChanges, StoreErrorIsReturned) {
   auto tree = std::make_shared<cluster::MemoryTree>();
   cluster::MemoryStore store(tree);
-  TopicConfigChanges changes(store, [](const std::string&, const cluster::EntityConfig&) {}, [] {});
+  ConfigChanges changes(store, {[](const std::string&, const cluster::EntityConfig&) {}, {}}, [] {});
   auto r = changes.poll();  // /config/changes does not exist
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.code(), cluster::StoreCode::kNoNode);

@@ -163,6 +163,28 @@ TEST_F(ReplicaAdminTest, AlterConfigAppliesLiveAndPersists) {
   EXPECT_EQ(reopened->log().config().retention_ms, log_config_for(settings_, {}).retention_ms);
 }
 
+TEST_F(ReplicaAdminTest, NewTopicDefaultsReachTopicsWithoutAnOverride) {
+  ASSERT_TRUE(replicas_->create_topic("plain", 2, {}, false));
+  ASSERT_TRUE(replicas_->create_topic("own", 1, {{"retention.ms", "1000"}, {"max.message.bytes", "777"}}, false));
+  // What a dynamic broker config change does (dynamic_broker_config.h).
+  settings_.topic_defaults->set("retention.ms", "5000");
+  settings_.topic_defaults->set("max.message.bytes", "20000");
+  settings_.topic_defaults->set("min.insync.replicas", "2");
+  replicas_->reapply_topic_defaults();
+  for (int32_t p : {0, 1}) {
+    auto part = replicas_->partition("plain", p);
+    EXPECT_EQ(part->log().config().retention_ms, 5000);
+    EXPECT_EQ(part->max_message_bytes(), 20000);
+    EXPECT_EQ(part->min_insync_replicas(), 2);
+  }
+  auto own = replicas_->partition("own", 0);
+  EXPECT_EQ(own->log().config().retention_ms, 1000) << "an override wins over any default";
+  EXPECT_EQ(own->max_message_bytes(), 777);
+  EXPECT_EQ(own->min_insync_replicas(), 2);
+  // Nothing was persisted: the registry keeps the overrides only.
+  EXPECT_TRUE(replicas_->topic("plain")->configs.empty());
+}
+
 TEST_F(ReplicaAdminTest, AlterConfigRefusesInvalidAndUnknown) {
   ASSERT_TRUE(replicas_->create_topic("cfg", 1, {{"retention.ms", "1000"}}, false));
   auto bad = replicas_->alter_topic_config("cfg", {{"retention.ms", "soon"}}, false);

@@ -29,8 +29,8 @@ class ReplicationTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("spool-repl-" + std::to_string(std::random_device{}()));
     std::filesystem::create_directories(dir_);
     settings_.log_dirs = {dir_.string()};
-    settings_.topic_defaults["durable.writes"] = "false";
-    settings_.topic_defaults["min.insync.replicas"] = "2";
+    settings_.topic_defaults->set("durable.writes", "false");
+    settings_.topic_defaults->set("min.insync.replicas", "2");
     open();
   }
   void TearDown() override {
