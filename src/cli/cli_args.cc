@@ -7,6 +7,7 @@
 
 #include "cli/client_options.h"
 #include "cli/cluster_command.h"
+#include "cli/config_command.h"
 #include "cli/topic_reassign.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
@@ -191,6 +192,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
   configure_group(app, args);
   configure_txn(app, args);
   configure_cluster(app, args);
+  configure_config(app, args);
   configure_bench(app, args);
 }
 

@@ -108,13 +108,29 @@ struct ClusterArgs {
   std::vector<int32_t> partitions;
 };
 
+// `spool config describe|alter` (kafka-configs.sh for brokers): one of
+// --broker N, --broker-defaults or --broker-logger N (checked when parsing ends).
+struct ConfigArgs {
+  std::string action;  // describe | alter
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::optional<int32_t> broker;         // a broker's own configs (sent to that broker)
+  bool broker_defaults = false;          // the cluster-wide defaults (any broker answers)
+  std::optional<int32_t> broker_logger;  // a broker's logger levels
+  bool all = false;                      // describe: every key, not only the dynamic ones
+  std::string add_config;                // alter: "k=v,k2=[a,b]"
+  std::string delete_config;             // alter: "k,k2"
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn | cluster | bench
+  std::string command;  // broker | topic | group | txn | cluster | config | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
   TxnArgs txn;
   ClusterArgs cluster;
+  ConfigArgs config;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

@@ -8,6 +8,7 @@
 #include "cli/broker_command.h"
 #include "cli/cli_args.h"
 #include "cli/cluster_command.h"
+#include "cli/config_command.h"
 #include "cli/group_command.h"
 #include "cli/topic_command.h"
 #include "cli/txn_command.h"
@@ -20,6 +21,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "group") return spool::cli::run_group_command(args.group);
   if (args.command == "txn") return spool::cli::run_txn_command(args.txn);
   if (args.command == "cluster") return spool::cli::run_cluster_command(args.cluster);
+  if (args.command == "config") return spool::cli::run_config_command(args.config);
   if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }
