@@ -87,7 +87,10 @@ cluster::StoreResult<int> ConfigChanges::poll() {
     } else if (config.code() != cluster::StoreCode::kNoNode) {
       return config.error();
     }
-    spdlog::info("config changes: {} '{}' now has {} key(s) ({})", type, name, values.size(), path);
+    if (handler == &handlers_.topic)
+      spdlog::info("config changes: topic '{}' overrides now {} key(s) ({})", name, values.size(), path);
+    else
+      spdlog::info("config changes: dynamic broker config '{}' now {} key(s) ({})", name, values.size(), path);
     (*handler)(name, values);
     ++applied;
     last_ = seq;
