@@ -12,6 +12,8 @@ ZooKeeper, or the Kafka 4.4 KRaft peer) and on a single node:
 * bad input changes nothing: a read-only key (log.dirs) and another broker's
   id are INVALID_REQUEST, a bad value is refused, validate_only writes
   nothing;
+* unclean.leader.election.enable turned on as a dynamic default elects the
+  stale replica of a partition whose only in-sync replica died;
 * BROKER_LOGGER: the root logger's level is described and set live.
 
 Which broker gets the per-broker value is drawn from a seed printed at the
@@ -48,9 +50,15 @@ BASE = {"default.replication.factor": "3", "offsets.topic.replication.factor": "
         "auto.leader.rebalance.enable": "false"}
 
 
+# Kafka's KRaft controller looks for partitions to elect uncleanly every
+# unclean.leader.election.interval.ms (5 min); ZooKeeper-mode Kafka and Spool
+# elect as soon as the config turns on. The peer checks every second here.
+PEER_ONLY = {"unclean.leader.election.interval.ms": "1000"} if PEER else {}
+
+
 @pytest.fixture(scope="module")
 def cl(request):
-    yield from module_cluster(request, BASE, "dynconfig", PEER)
+    yield from module_cluster(request, dict(BASE, **PEER_ONLY), "dynconfig", PEER)
 
 
 def seeded():
@@ -258,6 +266,39 @@ def test_bad_input_changes_nothing(cl):
         assert err == a.INVALID_REQUEST and "num.replica.fetchers" in msg and "only at start" in msg, msg
     time.sleep(2)  # a change would have reached every broker by now
     assert snapshot(cl) == before
+
+
+def test_unclean_default_turned_on_elects_the_stale_replica(cl):
+    """unclean.leader.election.enable reaches the controller: a partition
+    whose only in-sync replica died stays offline until the dynamic default
+    turns unclean election on, then its stale replica leads."""
+    rng = seeded()
+    ids = sorted(b.id for b in cl.brokers)
+    leader, follower = rng.sample(ids, 2)
+    other = next(i for i in ids if i not in (leader, follower))
+    print(f"  leader {leader}, stale follower {follower}, change sent to {other}")
+    topic = "dyn-unclean"
+    create_topic(cl, topic, [[leader, follower]])
+    wait(lambda: leaders(cl, topic) == {0: leader} or leaders(cl, topic), f"{leader} leads {topic}")
+
+    def isr():
+        return sorted(cl.metadata(other, [topic])["Topics"][0]["Partitions"][0]["IsrNodes"])
+    wait(lambda: isr() == sorted([leader, follower]) or isr(), "a full ISR")
+    cl.kill9(follower)
+    wait(lambda: isr() == [leader] or isr(), "the ISR shrunk to the leader")
+    assert produce(port_of(cl, leader), topic, 0, 100) == a.NONE
+    cl.kill9(leader)
+    cl.start_broker(follower)
+    time.sleep(8)  # the dead leader is gone everywhere; a clean election had its chance
+    assert cl.leader_of(topic, 0, other) == -1, "unclean election is off: the partition must stay offline"
+
+    assert alter(port_of(cl, other), BROKER, "", [("unclean.leader.election.enable", a.SET, "true")])[0] == a.NONE
+    wait(lambda: cl.leader_of(topic, 0, other) == follower or cl.leader_of(topic, 0, other),
+         f"broker {follower} elected uncleanly")
+    assert alter(port_of(cl, other), BROKER, "", [("unclean.leader.election.enable", a.DELETE, None)])[0] == a.NONE
+    cl.start_broker(leader)
+    wait(lambda: describe(port_of(cl, other), BROKER, "")["configs"].get("unclean.leader.election.enable") is None
+         or "not yet", "the default removed")
 
 
 def test_broker_logger_levels(cl):
