@@ -158,7 +158,6 @@ void DynamicBrokerConfig::install_locked(config::DynamicConfigs per_broker, conf
   }
   const config::BrokerConfig& eff = next->effective();
   topic_defaults_->replace(config::effective_topic_config(eff, {}));
-  throttle_.set(eff.get_long("leader.replication.throttled.rate"), eff.get_long("follower.replication.throttled.rate"));
   if (applier_) applier_(*before, *next);
 }
 

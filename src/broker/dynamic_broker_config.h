@@ -2,9 +2,9 @@
 // DynamicBrokerConfig with its BrokerConfigHandler). It holds the current
 // config::BrokerConfigLayers (static, the cluster default
 // /config/brokers/<default>, this broker's /config/brokers/<id>), keeps the
-// values derived from them in step (the shared TopicDefaults every topic
-// without an override uses, the ReplicationThrottle rates), and tells the
-// broker's services through one applier what changed.
+// shared TopicDefaults (every topic without an override uses them) in step,
+// and tells the broker's services through one applier what changed (run.cc:
+// the replication throttle rates, max.connections, ...).
 //
 // Where the layers come from: load() reads both entities from the metadata
 // store at start (before any partition opens); in a cluster every broker's
@@ -22,10 +22,10 @@
 // kMaxAlterAttempts), with a change notification in a cluster. The Status
 // carries Kafka's error code. validate_only stops after the validation.
 //
-// Threading: current() and replication_throttle() from any thread (a
-// snapshot, atomics). Changes (load, apply_stored, alter) are serialized;
-// the applier runs on the changing thread, after the new layers are visible,
-// and must not call back into a change. Blocking store calls: never on a
+// Threading: current() from any thread (a snapshot). Changes (load,
+// apply_stored, alter) are serialized; the applier runs on the changing
+// thread, after the new layers are visible, and must not call back into a
+// change. Blocking store calls: never on a
 // reactor (the admin executor, the config-change thread, start-up).
 #pragma once
 
@@ -39,7 +39,6 @@
 #include "cluster/metadata_store.h"
 #include "cluster/zk_data.h"
 #include "config/broker_config_layers.h"
-#include "config/replication_throttle.h"
 #include "util/status.h"
 
 namespace spool::broker {
@@ -59,7 +58,6 @@ class DynamicBrokerConfig {
 
   Layers current() const;
   int32_t broker_id() const { return broker_id_; }
-  const config::ReplicationThrottle& replication_throttle() const { return throttle_; }
 
   // Reads /config/brokers/<default> and /config/brokers/<id> and applies
   // them. A store error is returned (nothing applied); a node that does not
@@ -93,7 +91,6 @@ class DynamicBrokerConfig {
   const int32_t broker_id_;
   std::shared_ptr<const config::BrokerConfig> static_;
   std::shared_ptr<TopicDefaults> topic_defaults_;
-  config::ReplicationThrottle throttle_;
   std::mutex change_mu_;  // serializes changes and the applier
   Applier applier_;
   mutable std::mutex mu_;  // guards layers_

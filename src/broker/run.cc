@@ -67,15 +67,16 @@ void apply_topic_config_change(BrokerContext& ctx, const std::string& topic,
 }
 
 // What a dynamic broker config change reaches besides the topic defaults
-// and throttle rates DynamicBrokerConfig keeps itself (Kafka's
-// BrokerReconfigurables): topic configs rebuilt on new defaults, the
-// producer expiration, max.connections, the cleaner's backoff, and the
-// controller when unclean.leader.election.enable turned on.
+// DynamicBrokerConfig keeps itself (Kafka's BrokerReconfigurables): topic
+// configs rebuilt on new defaults, the producer expiration, max.connections,
+// the cleaner's backoff, the replication throttle rates (KIP-73 quotas), and
+// the controller when unclean.leader.election.enable turned on.
 struct DynamicTargets {
   ReplicaManager& replicas;
   storage::LogManager& logs;
   net::Server& server;
-  ClusterMember* member;
+  ClusterMember* member;             // null on a single node
+  ClusterReplication* replication;   // null on a single node
 };
 
 void apply_dynamic_change(const DynamicTargets& t, const config::BrokerConfig& was, const config::BrokerConfig& now) {
@@ -84,6 +85,10 @@ void apply_dynamic_change(const DynamicTargets& t, const config::BrokerConfig& w
   storage::set_default_producer_expiration_ms(now.get_long("producer.id.expiration.ms"));
   t.server.set_max_connections(now.max_connections());
   t.logs.set_cleaner_backoff_ms(now.get_long("log.cleaner.backoff.ms"));
+  if (t.replication != nullptr) {
+    t.replication->set_throttle_rates(now.get_long("leader.replication.throttled.rate"),
+                                      now.get_long("follower.replication.throttled.rate"));
+  }
   constexpr const char* kUnclean = "unclean.leader.election.enable";
   if (t.member != nullptr && !was.get_bool(kUnclean) && now.get_bool(kUnclean)) {
     if (auto* controller = t.member->controller()) controller->unclean_leader_election_enabled(std::nullopt);
@@ -266,7 +271,7 @@ int run_broker(const config::BrokerConfig& cfg) {
     }
     server.start_accepting();
   }
-  dynamic.set_applier([targets = DynamicTargets{replicas, **logs, server, member.get()}](
+  dynamic.set_applier([targets = DynamicTargets{replicas, **logs, server, member.get(), replication.get()}](
                           const config::BrokerConfigLayers& before, const config::BrokerConfigLayers& after) {
     apply_dynamic_change(targets, before.effective(), after.effective());
   });

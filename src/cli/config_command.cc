@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "cli/broker_connect.h"
 #include "cli/client_options.h"
 #include "cli/config_format.h"
 #include "cli/metadata_fetch.h"
@@ -44,10 +45,7 @@ Result<client::BlockingClient> connect_for(const ConfigArgs& a, const ConfigEnti
   if (!boot || e.name.empty()) return boot;
   auto meta = fetch_cluster_metadata(*boot, "");
   if (!meta) return meta.status();
-  const int32_t id = std::stoi(e.name);
-  auto b = std::find_if(meta->brokers.begin(), meta->brokers.end(), [&](const BrokerInfo& x) { return x.id == id; });
-  if (b == meta->brokers.end()) return Status::error("broker " + e.name + " is not in the cluster's metadata");
-  return client::BlockingClient::connect(b->host, static_cast<uint16_t>(b->port), a.timeout_ms);
+  return connect_to_broker(*meta, std::stoi(e.name), a.timeout_ms);
 }
 
 // Sends a one-resource request at the negotiated version; the response when

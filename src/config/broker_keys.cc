@@ -206,7 +206,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"replica.fetch.min.bytes", I, "1", no_check(), Y},
     {"replica.fetch.response.max.bytes", I, "10485760", at_least(0), N},
     // Replication throttles (Kafka's DynamicConfig.Broker quotas, usually set
-    // dynamically): stored and exposed (config/replication_throttle.h).
+    // dynamically): the rates of the KIP-73 replication quotas.
     {"leader.replication.throttled.rate", L, LONG_MAX_S, at_least(0), Y},
     {"follower.replication.throttled.rate", L, LONG_MAX_S, at_least(0), Y},
     {"replica.alter.log.dirs.io.max.bytes.per.second", L, LONG_MAX_S, at_least(0), R, kQuota},

@@ -80,8 +80,7 @@ constexpr DynamicKey kDynamicKeys[] = {
     {"producer.id.expiration.ms", kAll, kLive},
     {"transaction.partition.verification.enable", kAll, kLive},
 
-    // ---- Replication quotas (DynamicConfig.Broker). Spool stores and
-    // exposes the two rates (config/replication_throttle.h).
+    // ---- Replication quotas (DynamicConfig.Broker): the KIP-73 quota rates.
     {"leader.replication.throttled.rate", kAll, kLive},
     {"follower.replication.throttled.rate", kAll, kLive},
     {"replica.alter.log.dirs.io.max.bytes.per.second", kAll, kLive},

@@ -2,7 +2,7 @@
 // applied at once; cluster: a notification and no local apply), what is
 // stored (Kafka's JSON), validation that changes nothing, stored entries
 // that fail validation, other brokers' entities, the applier and the
-// values derived for the rest of the broker (topic defaults, throttles).
+// topic defaults derived for the rest of the broker.
 #include "broker/dynamic_broker_config.h"
 
 #include <gtest/gtest.h>
@@ -52,8 +52,7 @@ TEST(DynamicBrokerConfig, StartsFromTheStaticConfig) {
   Fixture f;
   EXPECT_EQ(f.dyn.current()->effective().message_max_bytes(), 1000);
   EXPECT_EQ(f.topic_default("max.message.bytes"), "1000");
-  EXPECT_EQ(f.dyn.replication_throttle().leader_bytes_per_second(), config::ReplicationThrottle::kUnlimited);
-  EXPECT_FALSE(f.dyn.replication_throttle().follower_throttled());
+  EXPECT_EQ(f.dyn.current()->effective().get_long("leader.replication.throttled.rate"), INT64_MAX);
 }
 
 TEST(DynamicBrokerConfig, AlterOnOneNodeStoresAndAppliesAtOnce) {
@@ -67,9 +66,8 @@ TEST(DynamicBrokerConfig, AlterOnOneNodeStoresAndAppliesAtOnce) {
   EXPECT_EQ(f.stored(zk_paths::config_broker(1)),
             R"({"version":1,"config":{"follower.replication.throttled.rate":"1048576","message.max.bytes":"3000"}})");
   EXPECT_EQ(f.topic_default("max.message.bytes"), "3000");
-  EXPECT_EQ(f.dyn.replication_throttle().follower_bytes_per_second(), 1048576);
-  EXPECT_TRUE(f.dyn.replication_throttle().follower_throttled());
-  EXPECT_FALSE(f.dyn.replication_throttle().leader_throttled());
+  EXPECT_EQ(f.dyn.current()->effective().get_long("follower.replication.throttled.rate"), 1048576);
+  EXPECT_EQ(f.dyn.current()->effective().get_long("leader.replication.throttled.rate"), INT64_MAX);
   // DELETE: back to the default layer.
   ASSERT_TRUE(f.dyn.alter(
       f.store, true, [](config::DynamicConfigs& c) { c.erase("message.max.bytes"); return Status::ok(); }, false,
@@ -81,7 +79,7 @@ TEST(DynamicBrokerConfig, AlterOnOneNodeStoresAndAppliesAtOnce) {
   ASSERT_TRUE(again.load(f.store));
   EXPECT_EQ(again.current()->effective().message_max_bytes(), 2000);
   EXPECT_EQ(again.current()->effective().log_retention_ms(), 5000);
-  EXPECT_EQ(again.replication_throttle().follower_bytes_per_second(), 1048576);
+  EXPECT_EQ(again.current()->effective().get_long("follower.replication.throttled.rate"), 1048576);
   EXPECT_EQ(defaults->snapshot()->at("retention.ms"), "5000");
 }
 
