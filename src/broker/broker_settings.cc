@@ -69,6 +69,8 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.replica_fetch_min_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.min.bytes"));
   s.replica_fetch_wait_max_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.wait.max.ms"));
   s.replica_fetch_backoff_ms = static_cast<int32_t>(cfg.get_long("replica.fetch.backoff.ms"));
+  s.replication_quota_window_num = static_cast<int32_t>(cfg.get_long("replication.quota.window.num"));
+  s.replication_quota_window_ms = cfg.get_long("replication.quota.window.size.seconds") * 1000;
   if (auto ibp = config::parse_kafka_version(cfg.get("inter.broker.protocol.version")))
     s.truncate_on_fetch = config::truncation_on_fetch_supported(*ibp);
   s.replica_lag_time_max_ms = cfg.get_long("replica.lag.time.max.ms");

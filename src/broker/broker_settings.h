@@ -116,6 +116,10 @@ struct BrokerSettings {
   // truncate on the Fetch response's DivergingEpoch; below it they first ask
   // OffsetForLeaderEpoch (KIP-101/279). The version selects nothing else.
   bool truncate_on_fetch = true;
+  // The replication throttles' rate window (KIP-73): replication.quota.window.num
+  // samples of replication.quota.window.size.seconds.
+  int32_t replication_quota_window_num = 11;
+  int64_t replication_quota_window_ms = 1000;
   int64_t replica_lag_time_max_ms = 30000;            // replica.lag.time.max.ms
   int32_t replica_socket_timeout_ms = 30000;          // replica.socket.timeout.ms
   bool unclean_leader_election_enable = false;        // unclean.leader.election.enable

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "broker/cluster_admin.h"
+
 namespace spool::broker {
 
 namespace {
@@ -24,8 +26,12 @@ ClusterReplication::ClusterReplication(const BrokerSettings& settings, ClusterMe
   fo.truncate_on_fetch = settings.truncate_on_fetch;
   auto leader_rate = leader_rate_;
   auto follower_rate = follower_rate_;
-  leader_quota_ = std::make_shared<replica::ReplicationQuota>([leader_rate] { return leader_rate->load(); });
-  follower_quota_ = std::make_shared<replica::ReplicationQuota>([follower_rate] { return follower_rate->load(); });
+  const int samples = settings.replication_quota_window_num;
+  const int64_t window_ms = settings.replication_quota_window_ms;
+  leader_quota_ = std::make_shared<replica::ReplicationQuota>([leader_rate] { return leader_rate->load(); }, samples,
+                                                              window_ms);
+  follower_quota_ = std::make_shared<replica::ReplicationQuota>([follower_rate] { return follower_rate->load(); },
+                                                                samples, window_ms);
   fo.quota = follower_quota_;
   fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(fo, endpoint_);
   cluster::AlterPartitionSenderOptions ao;
@@ -44,6 +50,15 @@ ReplicaManager::ClusterHooks ClusterReplication::hooks() {
   h.local_broker_id = settings_.broker_id;
   h.replica_lag_time_max_ms = settings_.replica_lag_time_max_ms;
   h.leader_quota = leader_quota_;
+  ClusterMember* member = &member_;
+  h.topic_configs = [member](const std::string& topic) -> std::optional<std::map<std::string, std::string>> {
+    auto got = read_topic_config(*member, topic);
+    if (!got) {
+      spdlog::warn("reading the configs of topic {}: {}", topic, got.status().message());
+      return std::nullopt;
+    }
+    return std::move(*got);
+  };
   cluster::MetadataCache* cache = &member_.metadata();
   h.eligible = [cache](int32_t broker) { return cache->is_live(broker); };
   cluster::AlterPartitionSender* sender = sender_.get();

@@ -239,6 +239,12 @@ class ReplicaManager {
     // records while it is exceeded, and the bytes they do get are recorded.
     // Null: no throttling.
     std::shared_ptr<replica::ReplicationQuota> leader_quota;
+    // A topic's config overrides as the cluster holds them (/config/topics/T;
+    // nullopt when unreadable), read when LeaderAndIsr brings this broker a
+    // topic it does not host yet (Kafka reads them when it creates the log):
+    // a config change announced before then found no topic to apply to.
+    // Called on the admin executor, outside the manager's lock.
+    std::function<std::optional<std::map<std::string, std::string>>(const std::string& topic)> topic_configs;
   };
   void enable_cluster_mode(ClusterHooks hooks);
   bool cluster_mode() const { return cluster_.has_value(); }
@@ -336,7 +342,9 @@ class ReplicaManager {
                                  const std::vector<cluster::LiveLeaderEndpoint>& leaders);
   // Gets or creates the partition's Partition (registry entry with the
   // topic id, log, partition.metadata), under the exclusive lock.
-  Result<std::shared_ptr<Partition>> get_or_create_locked(const TopicPartition& tp, const TopicId& id);
+  // `configs`: the overrides a topic new to this broker is registered with.
+  Result<std::shared_ptr<Partition>> get_or_create_locked(const TopicPartition& tp, const TopicId& id,
+                                                          const std::map<std::string, std::string>& configs = {});
   std::map<TopicPartition, int64_t> checkpointed_hw_;  // read at load()
   // Cluster mode's load(): reads the high watermark checkpoints; partitions
   // are opened by LeaderAndIsr.

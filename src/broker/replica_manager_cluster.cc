@@ -47,7 +47,8 @@ Status ReplicaManager::load_cluster() {
   return Status::ok();
 }
 
-Result<std::shared_ptr<Partition>> ReplicaManager::get_or_create_locked(const TopicPartition& tp, const TopicId& id) {
+Result<std::shared_ptr<Partition>> ReplicaManager::get_or_create_locked(const TopicPartition& tp, const TopicId& id,
+                                                                        const std::map<std::string, std::string>& configs) {
   auto info = registry_.get(tp.topic);
   if (info && !zero_id(id) && info->id != id) {
     return Status::error("topic " + tp.topic + " is hosted here with id " + storage::uuid_to_text(info->id) +
@@ -55,8 +56,8 @@ Result<std::shared_ptr<Partition>> ReplicaManager::get_or_create_locked(const To
                          static_cast<int16_t>(ErrorCode::kInconsistentTopicId));
   }
   if (!info) {
-    auto added = zero_id(id) ? registry_.add(tp.topic, tp.partition + 1, {})
-                             : registry_.add_with_id(tp.topic, id, tp.partition + 1, {});
+    auto added = zero_id(id) ? registry_.add(tp.topic, tp.partition + 1, configs)
+                             : registry_.add_with_id(tp.topic, id, tp.partition + 1, configs);
     if (!added) return added.status();
     info = added.value();
   } else if (info->partitions <= tp.partition) {
@@ -102,6 +103,12 @@ Result<std::shared_ptr<Partition>> ReplicaManager::get_or_create_locked(const To
 ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand& p, int32_t local_broker_id,
                                      const std::vector<cluster::LiveLeaderEndpoint>& leaders) {
   std::shared_ptr<Partition> part;
+  // A topic new to this broker is registered with its overrides from the
+  // cluster (read here, before the lock: a store round trip).
+  std::map<std::string, std::string> configs;
+  if (cluster_->topic_configs && !registry_.get(p.partition.topic)) {
+    if (auto got = cluster_->topic_configs(p.partition.topic)) configs = std::move(*got);
+  }
   {
     std::unique_lock lk(mu_);
     if (std::find(p.replicas.begin(), p.replicas.end(), local_broker_id) == p.replicas.end()) {
@@ -109,7 +116,7 @@ ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand
                    local_broker_id);
       return ErrorCode::kUnknownTopicOrPartition;
     }
-    auto got = get_or_create_locked(p.partition, p.topic_id);
+    auto got = get_or_create_locked(p.partition, p.topic_id, configs);
     if (!got) {
       spdlog::error("LeaderAndIsr for {}: {}", p.partition.to_string(), got.status().message());
       const int16_t c = got.status().kafka_code();

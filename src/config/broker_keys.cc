@@ -287,11 +287,11 @@ constexpr KeyDef kBrokerKeys[] = {
 
     // ---- Quotas
     {"quota.window.num", I, "11", at_least(1), R, kQuota},
-    {"replication.quota.window.num", I, "11", at_least(1), R, kQuota},
+    {"replication.quota.window.num", I, "11", at_least(2), Y},
     {"alter.log.dirs.replication.quota.window.num", I, "11", at_least(1), R, kQuota},
     {"controller.quota.window.num", I, "11", at_least(1), R, kQuota},
     {"quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
-    {"replication.quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
+    {"replication.quota.window.size.seconds", I, "1", at_least(1), Y},
     {"alter.log.dirs.replication.quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
     {"controller.quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
     {"client.quota.callback.class", C, null, no_check(), R, kQuota},

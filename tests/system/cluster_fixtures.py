@@ -77,8 +77,8 @@ def missing_tool(what):
     pytest.skip(f"{what} missing")
 
 
-def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=None):
-    """Generator body of a module-scoped 3-node cluster fixture (use with
+def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=None, n=3):
+    """Generator body of a module-scoped n-node (3) cluster fixture (use with
     `yield from`): Spool on ZooKeeper with a 3 s session, or the Kafka peer
     (peer == "kafka"; with peer_cluster.PEER_FAST_FAILOVER unless
     fast_failover is False). `prepare(cluster)` runs once it is up. At the
@@ -90,9 +90,9 @@ def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=N
     if peer == "kafka":
         if fast_failover:
             ov.update(PEER_FAST_FAILOVER)
-        c = Cluster(n=3, overrides=ov, name=name)
+        c = Cluster(n=n, overrides=ov, name=name)
     else:
-        c = Cluster(n=3, overrides=ov, session_timeout_ms=3000, name=name)
+        c = Cluster(n=n, overrides=ov, session_timeout_ms=3000, name=name)
     try:
         c.start()
         if prepare is not None:
