@@ -40,6 +40,7 @@ Status Partition::check_enough_replicas() const {
 }
 
 Partition::ReplicaCheck Partition::check_enough_replicas_reach_offset(int64_t required_offset) const {
+  if (offline()) return {false, protocol::ErrorCode::kKafkaStorageError};
   if (role() == Role::kFollower) return {false, protocol::ErrorCode::kNotLeaderOrFollower};
   if (role() == Role::kLeader) {
     std::lock_guard lk(cluster_mu_);

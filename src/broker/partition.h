@@ -166,6 +166,11 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // Whether a LeaderAndIsr with this leader epoch is newer than ours (the
   // first LeaderAndIsr of a partition always is).
   bool leader_epoch_is_newer(int32_t leader_epoch) const;
+  // Its log's dir went offline (storage::Log::offline): produces, fetches
+  // and acks=all waits answer KAFKA_STORAGE_ERROR; this wakes the parked
+  // ones so they do at once.
+  bool offline() const { return log_->offline(); }
+  void wake_after_offline() const { notify_hw(); }
 
   // Leader: a follower's Fetch at fetch_offset (its log end and, per
   // replica/fetch_builder.h, its fsynced offset). Updates its state, proposes

@@ -149,19 +149,37 @@ Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t 
     if (!s) return kafka_error(ErrorCode::kInvalidConfig, s.message());
   }
   std::unique_lock lk(mu_);
-  if (partitions_.count(name)) return kafka_error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists");
+  if (partitions_.count(name) || registry_.get(name))
+    return kafka_error(ErrorCode::kTopicAlreadyExists, "topic '" + name + "' already exists");
   for (const auto& [other, _] : partitions_) {
     if (topic_names_collide(name, other))
       return kafka_error(ErrorCode::kInvalidTopicException,
                          "topic '" + name + "' collides with existing topic '" + other + "'");
   }
   if (validate_only) return TopicInfo{name, {}, partitions, configs};
-  auto added = registry_.add(name, partitions, configs);
-  if (!added) return kafka_error(ErrorCode::kUnknownServerError, added.status().message());
-  Status s = open_partitions_locked(added.value(), Opening::kNew);
-  if (!s) {
+  // The logs first, then the registration: a failure of either (a full disk)
+  // leaves nothing behind, so a retry (the client's, or the coordinator's
+  // next FindCoordinator for an internal topic) starts afresh. A crash in
+  // between leaves logs of no known topic, which the next creation of the
+  // name replaces (their partition.metadata holds another id).
+  const TopicInfo info{name, random_topic_id(), partitions, configs};
+  auto undo_logs = [&] {
+    partitions_.erase(name);
+    for (int32_t p = 0; p < partitions; ++p) {
+      if (!logs_.get(name, p)) continue;
+      if (Status r = logs_.remove(name, p); !r) spdlog::warn("removing files of {}-{} failed: {}", name, p, r.message());
+    }
+  };
+  if (Status s = open_partitions_locked(info, Opening::kNew); !s) {
     spdlog::error("creating logs of topic {} failed: {}", name, s.message());
+    undo_logs();
     return kafka_error(ErrorCode::kKafkaStorageError, s.message());
+  }
+  auto added = registry_.add_with_id(name, info.id, partitions, configs);
+  if (!added) {
+    spdlog::error("registering topic {} failed: {}", name, added.status().message());
+    undo_logs();
+    return kafka_error(ErrorCode::kKafkaStorageError, added.status().message());
   }
   spdlog::info("created topic {} with {} partitions", name, partitions);
   return added.value();

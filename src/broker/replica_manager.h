@@ -33,6 +33,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
@@ -262,6 +263,13 @@ class ReplicaManager {
   // replication-offset-checkpoint in every log dir (Kafka's text format, the
   // high watermark of every hosted partition); read back by load().
   Status checkpoint_high_watermarks();
+  // A log dir went offline (storage::LogManager::fail_dir): every hosted
+  // partition whose log is offline stops fetching, wakes its parked
+  // requests (they answer KAFKA_STORAGE_ERROR) and is reported to the
+  // leadership listener as no longer led (the coordinators unload it).
+  // Returns the partitions newly found offline. Any thread but a reactor
+  // (it takes the manager's lock).
+  std::vector<TopicPartition> take_offline_partitions();
   // StopReplica: stops fetching, stops leading, deletes the log when asked.
   // Leader epoch -1/-2 bypass the check; lower than ours -> FENCED_LEADER_EPOCH.
   std::vector<PartitionOutcome> stop_replicas(const cluster::StopReplicaCommand& command);
@@ -346,6 +354,7 @@ class ReplicaManager {
   Result<std::shared_ptr<Partition>> get_or_create_locked(const TopicPartition& tp, const TopicId& id,
                                                           const std::map<std::string, std::string>& configs = {});
   std::map<TopicPartition, int64_t> checkpointed_hw_;  // read at load()
+  std::set<TopicPartition> offline_partitions_;  // reported by take_offline_partitions (guarded by mu_)
   // Cluster mode's load(): reads the high watermark checkpoints; partitions
   // are opened by LeaderAndIsr.
   Status load_cluster();

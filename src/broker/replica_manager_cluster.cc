@@ -124,6 +124,9 @@ ErrorCode ReplicaManager::become_one(const cluster::LeaderAndIsrPartitionCommand
     }
     part = got.value();
   }
+  // KIP-112: a replica on an offline log dir says so; the controller then
+  // counts it offline and moves leadership away.
+  if (part->offline()) return ErrorCode::kKafkaStorageError;
   // Kafka's becomeLeaderOrFollower: only a newer leader epoch is applied.
   if (!part->leader_epoch_is_newer(p.leader_epoch)) {
     spdlog::info("LeaderAndIsr for {} ignored: leader epoch {} is not newer than ours ({})", p.partition.to_string(),

@@ -12,6 +12,7 @@
 #include "broker/dispatcher.h"
 #include "broker/dynamic_broker_config.h"
 #include "broker/group_service.h"
+#include "broker/log_dir_failure_handler.h"
 #include "broker/producer_id_manager.h"
 #include "broker/txn_service.h"
 #include "cluster/embedded_store.h"
@@ -176,6 +177,10 @@ int run_broker(const config::BrokerConfig& cfg) {
   }
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
   if (replication) replication->start(replicas);
+  // A log dir that fails (KIP-112) takes its partitions offline and, in a
+  // cluster, tells the controller.
+  LogDirFailureHandler dir_failures(**logs, replicas, member ? &member->store() : nullptr, settings.broker_id);
+  dir_failures.start();
 
   // Idempotent producer ids, unique across restarts (issue 6).
   auto producer_ids = member ? ProducerIdManager::with_block_source(cluster_block_source(*member))
@@ -301,6 +306,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   coordinator_loads.stop();
   txns.shutdown();
   groups.shutdown();
+  dir_failures.stop();
   // Parked requests expire now (their connections are gone, so nothing is
   // sent); then the logs flush and write the clean-shutdown marker.
   replicas.shutdown();

@@ -44,7 +44,7 @@ int64_t first_batch_timestamp(const Segment& seg) {
 CleanableInfo Log::cleanable_info(int64_t now_ms) const {
   CleanableInfo info;
   auto cfg = config();
-  info.compacted = cfg.cleanup_policy_compact;
+  info.compacted = cfg.cleanup_policy_compact && !offline();
   if (!info.compacted) return info;
   auto segs = all_segments();
   int64_t start = log_start_offset();
@@ -90,7 +90,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   CleanStats st;
   auto cfg = config();
-  if (!cfg.cleanup_policy_compact || closed_) return st;
+  if (!cfg.cleanup_policy_compact || closed_ || offline_) return st;
   uint64_t truncations = truncations_.load();
   CleanableInfo info = cleanable_info(now_ms);
   st.first_dirty = st.end_offset = info.first_dirty;

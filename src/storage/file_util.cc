@@ -18,8 +18,11 @@ std::atomic<uint64_t> g_sync_calls{0};
 }
 
 Status errno_status(const std::string& what) {
-  return Status::error(what + ": " + std::strerror(errno), kStorageError);
+  const int err = errno;
+  return Status::sys_error(what + ": " + std::strerror(err), err, kStorageError);
 }
+
+bool is_disk_full(const Status& s) { return s.sys_errno() == ENOSPC || s.sys_errno() == EDQUOT; }
 
 Status pwrite_all(int fd, const uint8_t* data, size_t n, int64_t pos) {
   while (n > 0) {

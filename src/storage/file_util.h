@@ -27,7 +27,10 @@ inline constexpr int16_t kCorruptMessage = static_cast<int16_t>(protocol::ErrorC
 inline constexpr int16_t kRecordListTooLarge = static_cast<int16_t>(protocol::ErrorCode::kRecordListTooLarge);
 inline constexpr int16_t kInvalidRecord = static_cast<int16_t>(protocol::ErrorCode::kInvalidRecord);
 
-Status errno_status(const std::string& what);
+Status errno_status(const std::string& what);  // carries errno (Status::sys_errno)
+// ENOSPC or EDQUOT: a write the file system refused up front (nothing of it
+// is half-done), unlike EIO or any failed fsync.
+bool is_disk_full(const Status& s);
 
 Status pwrite_all(int fd, const uint8_t* data, size_t n, int64_t pos);
 // Reads exactly n bytes unless EOF comes first; returns the count read.

@@ -143,7 +143,29 @@ Result<AppendResult> Log::append_locked(std::span<uint8_t> batches, std::vector<
   return AppendResult{first, last, append_time};
 }
 
+Status Log::offline_error() const {
+  return Status::error(dir_ + ": its log dir is offline after an I/O error", kStorageError);
+}
+
+Status Log::note_failure(Status s) {
+  if (s || s.sys_errno() == 0 || is_disk_full(s)) return s;
+  if (!failure_reported_.exchange(true) && failure_handler_) failure_handler_(s.message());
+  return s;
+}
+
 Result<AppendResult> Log::append(std::span<uint8_t> batches, int32_t /*record_count_hint*/, int32_t leader_epoch) {
+  auto r = append_leader(batches, leader_epoch);
+  if (!r) (void)note_failure(r.status());
+  return r;
+}
+
+Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
+  auto r = append_follower(batches);
+  if (!r) (void)note_failure(r.status());
+  return r;
+}
+
+Result<AppendResult> Log::append_leader(std::span<uint8_t> batches, int32_t leader_epoch) {
   std::vector<record::BatchHeader> headers;
   Status s = frame_batches(batches, headers);
   if (!s) return s;
@@ -153,6 +175,7 @@ Result<AppendResult> Log::append(std::span<uint8_t> batches, int32_t /*record_co
                          kRecordListTooLarge);
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  if (offline_) return offline_error();
   int64_t now_ms = now();
   int64_t append_time = cfg.timestamp_log_append_time ? now_ms : -1;
   int64_t next = log_end_.load();
@@ -193,12 +216,13 @@ Result<AppendResult> Log::append(std::span<uint8_t> batches, int32_t /*record_co
   return r;
 }
 
-Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
+Result<AppendResult> Log::append_follower(std::span<const uint8_t> batches) {
   std::vector<record::BatchHeader> headers;
   Status s = frame_batches(batches, headers);
   if (!s) return s;
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  if (offline_) return offline_error();
   int64_t expected = log_end_.load();
   if (log_start_.load() == expected && headers.front().base_offset < expected &&
       headers.front().last_offset() >= expected) {
@@ -242,6 +266,7 @@ void Log::notify_flusher() {
 }
 
 Result<RegionRead> Log::read_regions(int64_t offset, int32_t max_bytes, int64_t max_offset, bool min_one) const {
+  if (offline_) return offline_error();
   RegionRead out;
   out.log_start_offset = log_start_offset();
   out.log_end_offset = log_end_offset();
@@ -328,6 +353,7 @@ std::pair<int32_t, int64_t> Log::end_offset_for_epoch(int32_t epoch) const {
 }
 
 Status Log::flush() {
+  if (offline_) return offline_error();
   std::lock_guard flk(flush_mu_);
   int64_t end;
   std::vector<std::shared_ptr<Segment>> sealed;
@@ -357,6 +383,8 @@ Status Log::flush() {
     unsynced_sealed_.insert(unsynced_sealed_.begin(), sealed.begin(), sealed.end());
     dir_dirty_ = dir_dirty_ || dir_dirty;
     spdlog::error("{}: flush failed: {}", dir_, s.message());
+    // Never retried as if it could work: the dir goes offline.
+    if (!failure_reported_.exchange(true) && failure_handler_) failure_handler_("fsync failed: " + s.message());
     return s;
   }
   {

@@ -203,6 +203,22 @@ class Log : public std::enable_shared_from_this<Log> {
   Status close();
   bool closed() const { return closed_.load(); }
 
+  // Log-dir failure (KIP-112). A failed fsync, or a write that failed for
+  // any other reason than a full disk (is_disk_full: nothing of it was
+  // done, so the log stays usable), is reported once to the failure
+  // handler (LogManager: it takes the whole log dir offline). The handler
+  // runs on the failing thread, with none of this log's locks held.
+  // take_offline() makes every later append, read, flush, truncation and
+  // log-start move fail with KAFKA_STORAGE_ERROR; nothing undoes it while
+  // the process runs (after a failed fsync the page cache and the disk may
+  // disagree, and a retried fsync would report success: PostgreSQL's
+  // "fsyncgate"). Set the handler before the log is shared.
+  void set_failure_handler(std::function<void(const std::string& why)> handler) {
+    failure_handler_ = std::move(handler);
+  }
+  void take_offline() { offline_.store(true, std::memory_order_release); }
+  bool offline() const { return offline_.load(std::memory_order_acquire); }
+
   // Wiring and test hooks.
   void set_flusher(Flusher* f) { flusher_.store(f); }
   void set_clock(std::function<int64_t()> clock);
@@ -223,6 +239,14 @@ class Log : public std::enable_shared_from_this<Log> {
   std::shared_ptr<Segment> active_locked() const { return segments_.rbegin()->second; }
   // Removes the given (non-active) segments from the map; caller unlinks.
   void drop_segments_locked(const std::vector<std::shared_ptr<Segment>>& victims);
+  Result<AppendResult> append_leader(std::span<uint8_t> batches, int32_t leader_epoch);
+  Result<AppendResult> append_follower(std::span<const uint8_t> batches);
+  Result<AppendResult> append_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                     int32_t coordinator_epoch, int32_t leader_epoch);
+  // An I/O failure (see set_failure_handler) goes to the handler; others
+  // (validation, a full disk) do not. Returns `s`. Call with no lock held.
+  Status note_failure(Status s);
+  Status offline_error() const;
   Result<AppendResult> append_locked(std::span<uint8_t> batches, std::vector<BatchInfo>& infos,
                                      int64_t first_offset, int64_t now, int64_t append_time);
   int64_t now() const;
@@ -258,6 +282,9 @@ class Log : public std::enable_shared_from_this<Log> {
   std::atomic<int64_t> flushed_{0};
   std::atomic<int64_t> last_flush_ms_{0};
   std::atomic<bool> closed_{false};
+  std::atomic<bool> offline_{false};
+  std::atomic<bool> failure_reported_{false};
+  std::function<void(const std::string&)> failure_handler_;
   std::atomic<uint64_t> truncations_{0};  // a flush racing a truncation must not advance
   std::atomic<Flusher*> flusher_{nullptr};
   LeaderEpochCache epochs_;

@@ -192,7 +192,10 @@ Status LogManager::init() {
       if (!s) return s;
     }
   }
-  for (auto& [tp, e] : logs_) e.log->set_flusher(&flusher_);
+  for (auto& [tp, e] : logs_) {
+    e.log->set_flusher(&flusher_);
+    arm_failure_handler(*e.log, e.root);
+  }
   Status s = write_checkpoints();
   if (!s) return s;
   flusher_.start();
@@ -228,12 +231,16 @@ Result<std::shared_ptr<Log>> LogManager::create(const std::string& topic, int32_
     return it->second.log;
   }
   // Place the new log in the dir holding the fewest partitions (Kafka's rule).
+  // Offline dirs take nothing new.
   std::map<std::string, size_t> counts;
-  for (const auto& d : opts_.log_dirs) counts[d] = 0;
-  for (const auto& [k, e] : logs_) counts[e.root]++;
-  std::string root = opts_.log_dirs.front();
   for (const auto& d : opts_.log_dirs)
-    if (counts[d] < counts[root]) root = d;
+    if (!offline_dirs_.count(d)) counts[d] = 0;
+  if (counts.empty()) return Status::error("every log dir is offline", kStorageError);
+  for (const auto& [k, e] : logs_)
+    if (counts.count(e.root)) counts[e.root]++;
+  std::string root = counts.begin()->first;
+  for (const auto& d : opts_.log_dirs)
+    if (counts.count(d) && counts[d] < counts[root]) root = d;
   Log::OpenOptions o;
   o.dir = root + "/" + tp.dir_name();
   o.topic = topic;
@@ -247,8 +254,50 @@ Result<std::shared_ptr<Log>> LogManager::create(const std::string& topic, int32_
   Status s = sync_dir(root);
   if (!s) return s;
   (*log)->set_flusher(&flusher_);
+  arm_failure_handler(**log, root);
   logs_[tp] = Entry{*log, root};
   return *log;
+}
+
+void LogManager::arm_failure_handler(Log& log, const std::string& root) {
+  log.set_failure_handler([this, root](const std::string& why) { fail_dir(root, why); });
+}
+
+void LogManager::set_dir_failure_listener(DirFailureListener listener) {
+  std::lock_guard lk(mu_);
+  dir_failure_listener_ = std::move(listener);
+}
+
+void LogManager::fail_dir(const std::string& root, const std::string& why) {
+  std::vector<std::shared_ptr<Log>> victims;
+  DirFailureListener listener;
+  {
+    std::lock_guard lk(mu_);
+    if (!offline_dirs_.insert(root).second) return;
+    for (const auto& [tp, e] : logs_)
+      if (e.root == root) victims.push_back(e.log);
+    listener = dir_failure_listener_;
+  }
+  for (const auto& log : victims) log->take_offline();
+  spdlog::error("log dir {} is offline ({}): {} partition(s) answer KAFKA_STORAGE_ERROR until a restart", root, why,
+                victims.size());
+  if (listener) listener(root, why);
+}
+
+bool LogManager::dir_offline(const std::string& root) const {
+  std::lock_guard lk(mu_);
+  return offline_dirs_.count(root) > 0;
+}
+
+std::vector<std::string> LogManager::offline_dirs() const {
+  std::lock_guard lk(mu_);
+  return {offline_dirs_.begin(), offline_dirs_.end()};
+}
+
+std::string LogManager::root_of(const Log& log) const {
+  std::lock_guard lk(mu_);
+  auto it = logs_.find(TopicPartition{log.topic(), log.partition()});
+  return it == logs_.end() || it->second.log.get() != &log ? std::string() : it->second.root;
 }
 
 Status LogManager::remove(const std::string& topic, int32_t partition) {
@@ -279,10 +328,12 @@ Status LogManager::write_checkpoints() {
     OffsetMap recovery, starts, cleaner;
   };
   std::map<std::string, RootMaps> per_root;
-  for (const auto& d : opts_.log_dirs) per_root[d];
   {
     std::lock_guard lk(mu_);
+    for (const auto& d : opts_.log_dirs)
+      if (!offline_dirs_.count(d)) per_root[d];
     for (const auto& [tp, e] : logs_) {
+      if (!per_root.count(e.root)) continue;  // offline
       auto& m = per_root[e.root];
       m.recovery[tp] = e.log->flushed_offset();
       m.starts[tp] = e.log->log_start_offset();
@@ -426,6 +477,7 @@ void LogManager::shutdown() {
   stop_threads();
   bool all_ok = true;
   for (const auto& log : logs()) {
+    if (log->offline()) continue;  // its dir gets no marker
     Status s = log->flush();
     if (s) s = log->close();
     if (!s) {
@@ -439,6 +491,10 @@ void LogManager::shutdown() {
     return;
   }
   for (const auto& root : opts_.log_dirs) {
+    if (dir_offline(root)) {
+      spdlog::error("log manager: {} is offline: no clean-shutdown marker there; next start recovers it", root);
+      continue;
+    }
     std::string marker = root + "/" + kCleanShutdownMarker;
     int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {

@@ -11,7 +11,8 @@
 // cleanable_info() is due, one at a time, then sleeps log.cleaner.backoff.ms
 // when none is. The cleaner checkpoint (cleaner-offset-checkpoint) is read at
 // open and written with the other checkpoints. shutdown() stops them,
-// flushes and closes every log, writes checkpoints and the marker.
+// flushes and closes every log, writes checkpoints and the marker (not in an
+// offline dir: see fail_dir).
 // Thread-safe: the log map is guarded by a mutex; logs are shared_ptrs that
 // stay usable (read-only after remove()) while callers hold them.
 #pragma once
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +65,21 @@ class LogManager {
   Flusher& flusher() { return flusher_; }
   const std::string& cluster_id() const { return cluster_id_; }
 
+  // Log-dir failure (KIP-112). fail_dir() takes `root` offline, once: every
+  // log in it goes offline (Log::take_offline: KAFKA_STORAGE_ERROR from then
+  // on), no new log is placed there, its checkpoints and clean-shutdown
+  // marker are no longer written, and the listener is told (on the failing
+  // thread: it must not block). A log's own I/O failure (Log's failure
+  // handler) calls it. Nothing brings a dir back while the process runs.
+  using DirFailureListener = std::function<void(const std::string& root, const std::string& why)>;
+  void set_dir_failure_listener(DirFailureListener listener);
+  void fail_dir(const std::string& root, const std::string& why);
+  bool dir_offline(const std::string& root) const;
+  std::vector<std::string> offline_dirs() const;
+  const std::vector<std::string>& log_dirs() const { return opts_.log_dirs; }
+  // The log dir (one of log_dirs()) holding `log`; empty if not ours.
+  std::string root_of(const Log& log) const;
+
   void shutdown();
   // Stops the background threads and nothing else: no flush, no checkpoint,
   // no marker (what a crash leaves behind). For crash tests.
@@ -89,8 +106,12 @@ class LogManager {
     std::string root;
   };
 
+  void arm_failure_handler(Log& log, const std::string& root);
+
   Options opts_;
   std::atomic<int64_t> cleaner_backoff_ms_;
+  std::set<std::string> offline_dirs_;  // guarded by mu_
+  DirFailureListener dir_failure_listener_;  // guarded by mu_
   std::string cluster_id_;
   mutable std::mutex mu_;
   std::map<TopicPartition, Entry> logs_;

@@ -27,7 +27,7 @@ Result<int> Log::apply_retention(int64_t now_ms) {
   std::vector<std::shared_ptr<Segment>> victims;
   {
     std::lock_guard lk(append_mu_);
-    if (closed_) return 0;
+    if (closed_ || offline_) return 0;
     std::vector<std::shared_ptr<Segment>> segs;
     for (const auto& [b, s] : segments_) segs.push_back(s);
     int64_t active_base = segs.back()->base_offset();
@@ -72,6 +72,7 @@ Result<int> Log::apply_retention(int64_t now_ms) {
 }
 
 Status Log::advance_log_start_offset(int64_t offset) {
+  if (offline_) return offline_error();
   {
     std::lock_guard lk(append_mu_);
     if (offset > log_end_.load())
@@ -125,6 +126,7 @@ Status Log::truncate_to(int64_t offset) {
   {
     std::lock_guard lk(append_mu_);
     if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+    if (offline_) return offline_error();
     if (offset >= log_end_.load()) {
       // Nothing to cut, but an epoch stamped at the log end while this
       // replica led (begin_leader_epoch) and never written goes (Kafka does
@@ -165,6 +167,7 @@ Status Log::truncate_fully_and_start_at(int64_t offset) {
   if (offset < 0) return Status::error("cannot start a log at offset " + std::to_string(offset), kOffsetOutOfRange);
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  if (offline_) return offline_error();
   return truncate_fully_locked(offset);
 }
 

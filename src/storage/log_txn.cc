@@ -40,10 +40,18 @@ void Log::index_completed_txn_locked(const CompletedTxn& txn) {
 
 Result<AppendResult> Log::append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
                                             int32_t coordinator_epoch, int32_t leader_epoch) {
+  auto r = append_marker(producer_id, producer_epoch, commit, coordinator_epoch, leader_epoch);
+  if (!r) (void)note_failure(r.status());
+  return r;
+}
+
+Result<AppendResult> Log::append_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
+                                        int32_t coordinator_epoch, int32_t leader_epoch) {
   if (producer_id < 0)
     return Status::error("transaction marker without producer id", kInvalidRecord);
   std::lock_guard lk(append_mu_);
   if (closed_) return Status::error(dir_ + ": log is closed", kStorageError);
+  if (offline_) return offline_error();
   const int64_t now_ms = now();
   const int64_t offset = log_end_.load();
   record::ControlBatchOptions opts;

@@ -1,6 +1,6 @@
 // Status / Result<T>: the internal failure type (docs/ARCHITECTURE.md section 7).
-// A Status is either ok or carries a message and an optional Kafka error
-// code; Result<T> is a value or a Status. No exceptions cross module borders.
+// A Status is either ok or carries a message, an optional Kafka error code
+// and, for a failed system call, its errno; Result<T> is a value or a Status. No exceptions cross module borders.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +22,26 @@ class Status {
     s.code_ = kafka_code;
     return s;
   }
+  // A failed system call: its errno travels with the error (storage tells a
+  // full disk from a failing one by it).
+  static Status sys_error(std::string msg, int sys_errno, int16_t kafka_code = -1) {
+    Status s = error(std::move(msg), kafka_code);
+    s.errno_ = sys_errno;
+    return s;
+  }
   bool is_ok() const { return !failed_; }
   explicit operator bool() const { return !failed_; }
   const std::string& message() const { return msg_; }
   // Kafka error code to report to a client (-1 = UNKNOWN_SERVER_ERROR).
   int16_t kafka_code() const { return code_; }
+  // The errno of a failed system call (sys_error); 0 otherwise.
+  int sys_errno() const { return errno_; }
 
  private:
   bool failed_ = false;
   std::string msg_;
   int16_t code_ = 0;
+  int errno_ = 0;
 };
 
 template <typename T>

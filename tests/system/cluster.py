@@ -343,9 +343,13 @@ class ClusterBroker:
 
 class Cluster:
     def __init__(self, n=3, overrides=None, zookeeper=True, session_timeout_ms=DEFAULT_SESSION_TIMEOUT_MS,
-                 base=None, zk_port=None, ports=None, name="cluster", peer=None):
+                 base=None, zk_port=None, ports=None, name="cluster", peer=None, broker_overrides=None):
+        """broker_overrides: {broker id: {key: value}} on top of `overrides`
+        for that broker alone (Spool only: the peer's nodes share one config)."""
         self.peer = _peer.which_cluster_peer(peer)
         if self.peer == "kafka":
+            if broker_overrides:
+                raise ClusterError("per-broker overrides are not supported by the Kafka peer cluster")
             _peer.init_cluster(self, n, overrides, base, ports, name)
             return
         if not zookeeper and n != 1:
@@ -362,7 +366,8 @@ class Cluster:
         ov.update(overrides or {})
         zk_connect = f"{self.zk.connect}{self.chroot}" if zookeeper else None
         ports = list(ports) if ports else [None] * n
-        self.brokers = [ClusterBroker(i, self.base, ports[i], ov, zk_connect) for i in range(n)]
+        self.brokers = [ClusterBroker(i, self.base, ports[i], {**ov, **(broker_overrides or {}).get(i, {})}, zk_connect)
+                        for i in range(n)]
 
     # -- addresses ------------------------------------------------------------
     @property

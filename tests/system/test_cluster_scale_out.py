@@ -6,8 +6,8 @@ producer and a read_committed consumer use all along.
 
 Judged:
   - the new replicas' growth (DescribeLogDirs on the new broker, sampled
-    every 0.5 s) after the quota's first window: its rate is within 20% of
-    the throttle (the brokers use replication.quota.window.num=3 so that the
+    every 0.5 s) after the quota's first window: its rate (a least-squares
+    fit) is within 20% of the throttle (the brokers use replication.quota.window.num=3 so that the
     burst Kafka's padded rate window lets through stays short);
   - `--verify` reports every partition completed, then removes the
     throttles: no broker keeps a leader/follower.replication.throttled.rate,
@@ -34,7 +34,7 @@ from workload import Workload
 
 PEER = which_cluster_peer()
 THROTTLE = 2_000_000  # bytes/s
-BACKLOG_MB = 24
+BACKLOG_MB = 36
 NEW = 3
 OVERRIDES = {"min.insync.replicas": "1", "default.replication.factor": "2", "offsets.topic.replication.factor": "3",
              "auto.leader.rebalance.enable": "false", "replication.quota.window.num": "3",
@@ -115,16 +115,17 @@ def test_move_onto_a_new_broker_under_a_throttle(cluster, tmp_path):
             break
         assert time.monotonic() - start < 120, f"not done after 120 s: {out}"
         time.sleep(0.5)
-    # The rate after the quota window's first burst (3 x 1 s windows). The
-    # replicas grow in steps (a fetch brings whole ~1 MB batches, and the
-    # quota lets a window's worth through at once), so the rate is measured
-    # from the sample just before the first step at or after 3 s to the end
-    # (the last step): a whole number of steps, whatever their phase.
-    first = next((i for i, s in enumerate(samples) if s[0] >= 3.0 and s[1] > samples[i - 1][1]), None)
-    assert first is not None and samples[-1][0] - samples[first - 1][0] >= 4.0, \
-        f"the move took only {samples[-1][0]:.1f} s: too short to measure {samples}"
-    (t0, b0), (t1, b1) = samples[first - 1], samples[-1]
-    rate = (b1 - b0) / (t1 - t0)
+    # The rate after the quota window's first burst (3 x 1 s windows): the
+    # least-squares slope of the samples from 3 s on (the last one, a partial
+    # step at completion, left out). The replicas grow in steps (whole ~1 MB
+    # batches, a window's worth at once), so a slope between two samples
+    # would depend on where they fall in a step; the fit over several steps
+    # does not.
+    steady = [s for s in samples if s[0] >= 3.0][:-1]
+    assert len(steady) >= 12, f"the move took only {samples[-1][0]:.1f} s: too short to measure {samples}"
+    mt = sum(t for t, _ in steady) / len(steady)
+    mb = sum(b for _, b in steady) / len(steady)
+    rate = sum((t - mt) * (b - mb) for t, b in steady) / sum((t - mt) ** 2 for t, _ in steady)
     total = samples[-1][1]
     print(f"  moved {total / 1e6:.1f} MB onto broker {NEW} in {samples[-1][0]:.1f} s; steady rate "
           f"{rate / 1e6:.2f} MB/s with a throttle of {THROTTLE / 1e6:.2f} MB/s")

@@ -13,7 +13,8 @@
 // f_frsize; a value past int64 is int64 max, like Kafka's
 // adjustForLargeFileSystems); a dir whose volume cannot be read answers
 // UNKNOWN_SERVER_ERROR with no topics, as Kafka does for an unexpected
-// failure. v5 adds IsCordoned (KIP-1066, Kafka's cordoned.log.dirs): Spool
+// failure; a dir offline after an I/O error (KIP-112) answers
+// KAFKA_STORAGE_ERROR with no topics, as Kafka does. v5 adds IsCordoned (KIP-1066, Kafka's cordoned.log.dirs): Spool
 // has no way to cordon a dir, so it is false.
 #include <sys/statvfs.h>
 
@@ -71,6 +72,10 @@ void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteR
     dir_index[key] = resp.results.size();
     auto& r = resp.results.emplace_back();
     r.log_dir = key;
+    if (b.logs.dir_offline(d)) {  // KIP-112: listed, with the error, and no partitions
+      r.error_code = protocol::ErrorCode::kKafkaStorageError;
+      continue;
+    }
     struct statvfs vfs {};
     if (::statvfs(key.c_str(), &vfs) != 0) {
       r.error_code = protocol::ErrorCode::kUnknownServerError;
