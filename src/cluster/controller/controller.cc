@@ -162,6 +162,8 @@ void Controller::process(ControllerEvent& event) {
           process_list_reassignments(ev);
         } else if constexpr (std::is_same_v<T, ZkReassignmentEvent>) {
           process_zk_reassignment();
+        } else if constexpr (std::is_same_v<T, LogDirEventNotificationEvent>) {
+          process_log_dir_event_notification();
         } else if constexpr (std::is_same_v<T, RunEvent>) {
           if (ev.fn) ev.fn();
         }
@@ -256,6 +258,11 @@ void Controller::initialize_context() {
 }
 
 void Controller::on_failover() {
+  // Arms the /log_dir_event_notification watch and drops the events already
+  // there: the LeaderAndIsr below goes to every online replica anyway, so
+  // each broker reports its offline dirs (Kafka deletes them the same way).
+  clear_log_dir_events();
+  if (zk_.fenced()) return;
   initialize_context();
   // Topic deletions in progress (Kafka's fetchTopicDeletionsInProgress).
   auto deletions = zk_.topic_deletions(watch_event(TopicDeletionEvent{}));

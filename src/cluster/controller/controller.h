@@ -11,7 +11,17 @@
 //   assignments, every /state; UpdateMetadata to all brokers BEFORE any
 //   LeaderAndIsr; LeaderAndIsr (same epoch) to online replicas; offline
 //   replicas -> Offline; New/Offline partitions elected; topic deletion
-//   resumed.
+//   resumed. Log-dir events found at failover are deleted (that
+//   LeaderAndIsr asks every broker about its replicas).
+// - Log-dir failure (KIP-112, controller_log_dirs.cc): a broker that lost a
+//   log dir creates /log_dir_event_notification/log_dir_event_N
+//   ({"version":1,"broker":N,"event":1}); the controller deletes every such
+//   node and sends LeaderAndIsr for all replicas of each named live broker.
+//   A broker answers KAFKA_STORAGE_ERROR for a replica on an offline dir:
+//   that replica is then offline (ControllerContext::is_replica_online) until
+//   the broker answers NONE for it, fails or registers again; partitions it
+//   led are re-elected, it leaves the ISRs, gets StopReplica (no delete),
+//   and UpdateMetadata lists it in OfflineReplicas.
 // - Fencing: every write is a multi checking the /controller_epoch zkVersion
 //   won with. A refused check means another controller exists: this one
 //   resigns at the end of the event (it stops writing at once).
@@ -36,7 +46,8 @@
 // (topic creation, partition additions, deletion), controller_requests.cc
 // (AlterPartition, ControlledShutdown, broker responses),
 // controller_elections.cc (ElectLeaders, auto leader rebalance),
-// controller_reassign.cc (partition reassignment, KIP-455).
+// controller_reassign.cc (partition reassignment, KIP-455),
+// controller_log_dirs.cc (log-dir events and LeaderAndIsr answers, KIP-112).
 // Threading: public methods are thread-safe; context() only on the event
 // thread (or in manual mode between run_pending() calls).
 #pragma once
@@ -175,6 +186,12 @@ class Controller {
   bool bump_leader_epoch(const TopicPartition& tp, bool new_replicas_too);
   void stop_removed_replicas(const TopicPartition& tp, const std::vector<int32_t>& replicas);
   void forget_zk_reassignment(const TopicPartition& tp);
+
+  // controller_log_dirs.cc
+  void process_log_dir_event_notification();
+  void clear_log_dir_events();
+  void on_broker_log_dir_failure(const std::vector<int32_t>& brokers);
+  void process_leader_and_isr_response(int32_t broker, const ControllerResponse& response);
 
   // controller_elections.cc
   void process_elect_leaders(ElectLeadersEvent& ev);

@@ -76,6 +76,9 @@ void Controller::process_broker_modification(int32_t broker) {
 }
 
 void Controller::on_broker_startup(const std::vector<int32_t>& brokers) {
+  // A (re)registered broker starts with its log dirs as it found them: it
+  // reports any still offline when it answers the LeaderAndIsr below.
+  for (int32_t id : brokers) ctx_.replicas_on_offline_dirs.erase(id);
   std::set<int32_t> fresh(brokers.begin(), brokers.end());
   std::vector<int32_t> existing;
   for (const auto& [id, info] : ctx_.brokers) {
@@ -105,7 +108,10 @@ void Controller::on_broker_startup(const std::vector<int32_t>& brokers) {
 }
 
 void Controller::on_broker_failure(const std::vector<int32_t>& brokers) {
-  for (int32_t id : brokers) ctx_.shutting_down.erase(id);
+  for (int32_t id : brokers) {
+    ctx_.shutting_down.erase(id);
+    ctx_.replicas_on_offline_dirs.erase(id);
+  }
   std::set<int32_t> gone(brokers.begin(), brokers.end());
   on_replicas_offline(ctx_.replicas_on_brokers(gone));
 }

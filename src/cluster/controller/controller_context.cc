@@ -54,6 +54,22 @@ std::optional<int64_t> ControllerContext::broker_epoch(int32_t broker) const {
   return it->second.epoch;
 }
 
+bool ControllerContext::is_replica_online(int32_t broker, const TopicPartition& tp, bool include_shutting_down) const {
+  if (include_shutting_down ? brokers.count(broker) == 0 : !is_live(broker)) return false;
+  auto it = replicas_on_offline_dirs.find(broker);
+  return it == replicas_on_offline_dirs.end() || it->second.count(tp) == 0;
+}
+
+std::set<int32_t> ControllerContext::with_online_replica(const TopicPartition& tp,
+                                                         const std::set<int32_t>& ids) const {
+  std::set<int32_t> out;
+  for (int32_t b : ids) {
+    auto it = replicas_on_offline_dirs.find(b);
+    if (it == replicas_on_offline_dirs.end() || it->second.count(tp) == 0) out.insert(b);
+  }
+  return out;
+}
+
 const std::vector<int32_t>& ControllerContext::replicas(const TopicPartition& tp) const {
   static const std::vector<int32_t> kEmpty;
   auto it = assignment.find(tp);
@@ -100,7 +116,7 @@ std::vector<TopicPartition> ControllerContext::partitions_with_offline_leader() 
   for (const auto& [tp, lead] : leadership) {
     if (queued_for_deletion(tp.topic)) continue;
     int32_t leader = lead.leader_and_isr.leader;
-    if (leader == kNoLeader || !is_live(leader)) out.push_back(tp);
+    if (leader == kNoLeader || !is_replica_online(leader, tp)) out.push_back(tp);
   }
   return out;
 }
@@ -160,6 +176,9 @@ void ControllerContext::remove_topic(const std::string& topic) {
   }
   for (auto it = replica_states.begin(); it != replica_states.end();) {
     it = it->first.partition.topic == topic ? replica_states.erase(it) : std::next(it);
+  }
+  for (auto& [broker, offline] : replicas_on_offline_dirs) {
+    for (auto it = offline.begin(); it != offline.end();) it = it->topic == topic ? offline.erase(it) : std::next(it);
   }
   topic_ids.erase(topic);
   topics_to_delete.erase(topic);

@@ -1,6 +1,7 @@
 // ControllerContext: the active controller's cached view of the cluster
 // (Kafka's ControllerContext): live brokers with their epochs, endpoints and
-// racks; brokers in controlled shutdown; topics with ids and assignments;
+// racks; brokers in controlled shutdown; replicas on offline log dirs
+// (KIP-112); topics with ids and assignments;
 // per-partition leadership as last written to /state; partition and replica
 // states; topics queued for deletion; the controller epoch and its zkVersion.
 //
@@ -120,6 +121,19 @@ class ControllerContext {
   bool is_live(int32_t broker) const { return brokers.count(broker) != 0 && shutting_down.count(broker) == 0; }
   std::optional<int64_t> broker_epoch(int32_t broker) const;
 
+  // Per broker, the replicas it answered LeaderAndIsr for with
+  // KAFKA_STORAGE_ERROR (their log dir is offline; Kafka's
+  // replicasOnOfflineDirs). A replica leaves the set when the broker answers
+  // NONE for it; a broker's set is dropped when it fails or registers again.
+  std::map<int32_t, std::set<TopicPartition>> replicas_on_offline_dirs;
+  // Kafka's isReplicaOnline: the broker is live (or, with
+  // include_shutting_down, in controlled shutdown) and tp's replica on it is
+  // not on an offline log dir.
+  bool is_replica_online(int32_t broker, const TopicPartition& tp, bool include_shutting_down = false) const;
+  // The brokers of `brokers` whose replica of tp is not on an offline log dir
+  // (the per-partition candidate set the elections are given).
+  std::set<int32_t> with_online_replica(const TopicPartition& tp, const std::set<int32_t>& brokers) const;
+
   // --- topics
   std::map<std::string, TopicId> topic_ids;  // every topic known, with its id
   std::map<TopicPartition, std::vector<int32_t>> assignment;
@@ -143,8 +157,9 @@ class ControllerContext {
   std::vector<TopicPartition> partitions_on_broker(int32_t broker) const;
   std::vector<PartitionReplica> replicas_on_brokers(const std::set<int32_t>& brokers) const;
   std::vector<PartitionReplica> replicas_of(const std::vector<TopicPartition>& partitions) const;
-  // Partitions whose leader is not live (or -1), skipping topics queued for
-  // deletion (Kafka's partitionsWithOfflineLeader).
+  // Partitions whose leader is -1 or not an online replica
+  // (is_replica_online), skipping topics queued for deletion (Kafka's
+  // partitionsWithOfflineLeader).
   std::vector<TopicPartition> partitions_with_offline_leader() const;
   std::vector<TopicPartition> partitions_led_by(int32_t broker) const;
   std::vector<TopicPartition> partitions_in_state(PartitionState s) const;

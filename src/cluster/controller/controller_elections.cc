@@ -121,7 +121,8 @@ void Controller::process_auto_leader_rebalance() {
     if (ratio <= config_.leader_imbalance_per_broker_percentage / 100.0) continue;
     if (!ctx_.is_live(broker)) continue;
     for (const auto& tp : elsewhere) {
-      if (ctx_.being_reassigned(tp)) continue;
+      // Kafka's canPreferredReplicaBeLeader: online (not on an offline log dir) and in the ISR.
+      if (ctx_.being_reassigned(tp) || !ctx_.is_replica_online(broker, tp)) continue;
       const auto& isr = ctx_.leadership[tp].leader_and_isr.isr;
       if (std::find(isr.begin(), isr.end(), broker) != isr.end()) candidates.push_back(tp);
     }

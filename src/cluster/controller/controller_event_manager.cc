@@ -21,7 +21,8 @@ const char* event_name(const ControllerEvent& e) {
       "TopicDeletion",    "UncleanLeaderElectionEnable",         "BrokerResponse",
       "AlterPartition",   "ControlledShutdown", "ElectLeaders",  "AutoLeaderRebalance",
       "AlterPartitionReassignments",            "ListPartitionReassignments",
-      "ZkPartitionReassignment",                "RunEvent",
+      "ZkPartitionReassignment",                "LogDirEventNotification",
+      "RunEvent",
   };
   static_assert(std::size(kNames) == std::variant_size_v<ControllerEvent>);
   return kNames[e.index()];

@@ -139,6 +139,8 @@ struct ListReassignmentsEvent {
 };
 // /admin/reassign_partitions was created (legacy tools).
 struct ZkReassignmentEvent {};
+// Children of /log_dir_event_notification changed (a broker lost a log dir).
+struct LogDirEventNotificationEvent {};
 // Runs an arbitrary function on the event thread (tests; Kafka's MockEvent).
 struct RunEvent {
   std::function<void()> fn;
@@ -149,7 +151,7 @@ using ControllerEvent =
                  BrokerModificationEvent, TopicChangeEvent, PartitionModificationsEvent, TopicDeletionEvent,
                  UncleanLeaderElectionEnableEvent, BrokerResponseEvent, AlterPartitionEvent, ControlledShutdownEvent,
                  ElectLeadersEvent, AutoLeaderRebalanceEvent, AlterReassignmentsEvent, ListReassignmentsEvent,
-                 ZkReassignmentEvent, RunEvent>;
+                 ZkReassignmentEvent, LogDirEventNotificationEvent, RunEvent>;
 
 const char* event_name(const ControllerEvent& e);
 

@@ -235,10 +235,10 @@ void Controller::complete_reassignment(const TopicPartition& tp) {
   // B2: RS = TRS in memory (the znode follows in B6).
   ctx_.assignment[tp] = target;
   ctx_.reassigning.erase(tp);
-  // B3: the leader moves if it is not in TRS (or is not live), else the
+  // B3: the leader moves if it is not in TRS (or is not online), else the
   // epoch is bumped so every replica learns RS = TRS.
   const int32_t leader = ctx_.leadership.count(tp) ? ctx_.leadership[tp].leader_and_isr.leader : kNoLeader;
-  if (!contains(target, leader) || !ctx_.is_live(leader)) {
+  if (!contains(target, leader) || !ctx_.is_replica_online(leader, tp)) {
     psm_.handle({tp}, PartitionState::kOnline, Strategy{ElectionStrategy::kReassign, false});
   } else {
     bump_leader_epoch(tp, /*new_replicas_too=*/false);

@@ -1,5 +1,6 @@
 // Controller: requests from brokers (Kafka's tryProcessAlterPartition,
-// doControlledShutdown) and the answers to the controller's own requests.
+// doControlledShutdown) and the answers to the controller's own requests
+// (LeaderAndIsr answers are read in controller_log_dirs.cc).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -173,6 +174,10 @@ void Controller::process_broker_response(const BrokerResponseEvent& ev) {
     }
     rsm_.handle(deleted, ReplicaState::kDeletionSuccessful);
     try_topic_deletion();
+    return;
+  }
+  if (std::holds_alternative<LeaderAndIsrRequest>(ev.request)) {
+    process_leader_and_isr_response(ev.broker, ev.response);
     return;
   }
   if (ev.response.error != ErrorCode::kNone) {

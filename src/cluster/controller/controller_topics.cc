@@ -150,7 +150,7 @@ void Controller::start_topic_deletion(const std::string& topic) {
   std::vector<PartitionReplica> alive, dead;
   for (const auto& r : ctx_.replicas_of(partitions)) {
     if (ctx_.replica_state(r) == ReplicaState::kDeletionSuccessful) continue;
-    (ctx_.is_live(r.replica) || ctx_.shutting_down.count(r.replica) != 0 ? alive : dead).push_back(r);
+    (ctx_.is_replica_online(r.replica, r.partition, /*include_shutting_down=*/true) ? alive : dead).push_back(r);
   }
   if (!dead.empty()) {
     rsm_.handle(dead, ReplicaState::kDeletionIneligible);

@@ -218,6 +218,37 @@ StoreResult<std::vector<std::string>> ControllerZk::topic_deletions(Watcher chil
   return topics_marked_for_deletion(kids.value());
 }
 
+StoreResult<std::vector<std::string>> ControllerZk::log_dir_events(Watcher children_watch) {
+  auto kids = store_.children(s(zk_paths::kLogDirEventNotification), children_watch);
+  if (kids.code() == StoreCode::kNoNode) return std::vector<std::string>{};
+  if (!kids.is_ok()) return kids;
+  std::vector<std::string> names = std::move(kids.value());
+  std::sort(names.begin(), names.end());  // fixed-width counters: name order is sequence order
+  return names;
+}
+
+StoreResult<std::optional<int32_t>> ControllerZk::log_dir_event_broker(const std::string& name) {
+  const std::string path = s(zk_paths::kLogDirEventNotification) + "/" + name;
+  if (!zk_paths::sequence_number(name, zk_paths::kLogDirEventPrefix)) {
+    spdlog::error("controller: ignoring {}: not a log dir event node", path);
+    return std::optional<int32_t>();
+  }
+  auto got = store_.get(path);
+  if (got.code() == StoreCode::kNoNode) return std::optional<int32_t>();
+  if (!got.is_ok()) return got.error();
+  auto dec = decode_log_dir_event(path, got->data);
+  if (!dec.is_ok()) {
+    spdlog::error("controller: ignoring a malformed log dir event: {}", dec.status().message());
+    return std::optional<int32_t>();
+  }
+  return std::optional<int32_t>(dec.value());
+}
+
+ZkWrite ControllerZk::delete_log_dir_event(const std::string& name) {
+  ZkWrite w = fenced_multi({Op::remove(s(zk_paths::kLogDirEventNotification) + "/" + name)});
+  return w == ZkWrite::kNoNode ? ZkWrite::kOk : w;
+}
+
 ZkWrite ControllerZk::fenced_multi(std::vector<Op> ops, std::vector<OpResult>* results) {
   if (fenced_) return ZkWrite::kControllerMoved;
   ops.insert(ops.begin(), Op::check(s(zk_paths::kControllerEpoch), epoch_zk_version_));

@@ -106,6 +106,16 @@ class ControllerZk {
   // document is kept (Kafka's setTopicAssignment during a reassignment).
   ZkWrite set_partition_replicas(const std::string& topic, const std::map<int32_t, PartitionReplicas>& partitions);
 
+  // --- /log_dir_event_notification (KIP-112; brokers create the nodes) ---
+  // The children's names, in sequence order (children watch optional); an
+  // absent parent reads as no events.
+  StoreResult<std::vector<std::string>> log_dir_events(Watcher children_watch = {});
+  // The broker id an event node names; nullopt when the node is gone, or is
+  // malformed (its name or its JSON; logged): the caller deletes it anyway.
+  StoreResult<std::optional<int32_t>> log_dir_event_broker(const std::string& name);
+  // Removes one event node (fenced; an absent node is fine).
+  ZkWrite delete_log_dir_event(const std::string& name);
+
   // --- /admin/reassign_partitions (legacy tools) ---
   // The requested reassignments, nullopt when the znode is absent (then the
   // watch fires on its creation) or unreadable (logged; the caller removes it,

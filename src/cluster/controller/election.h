@@ -10,6 +10,8 @@
 //   leader epoch, writes /state conditionally and sends the requests.
 // - "live" excludes brokers in controlled shutdown (Kafka's liveBrokerIds);
 //   only the controlled-shutdown strategy also sees the shutting-down ones.
+//   The caller also leaves out, per partition, the brokers whose replica is
+//   on an offline log dir (Kafka's isReplicaOnline).
 // Threading: stateless, any thread.
 #pragma once
 

@@ -50,7 +50,8 @@ void PartitionStateMachine::initialize_states() {
     } else {
       int32_t leader = it->second.leader_and_isr.leader;
       ctx_.partition_states[tp] =
-          (leader != kNoLeader && ctx_.is_live(leader)) ? PartitionState::kOnline : PartitionState::kOffline;
+          (leader != kNoLeader && ctx_.is_replica_online(leader, tp)) ? PartitionState::kOnline
+                                                                      : PartitionState::kOffline;
     }
   }
 }
@@ -120,11 +121,11 @@ PartitionChanges PartitionStateMachine::handle(const std::vector<TopicPartition>
 
 void PartitionStateMachine::initialize_leadership(const std::vector<TopicPartition>& partitions,
                                                   PartitionChanges& out) {
-  const std::set<int32_t> live = ctx_.live_broker_ids();
+  const std::set<int32_t> live_brokers = ctx_.live_broker_ids();
   for (const auto& tp : partitions) {
     if (zk_.fenced()) return;
     const auto& replicas = ctx_.replicas(tp);
-    auto chosen = elect_initial(replicas, live);
+    auto chosen = elect_initial(replicas, ctx_.with_online_replica(tp, live_brokers));
     if (!chosen) {
       spdlog::error("controller {} epoch {}: partition {} New -> Online failed: no assigned replica is alive",
                     config_.broker_id, ctx_.epoch, tp.to_string());
@@ -155,8 +156,8 @@ void PartitionStateMachine::initialize_leadership(const std::vector<TopicPartiti
 std::vector<TopicPartition> PartitionStateMachine::elect_round(const std::vector<TopicPartition>& partitions,
                                                                const Strategy& strategy, PartitionChanges& out) {
   std::vector<TopicPartition> retry;
-  const std::set<int32_t> live = ctx_.live_broker_ids();
-  const std::set<int32_t> live_or_sd = ctx_.live_or_shutting_down_ids();
+  const std::set<int32_t> live_brokers = ctx_.live_broker_ids();
+  const std::set<int32_t> live_or_sd_brokers = ctx_.live_or_shutting_down_ids();
   for (const auto& tp : partitions) {
     if (zk_.fenced()) return {};
     auto read = zk_.partition_state(tp);
@@ -175,6 +176,9 @@ std::vector<TopicPartition> PartitionStateMachine::elect_round(const std::vector
       out[tp] = PartitionChange{false, {}, "state written by a newer controller"};
       continue;
     }
+    // Kafka's isReplicaOnline: a replica on an offline log dir is no candidate.
+    const std::set<int32_t> live = ctx_.with_online_replica(tp, live_brokers);
+    const std::set<int32_t> live_or_sd = ctx_.with_online_replica(tp, live_or_sd_brokers);
     const auto& replicas = ctx_.replicas(tp);
     const auto& isr = current.leader_and_isr.isr;
     std::optional<ElectionOutcome> chosen;

@@ -34,7 +34,7 @@ void ReplicaStateMachine::startup() {
   for (const auto& [tp, replicas] : ctx_.assignment) {
     for (int32_t r : replicas) {
       PartitionReplica pr{tp, r};
-      if (ctx_.is_live(r)) {
+      if (ctx_.is_replica_online(r, tp)) {
         ctx_.replica_states[pr] = RS::kOnline;
         online.push_back(pr);
       } else {

@@ -39,7 +39,7 @@ class ReplicaStateMachine {
                       const ControllerConfig& config)
       : ctx_(ctx), zk_(zk), batch_(batch), channel_(channel), config_(config) {}
 
-  // Failover: replicas on live brokers -> Online, the others are marked
+  // Failover: online replicas (is_replica_online) -> Online, the others are marked
   // DeletionIneligible and then moved to Offline (Kafka's startup).
   void startup();
   void handle(const std::vector<PartitionReplica>& replicas, ReplicaState target);

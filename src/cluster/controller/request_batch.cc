@@ -98,7 +98,9 @@ std::optional<UpdateMetadataPartition> RequestBatch::um_state(const TopicPartiti
   }
   p.isr = it->second.leader_and_isr.isr;
   for (int32_t r : p.replicas) {
-    if (!ctx_.is_live(r)) p.offline_replicas.push_back(r);  // shutting-down counts as offline, as in Kafka
+    // Kafka's isReplicaOnline: a dead broker, a replica on an offline log dir
+    // and (as in Kafka) a broker in controlled shutdown count as offline.
+    if (!ctx_.is_replica_online(r, tp)) p.offline_replicas.push_back(r);
   }
   return p;
 }

@@ -11,7 +11,10 @@
 // - UpdateMetadata carries the full live-broker list (shutting-down brokers
 //   included, as Kafka's liveOrShuttingDownBrokers) and, per partition, the
 //   cached leadership (a partition without one is left out); a partition of
-//   a topic queued for deletion gets leader -2. StopReplica carries leader epoch -2 for such partitions.
+//   a topic queued for deletion gets leader -2 (and StopReplica leader epoch
+//   -2). OfflineReplicas lists the replicas that are not
+//   ControllerContext::is_replica_online (dead or shutting-down broker,
+//   offline log dir).
 // - Requests go only to brokers that are live or shutting down; broker_epoch
 //   is the recipient's epoch from the context at send time.
 // - Requests keep their insertion order of partitions within a request.

@@ -2,7 +2,8 @@
 // QueuedBrokerChannel for controller tests. It records every request handed
 // to it, per broker and in order (retries included), and lets the test
 // answer or fail the one in flight. With auto_answer on, every request is
-// answered at once with success (StopReplica: no partition errors).
+// answered at once: by the responder when one is set, else with success (no
+// partition errors).
 // Thread-safe; callbacks run on the thread that answers.
 #pragma once
 
@@ -25,6 +26,13 @@ class FakeBrokerTransport final : public BrokerTransport {
     auto_answer_ = on;
   }
 
+  // The auto-answer to each request (empty: success).
+  using Responder = std::function<ControllerResponse(int32_t broker, const ControllerRequest& request)>;
+  void set_responder(Responder responder) {
+    std::lock_guard<std::mutex> lock(mu_);
+    responder_ = std::move(responder);
+  }
+
   void connect(const BrokerInfo& broker) override {
     std::lock_guard<std::mutex> lock(mu_);
     connected_.insert(broker.id);
@@ -37,14 +45,16 @@ class FakeBrokerTransport final : public BrokerTransport {
   }
   void send(int32_t broker, const ControllerRequest& request, Done done) override {
     bool answer_now = false;
+    Responder responder;
     {
       std::lock_guard<std::mutex> lock(mu_);
       sent_[broker].push_back(request);
       all_.emplace_back(broker, request);
       answer_now = auto_answer_;
+      responder = responder_;
       if (!answer_now) pending_[broker] = std::move(done);
     }
-    if (answer_now) done(ControllerResponse{});
+    if (answer_now) done(responder ? responder(broker, request) : ControllerResponse{});
   }
 
   // Answers (or fails: nullopt) broker's in-flight request. False if none.
@@ -94,6 +104,7 @@ class FakeBrokerTransport final : public BrokerTransport {
  private:
   mutable std::mutex mu_;
   bool auto_answer_ = false;
+  Responder responder_;
   std::set<int32_t> connected_;
   std::vector<BrokerInfo> connects_;
   std::map<int32_t, std::vector<ControllerRequest>> sent_;
