@@ -248,6 +248,7 @@ Status ReplicaManager::checkpoint_high_watermarks() {
   }
   Status result = Status::ok();
   for (const auto& [root, offsets] : by_root) {
+    if (logs_.dir_offline(root)) continue;  // KIP-112: nothing is written there any more
     Status s = storage::write_offset_checkpoint((std::filesystem::path(root) / kReplicationOffsetCheckpoint).string(),
                                                 offsets);
     if (!s) {

@@ -133,19 +133,19 @@ def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk,
     assert c.brokers[0].alive(), "broker 0 died"
     acked = wl.acked()
     assert wl.wait_acked(acked + 300, 60) >= acked + 300, wl.errors[-5:]
-    # Every partition, on either dir, takes a write now.
-    p = Producer({"bootstrap.servers": c.bootstrap, "acks": "all", "enable.idempotence": True})
-    results = {}
-    for part in range(n):
-        p.produce(topic, b"after-failure-%d" % part, partition=part,
-                  on_delivery=lambda err, msg: results.__setitem__(msg.partition(), err))
-    assert p.flush(60) == 0 and all(results.get(part) is None for part in range(n)), results
     wl.stop(timeout=90)
     wl.drain(timeout=90)
     assert wl.history.drained
     res = wl.check()
     assert res.valid, f"{res.describe()}; seed {wl.seed}"
     print(f"  checker: {res.stats}")
+    # Every partition, on either dir, takes a write now (after the check: the checker knows only its own values).
+    p = Producer({"bootstrap.servers": c.bootstrap, "acks": "all", "enable.idempotence": True})
+    results = {}
+    for part in range(n):
+        p.produce(topic, b"after-failure-%d" % part, partition=part,
+                  on_delivery=lambda err, msg: results.__setitem__(msg.partition(), err))
+    assert p.flush(60) == 0 and all(results.get(part) is None for part in range(n)), results
     dirs = log_dirs(c.brokers[0].port)
     assert dirs[bad_dir]["error"] == STORAGE_ERROR and not dirs[bad_dir]["partitions"], dirs[bad_dir]
     assert dirs[f"{tmp_path}/b0-good"]["error"] == 0
@@ -167,6 +167,14 @@ def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk,
     assert r.returncode == 0, r.stdout + r.stderr
     wait_for("broker 0 leads again", lambda: all(
         p["LeaderId"] == 0 for p in partitions_of(c.metadata(1, [topic]), topic).values()))
+    # A new leader learns the high watermark from its followers' fetches
+    # (Kafka's too): wait until it covers what was read before.
+    from confluent_kafka import Consumer, TopicPartition
+    probe = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "hw-probe"})
+    wait_for("high watermarks back", lambda: all(
+        probe.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] >= (before[p][-1][0] + 1 if before[p] else 0)
+        for p in range(n)))
+    probe.close()
     after = read_all(c.bootstrap, topic, range(n))
     assert after == before, "broker 0's recovered replicas differ from what was read before the restart"
     print(f"  broker 0 recovered {sum(len(v) for v in after.values())} records on both dirs, byte for byte")
