@@ -12,8 +12,8 @@
 // (throughput phases only, on the cluster as started: coordinator_plan.cc),
 // the leader failover `repetitions` times, the coordinator failover
 // `repetitions` times (coordinator_plan.cc; the killed node is restarted in
-// between), then the RF=3 vs RF=1 acks=all produce throughput and the
-// replication lag (throughput phases only). The throughput phases are the
+// between), then the RF=3 vs RF=1 acks=all produce throughput, the
+// replication lag and the controlled shutdown (throughput phases only). The throughput phases are the
 // default-timeout ones (--quick: the 2 s ones). --workloads cluster/<name>
 // runs only that workload of the family. Kafka phases need --peer kafka.
 // Workload ids (measurement.h):
@@ -22,6 +22,7 @@
 //   cluster/lag/1KB/acks=1/rf=3/<N>MBps   MB_per_s, lag_p50/p99/max_msgs
 //   cluster/txn/100x1KB/rf=3/p<P>/x<X>   txns_per_s, MB_per_s
 //   cluster/coordinator-failover/<group|txn>/session=<default|2s>   seconds
+//   cluster/controlled-shutdown/p100/rf=3   unavailable_p50/p99/max_ms, shutdown_s (shutdown_plan.cc)
 #include <filesystem>
 
 #include "bench/cluster_process.h"
@@ -95,6 +96,15 @@ void Session::plan_cluster(std::vector<Step>* steps) {
              "leader's log end as the producer saw it) + 1 - HW, in messages (x 1 KB); MB_per_s is the rate "
              "achieved; Spool's HW is the minimum fsynced offset over the ISR, Kafka's the minimum log end");
   }
+  if (wants_cluster("controlled-shutdown")) {
+    add_note("cluster/controlled-shutdown: a new 100-partition RF=3 topic whose every partition is led by one node "
+             "(not the one Metadata names controller); an acks=all idempotent producer (the client settings of "
+             "cluster/failover) sends 16 B to each partition in turn, one message every 200 us; after 3 s the node "
+             "gets SIGTERM (controlled shutdown) and sending goes on 2 s past its exit; a partition's unavailability "
+             "is the longest acknowledgement wait of a message sent to it from 0.5 s before the SIGTERM on; "
+             "p50/p99/max over the 100 partitions; shutdown_s is SIGTERM to exit; the node is restarted before the "
+             "next repetition");
+  }
   if (peer_ != "kafka") add_note("cluster: no Kafka cluster without --peer kafka: no Spool/Kafka cluster ratios");
   add_coordinator_notes();
   if (!zk) add_note("cluster: Spool's cluster needs ZooKeeper: " + zk.status().message());
@@ -165,6 +175,7 @@ void Session::plan_cluster(std::vector<Step>* steps) {
     }
     if (wants_cluster("coordinator-failover")) plan_coordinator_failover(cfg.target, cfg.setting, steps);
     if (cfg.throughput) plan_cluster_throughput(cfg.target, steps);
+    if (cfg.throughput && wants_cluster("controlled-shutdown")) plan_controlled_shutdown(cfg.target, steps);
     steps->push_back({"stop cluster " + label, [this]() -> Result<std::string> {
                         if (!cluster_) return std::string("was not running");
                         Status st = cluster_->stop(60);

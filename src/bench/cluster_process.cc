@@ -123,6 +123,8 @@ Status SpoolCluster::start(double timeout_s) {
 
 void SpoolCluster::kill9(int i) { brokers_.at(static_cast<size_t>(i))->kill9(); }
 
+Status SpoolCluster::terminate(int i, double timeout_s) { return brokers_.at(static_cast<size_t>(i))->stop(timeout_s); }
+
 Status SpoolCluster::restart(int i, double timeout_s) {
   if (auto st = brokers_.at(static_cast<size_t>(i))->start(timeout_s); !st) return st;
   if (auto st = wait_cluster_ready(nodes(), n_, timeout_s); !st) return Status::error(st.message() + "\n" + log_tail());
@@ -193,6 +195,13 @@ void KafkaPeerCluster::kill9(int i) {
   // otherwise be counted in the failover time; the script then waits for the exit.
   if (pid_t pid = node.serving_pid(); pid > 0 && node.running()) ::kill(pid, SIGKILL);
   node.kill9();
+}
+
+Status KafkaPeerCluster::terminate(int i, double timeout_s) {
+  KafkaPeer& node = *nodes_.at(static_cast<size_t>(i));
+  // As kill9: the signal goes to the JVM at once, the script then waits.
+  if (pid_t pid = node.serving_pid(); pid > 0 && node.running()) ::kill(pid, SIGTERM);
+  return node.stop(timeout_s);
 }
 
 Status KafkaPeerCluster::restart(int i, double timeout_s) {

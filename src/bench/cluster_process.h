@@ -45,6 +45,10 @@ class ManagedCluster {
   virtual Status restart(int i, double timeout_s) = 0;
   // SIGTERM to every node (and ZooKeeper); error when one did not stop cleanly.
   virtual Status stop(double timeout_s) = 0;
+  // SIGTERM to node i alone (a controlled shutdown: its leaders move first),
+  // sent as the call begins; returns once it exited (error: not cleanly, or
+  // killed after `timeout_s`). restart() brings it back.
+  virtual Status terminate(int i, double timeout_s) = 0;
   int size() const { return n_; }
   virtual std::string node_bootstrap(int i) const = 0;
   // Every node, comma-separated.
@@ -73,6 +77,7 @@ class SpoolCluster : public ManagedCluster {
   void kill9(int i) override;
   Status restart(int i, double timeout_s) override;
   Status stop(double timeout_s) override;
+  Status terminate(int i, double timeout_s) override;
   std::string node_bootstrap(int i) const override;
   std::string log_tail(size_t max_chars = 3000) const override;
 
@@ -95,6 +100,7 @@ class KafkaPeerCluster : public ManagedCluster {
   void kill9(int i) override;
   Status restart(int i, double timeout_s) override;
   Status stop(double timeout_s) override;
+  Status terminate(int i, double timeout_s) override;
   std::string node_bootstrap(int i) const override;
   std::string log_tail(size_t max_chars = 3000) const override;
 

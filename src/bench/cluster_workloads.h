@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/cluster_process.h"
 #include "bench/progress.h"
@@ -53,6 +54,25 @@ struct LagResult {
 // `replication_factor` replicas on `t`.
 Result<LagResult> run_replication_lag(const Target& t, const std::string& topic, int replication_factor,
                                       double MB_per_s, double seconds, Progress* progress);
+
+// Controlled shutdown (issue 15's benchmark): `partitions` partitions, RF =
+// cluster size, every one with `victim` as preferred (so current) leader;
+// one acks=all idempotent producer sends 16 B to each partition in turn
+// (one message every 200 us: each partition every `partitions` x 0.2 ms);
+// after 3 s of steady flow the victim gets SIGTERM (Kafka's controlled
+// shutdown moves its leaders away first), and sending goes on 2 s after it
+// exited. A partition's unavailability is the longest that a message sent
+// to it from 0.5 s before the SIGTERM to the end waited for its
+// acknowledgement (in ms; what an application sees as a stall). The victim
+// stays down: the caller restarts it.
+struct ShutdownResult {
+  std::vector<double> unavailable_ms;  // one per partition
+  double baseline_p99_ms = 0;          // acknowledgement latency before the SIGTERM
+  double shutdown_s = 0;               // SIGTERM -> the process exited
+  int errors = 0;                      // messages never acknowledged (the producer retries: expected 0)
+};
+Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::string& topic, int partitions, int victim,
+                                               Progress* progress);
 
 // Has the cluster create the group coordinator's __consumer_offsets (a
 // consumer group's FindCoordinator does) and waits until each of its

@@ -20,6 +20,7 @@
 //     cluster/lag/1KB/acks=1/rf=3/<N>MBps                 acked offset - high watermark under load
 //     cluster/txn/100x1KB/rf=3/p<P>/x<X>                  transactions of 100 x 1 KB committed per second
 //     cluster/coordinator-failover/<group|txn>/session=<default|2s>   coordinator kill -9 to stable / committing
+//     cluster/controlled-shutdown/p100/rf=3               per-partition unavailability during a SIGTERM
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"
@@ -27,7 +28,8 @@
 //   own limits)
 //   metrics: msgs_per_s, MB_per_s (10^6 bytes), p50_us, p99_us, p999_us,
 //   max_us, rss_MB, seconds, ratio, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
-//   txns_per_s (cluster_workloads.h and coordinator_workloads.h define the
+//   txns_per_s, unavailable_p50_ms, unavailable_p99_ms, unavailable_max_ms,
+//   shutdown_s (cluster_workloads.h and coordinator_workloads.h define the
 //   cluster ones)
 //
 // Every Measurement holds one value per repetition; the report quotes the

@@ -34,6 +34,8 @@ std::string metric_unit(const std::string& metric) {
   if (metric == "MB_per_s") return "MB/s";
   if (metric == "txns_per_s") return "txn/s";
   if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0) return "us";
+  if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ms") == 0) return "ms";
+  if (metric == "shutdown_s") return "s";
   if (metric == "rss_MB") return "MB";
   if (metric == "seconds") return "s";
   if (metric.size() > 5 && metric.compare(metric.size() - 5, 5, "_msgs") == 0) return "messages";

@@ -110,6 +110,27 @@ TargetCheck failover(const Report& r, const std::string& setting, double session
   return c;
 }
 
+// Issue 15's goal: per-partition unavailability during a controlled
+// shutdown of the leader of 100 partitions, p99 < 100 ms (Spool's median).
+TargetCheck controlled_shutdown(const Report& r) {
+  TargetCheck c;
+  c.name = "per-partition unavailability during a controlled shutdown, 100 partitions led by the stopping broker";
+  c.goal = "p99 < 100 ms";
+  const std::string id = "cluster/controlled-shutdown/p100/rf=3";
+  const Measurement* m = usable(r, id, "spool", "unavailable_p99_ms");
+  if (m == nullptr) {
+    c.measured = "not measured (" + id + " unavailable_p99_ms of spool)";
+    return c;
+  }
+  c.measured_ok = true;
+  c.met = m->median() < 100;
+  c.measured = fmt::format("p99 {} ms", format_plain(m->median()));
+  if (const Measurement* k = usable(r, id, "kafka", "unavailable_p99_ms"))
+    c.measured += fmt::format(" (Kafka: {} ms; {} of Kafka's)", format_plain(k->median()),
+                              format_ratio(m->median() / std::max(k->median(), 1e-9)));
+  return c;
+}
+
 bool has_cluster_rows(const Report& r) {
   for (const auto& m : r.measurements)
     if (m.workload.rfind("cluster/", 0) == 0) return true;
@@ -137,6 +158,7 @@ std::vector<TargetCheck> check_targets(const Report& r) {
   if (!has_cluster_rows(r)) return out;  // the cluster family is opt-in
   out.push_back(failover(r, "default", 18));
   out.push_back(failover(r, "2s", 2));
+  out.push_back(controlled_shutdown(r));
   out.push_back(ratio(r, "cluster produce 1 KB, acks=all, RF=3 (3 nodes each)", "cluster/produce/1KB/acks=all/p1/rf=3",
                       "msgs_per_s", "kafka", 1.5, true, ">= 1.5x Kafka RF=3"));
   // One check per transaction workload that ran (cluster/txn/<size>/rf=3/p<P>/x<X>).

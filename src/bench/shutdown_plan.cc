@@ -1,0 +1,62 @@
+// Session planning of the cluster family's controlled-shutdown workload
+// (runner_session.h, cluster_workloads.h run_controlled_shutdown), called by
+// plan_cluster (cluster_plan.cc) for the throughput phase of each target:
+// `repetitions` times, a new 100-partition RF=3 topic led by one node, that
+// node SIGTERMed under load, then restarted (the cluster whole again) before
+// the next. The node is not the one Metadata names as controller (Spool's
+// controller moving too would measure a controller failover as well; on
+// Kafka's KRaft peer Metadata names any broker, so its node may be the
+// quorum's leader).
+// Workload id (measurement.h):
+//   cluster/controlled-shutdown/p100/rf=3   unavailable_p50_ms, unavailable_p99_ms,
+//                                            unavailable_max_ms, shutdown_s
+#include <algorithm>
+
+#include "bench/cluster_workloads.h"
+#include "bench/runner_session.h"
+
+namespace spool::bench {
+namespace {
+
+constexpr int kPartitions = 100;
+constexpr double kRestartTimeout = 180;
+
+int controller_id(const std::string& bootstrap) {
+  auto c = make_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}, {"log_level", "0"}});
+  if (!c) return -1;
+  return rd_kafka_controllerid(c->get(), 10000);
+}
+
+}  // namespace
+
+void Session::plan_controlled_shutdown(const std::string& target, std::vector<Step>* steps) {
+  const std::string id = "cluster/controlled-shutdown/p" + std::to_string(kPartitions) + "/rf=3";
+  for (int rep = 1; rep <= z_.repetitions; ++rep) {
+    steps->push_back({run_label(id, target, rep), [this, target, id]() -> Result<std::string> {
+                        if (!cluster_) return Status::error("the cluster is not running");
+                        const int controller = controller_id(cluster_->bootstrap());
+                        const int victim = (std::max(controller, 0) + 1) % cluster_->size();
+                        std::string topic = next_topic("shutdown");
+                        auto res = run_controlled_shutdown(*cluster_, topic, kPartitions, victim, progress_.get());
+                        Status back = cluster_->restart(victim, kRestartTimeout);
+                        if (!back) cluster_.reset();  // a node is down: the rest of this cluster's steps skip
+                        if (!res) return Status::error(res.status().message() + (back ? "" : "; restart failed"));
+                        if (!back) return Status::error("restart of node " + std::to_string(victim) + ": " + back.message());
+                        (void)delete_topics(cluster_->bootstrap(), {topic}, 30000);
+                        std::vector<double> ms = res->unavailable_ms;
+                        std::sort(ms.begin(), ms.end());
+                        const double p50 = percentile_sorted(ms, 0.50), p99 = percentile_sorted(ms, 0.99);
+                        record(id, target, "unavailable_p50_ms", p50);
+                        record(id, target, "unavailable_p99_ms", p99);
+                        record(id, target, "unavailable_max_ms", ms.back());
+                        record(id, target, "shutdown_s", res->shutdown_s);
+                        return "node " + std::to_string(victim) + " stopped in " + human_number(res->shutdown_s) +
+                               " s; per-partition unavailability p50 " + human_number(p50) + " ms, p99 " +
+                               human_number(p99) + " ms, max " + human_number(ms.back()) + " ms (before: p99 " +
+                               human_number(res->baseline_p99_ms) + " ms); " + std::to_string(res->errors) +
+                               " never acknowledged";
+                      }});
+  }
+}
+
+}  // namespace spool::bench
