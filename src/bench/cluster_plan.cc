@@ -13,7 +13,8 @@
 // the leader failover `repetitions` times, the coordinator failover
 // `repetitions` times (coordinator_plan.cc; the killed node is restarted in
 // between), then the RF=3 vs RF=1 acks=all produce throughput, the
-// replication lag and the controlled shutdown (throughput phases only). The throughput phases are the
+// replication lag, the controlled shutdown and the reassignment throughput
+// (throughput phases only). The throughput phases are the
 // default-timeout ones (--quick: the 2 s ones). --workloads cluster/<name>
 // runs only that workload of the family. Kafka phases need --peer kafka.
 // Workload ids (measurement.h):
@@ -22,7 +23,8 @@
 //   cluster/lag/1KB/acks=1/rf=3/<N>MBps   MB_per_s, lag_p50/p99/max_msgs
 //   cluster/txn/100x1KB/rf=3/p<P>/x<X>   txns_per_s, MB_per_s
 //   cluster/coordinator-failover/<group|txn>/session=<default|2s>   seconds
-//   cluster/controlled-shutdown/p100/rf=3   unavailable_p50/p99/max_ms, shutdown_s (shutdown_plan.cc)
+//   cluster/controlled-shutdown/p100/rf=3   unavailable_p50/p99/max_ms, shutdown_s (operations_plan.cc)
+//   cluster/reassign/<MB>MB/<unthrottled|throttle=<N>MBps>   MB_per_s, seconds (operations_plan.cc)
 #include <filesystem>
 
 #include "bench/cluster_process.h"
@@ -105,6 +107,14 @@ void Session::plan_cluster(std::vector<Step>* steps) {
              "p50/p99/max over the 100 partitions; shutdown_s is SIGTERM to exit; the node is restarted before the "
              "next repetition");
   }
+  if (wants_cluster("reassign")) {
+    add_note("cluster/reassign: a 1-partition topic with its one replica on node 0, filled with 16 KB messages "
+             "(acks=1), moved to node 1 with `spool topic reassign --execute` (the same CLI for Kafka), unthrottled and "
+             "with --throttle; seconds from --execute until `--verify` (polled every 100 ms) reports it complete; the "
+             "quota's default window (replication.quota.window.num=11) lets about 10 s worth of the throttle through "
+             "at first, so a throttled move's mean rate is above its throttle; compare with machine/disk-write "
+             "(--workloads machine,cluster/reassign)");
+  }
   if (peer_ != "kafka") add_note("cluster: no Kafka cluster without --peer kafka: no Spool/Kafka cluster ratios");
   add_coordinator_notes();
   if (!zk) add_note("cluster: Spool's cluster needs ZooKeeper: " + zk.status().message());
@@ -176,6 +186,7 @@ void Session::plan_cluster(std::vector<Step>* steps) {
     if (wants_cluster("coordinator-failover")) plan_coordinator_failover(cfg.target, cfg.setting, steps);
     if (cfg.throughput) plan_cluster_throughput(cfg.target, steps);
     if (cfg.throughput && wants_cluster("controlled-shutdown")) plan_controlled_shutdown(cfg.target, steps);
+    if (cfg.throughput && wants_cluster("reassign")) plan_reassign(cfg.target, steps);
     steps->push_back({"stop cluster " + label, [this]() -> Result<std::string> {
                         if (!cluster_) return std::string("was not running");
                         Status st = cluster_->stop(60);

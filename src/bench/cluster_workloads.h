@@ -74,6 +74,22 @@ struct ShutdownResult {
 Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::string& topic, int partitions, int victim,
                                                Progress* progress);
 
+// Reassignment throughput (issue 15's benchmark): `mb` MB of 16 KB
+// messages (acks=1) into a 1-partition topic whose one replica is on node
+// `from`, then `spool topic reassign --execute` (with --throttle
+// `throttle_Bps` when > 0) moves it to node `to`, and `--verify` is polled
+// every 100 ms until the move is complete; MB_per_s = the partition's bytes
+// over the seconds from --execute to the first complete --verify. Throttles
+// are cleared at the end. `spool`: this binary (the CLI speaks to Kafka too).
+struct ReassignResult {
+  double MB_per_s = 0;
+  double seconds = 0;
+  int64_t bytes = 0;
+};
+Result<ReassignResult> run_reassign(const std::string& spool, const std::string& bootstrap, const std::string& topic,
+                                    int from, int to, int64_t mb, int64_t throttle_Bps, const std::string& work_dir,
+                                    Progress* progress);
+
 // Has the cluster create the group coordinator's __consumer_offsets (a
 // consumer group's FindCoordinator does) and waits until each of its
 // partitions has a leader, so that no failover repetition runs while it is

@@ -21,6 +21,7 @@
 //     cluster/txn/100x1KB/rf=3/p<P>/x<X>                  transactions of 100 x 1 KB committed per second
 //     cluster/coordinator-failover/<group|txn>/session=<default|2s>   coordinator kill -9 to stable / committing
 //     cluster/controlled-shutdown/p100/rf=3               per-partition unavailability during a SIGTERM
+//     cluster/reassign/<MB>MB/<unthrottled|throttle=<N>MBps>   a partition moved to another broker
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"

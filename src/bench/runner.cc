@@ -96,7 +96,7 @@ Status validate_bench_options(const BenchOptions& o) {
     if (!family && !cluster_one)
       return Status::error("unknown workload '" + w +
                            "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster, and "
-                           "cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown>)");
+                           "cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown|reassign>)");
   }
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");

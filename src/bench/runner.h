@@ -32,7 +32,7 @@ inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce",
 // The cluster family's workloads, each selectable alone as "cluster/<name>"
 // (e.g. --workloads cluster/txn,cluster/coordinator-failover); "cluster" is all.
 inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce", "lag", "txn",
-                                                           "coordinator-failover", "controlled-shutdown"};
+                                                           "coordinator-failover", "controlled-shutdown", "reassign"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`

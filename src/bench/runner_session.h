@@ -94,7 +94,8 @@ class Session {
   // Transactions and coordinator failover (coordinator_plan.cc) on the current cluster.
   void plan_cluster_txn(const std::string& target, std::vector<Step>* steps);
   void plan_coordinator_failover(const std::string& target, const std::string& setting, std::vector<Step>* steps);
-  void plan_controlled_shutdown(const std::string& target, std::vector<Step>* steps);
+  void plan_controlled_shutdown(const std::string& target, std::vector<Step>* steps);  // operations_plan.cc
+  void plan_reassign(const std::string& target, std::vector<Step>* steps);
   void add_coordinator_notes();
   void add_plan_notes();
   int e2e_records() const;  // EndToEndLatency messages per run: half the latency workload's (JVM round trips are slow)
