@@ -134,7 +134,8 @@ TEST(BenchTargets, ClusterChecksAppearOnlyWithClusterRows) {
   add(r, "cluster/produce/1KB/acks=all/p1/rf=3", "spool", "msgs_per_s", {150});
   add(r, "cluster/produce/1KB/acks=all/p1/rf=3", "kafka", "msgs_per_s", {100});
   auto cs = check_targets(r);
-  ASSERT_EQ(cs.size(), 10u);
+  ASSERT_EQ(cs.size(), 11u);
+  EXPECT_FALSE(find(cs, "controlled shutdown").measured_ok);  // not run
   const TargetCheck& fast = find(cs, "session timeout 2s");
   EXPECT_TRUE(fast.measured_ok);
   EXPECT_TRUE(fast.met) << fast.measured;  // the later of the two (2.9 s) is within 2 s + 1 s
@@ -147,6 +148,21 @@ TEST(BenchTargets, ClusterChecksAppearOnlyWithClusterRows) {
   // Consume later than session + 1 s: not met.
   set(r, "cluster/failover/consume/session=2s", "spool", "seconds", 3.2);
   EXPECT_FALSE(find(check_targets(r), "session timeout 2s").met);
+}
+
+TEST(BenchTargets, ControlledShutdownGoalIsAP99Below100Ms) {
+  Report r = all_met();
+  const std::string id = "cluster/controlled-shutdown/p100/rf=3";
+  add(r, id, "spool", "unavailable_p99_ms", {80, 95, 120});
+  add(r, id, "kafka", "unavailable_p99_ms", {200});
+  const auto cs = check_targets(r);
+  const TargetCheck& c = find(cs, "controlled shutdown");
+  EXPECT_TRUE(c.measured_ok);
+  EXPECT_TRUE(c.met) << c.measured;  // the median, 95 ms
+  EXPECT_EQ(c.goal, "p99 < 100 ms");
+  EXPECT_EQ(c.measured, "p99 95 ms (Kafka: 200 ms; 0.47x of Kafka's)");
+  set(r, id, "spool", "unavailable_p99_ms", 100);
+  EXPECT_FALSE(find(check_targets(r), "controlled shutdown").met);
 }
 
 TEST(BenchTargets, RestartComparesTheSameLogSize) {
