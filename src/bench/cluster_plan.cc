@@ -101,7 +101,7 @@ void Session::plan_cluster(std::vector<Step>* steps) {
   if (wants_cluster("controlled-shutdown")) {
     add_note("cluster/controlled-shutdown: a new 100-partition RF=3 topic whose every partition is led by one node "
              "(not the one Metadata names controller); an acks=all idempotent producer (the client settings of "
-             "cluster/failover) sends 16 B to each partition in turn, one message every 200 us; after 3 s the node "
+             "cluster/failover) sends 8 B to each partition in turn, one message a millisecond; after 3 s the node "
              "gets SIGTERM (controlled shutdown) and sending goes on 2 s past its exit; a partition's unavailability "
              "is the longest acknowledgement wait of a message sent to it from 0.5 s before the SIGTERM on; "
              "p50/p99/max over the 100 partitions; shutdown_s is SIGTERM to exit; the node is restarted before the "

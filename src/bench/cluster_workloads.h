@@ -57,8 +57,9 @@ Result<LagResult> run_replication_lag(const Target& t, const std::string& topic,
 
 // Controlled shutdown (issue 15's benchmark): `partitions` partitions, RF =
 // cluster size, every one with `victim` as preferred (so current) leader;
-// one acks=all idempotent producer sends 16 B to each partition in turn
-// (one message every 200 us: each partition every `partitions` x 0.2 ms);
+// one acks=all idempotent producer sends 8 B to each partition in turn
+// (one message a millisecond: each partition every `partitions` ms, a load
+// under which acknowledgements take milliseconds, not the fsync queue);
 // after 3 s of steady flow the victim gets SIGTERM (Kafka's controlled
 // shutdown moves its leaders away first), and sending goes on 2 s after it
 // exited. A partition's unavailability is the longest that a message sent
@@ -67,7 +68,7 @@ Result<LagResult> run_replication_lag(const Target& t, const std::string& topic,
 // stays down: the caller restarts it.
 struct ShutdownResult {
   std::vector<double> unavailable_ms;  // one per partition
-  double baseline_p99_ms = 0;          // acknowledgement latency before the SIGTERM
+  double baseline_p99_ms = 0;          // acknowledgement latency in the steady seconds before the SIGTERM
   double shutdown_s = 0;               // SIGTERM -> the process exited
   int errors = 0;                      // messages never acknowledged (the producer retries: expected 0)
 };

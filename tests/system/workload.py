@@ -142,6 +142,14 @@ class Workload:
         while not self._stop_producing.is_set():
             if self._fatal:
                 self._abandon(self.producer_name, "fatal producer error")
+                # Dropping a producer with messages queued blocks in its
+                # destructor (rd_kafka_destroy) until they time out: purge
+                # them first (their callbacks find nothing pending).
+                try:
+                    p.purge()
+                    p.poll(0)
+                except KafkaException:
+                    pass
                 self._generation += 1
                 self.producer_name = f"p0.{self._generation}"
                 self._fatal = False
@@ -164,6 +172,11 @@ class Workload:
                 with self._pending_lock:
                     self._pending.pop(value, None)
                 self.history.complete(w, checker.FAIL, time.monotonic(), error=f"refused locally: {e}")
+                # A fatal producer refuses every produce(); its error_cb may
+                # not have been served yet: recreate it on the next round.
+                if isinstance(e, KafkaException) and e.args and getattr(e.args[0], "fatal", lambda: False)():
+                    self.errors.append((time.monotonic(), f"produce refused: {e}"))
+                    self._fatal = True
             p.poll(0)
             next_at += interval * self.rng.uniform(0.5, 1.5)
             delay = next_at - time.monotonic()

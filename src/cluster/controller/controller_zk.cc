@@ -301,6 +301,22 @@ ZkWrite ControllerZk::update_partition_state(const TopicPartition& tp, const Lea
   return w;
 }
 
+ZkWrite ControllerZk::update_partition_states(const std::vector<std::pair<TopicPartition, LeaderAndIsr>>& states,
+                                              int32_t controller_epoch, std::vector<int32_t>* zk_versions) {
+  std::vector<Op> ops;
+  ops.reserve(states.size());
+  for (const auto& [tp, state] : states)
+    ops.push_back(Op::set_data(zk_paths::partition_state(tp), encode_state(state, controller_epoch),
+                               state.partition_epoch));
+  std::vector<OpResult> results;
+  ZkWrite w = fenced_multi(std::move(ops), &results);
+  if (w == ZkWrite::kOk && zk_versions) {
+    zk_versions->clear();
+    for (const auto& r : results) zk_versions->push_back(r.stat.version);
+  }
+  return w;
+}
+
 ZkWrite ControllerZk::fenced_remove_recursive(const std::string& path) {
   auto kids = store_.children(path);
   if (kids.code() == StoreCode::kNoNode) return ZkWrite::kOk;

@@ -94,6 +94,12 @@ class ControllerZk {
   // version (the new partition epoch).
   ZkWrite update_partition_state(const TopicPartition& tp, const LeaderAndIsr& state, int32_t controller_epoch,
                                  int32_t* zk_version);
+  // The same for many partitions in one fenced multi (one round trip, one
+  // ZooKeeper log write): all or nothing. kBadVersion: some partition's
+  // /state moved (the caller writes them one by one to find out which).
+  // On kOk, (*zk_versions)[i] is the new version of states[i].
+  ZkWrite update_partition_states(const std::vector<std::pair<TopicPartition, LeaderAndIsr>>& states,
+                                  int32_t controller_epoch, std::vector<int32_t>* zk_versions);
   // Removes /brokers/topics/T (recursively), /config/topics/T and
   // /admin/delete_topics/T. Absent nodes are fine.
   ZkWrite delete_topic_znodes(const std::string& topic);

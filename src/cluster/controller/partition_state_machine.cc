@@ -105,7 +105,7 @@ PartitionChanges PartitionStateMachine::handle(const std::vector<TopicPartition>
             for (const auto& tp : remaining) out[tp] = PartitionChange{false, {}, "too many BADVERSION retries"};
             break;
           }
-          remaining = elect_round(remaining, st, out);
+          remaining = elect_round(remaining, st, /*from_cache=*/round == 0, out);
         }
       }
       break;
@@ -154,22 +154,38 @@ void PartitionStateMachine::initialize_leadership(const std::vector<TopicPartiti
 }
 
 std::vector<TopicPartition> PartitionStateMachine::elect_round(const std::vector<TopicPartition>& partitions,
-                                                               const Strategy& strategy, PartitionChanges& out) {
+                                                               const Strategy& strategy, bool from_cache,
+                                                               PartitionChanges& out) {
   std::vector<TopicPartition> retry;
   const std::set<int32_t> live_brokers = ctx_.live_broker_ids();
   const std::set<int32_t> live_or_sd_brokers = ctx_.live_or_shutting_down_ids();
+  // Elected first, written together (one fenced multi), then applied.
+  struct Planned {
+    TopicPartition tp;
+    LeaderAndIsr next;
+    std::vector<int32_t> recipients;
+  };
+  std::vector<Planned> planned;
   for (const auto& tp : partitions) {
     if (zk_.fenced()) return {};
-    auto read = zk_.partition_state(tp);
-    if (!read.is_ok()) {
-      out[tp] = PartitionChange{false, {}, read.error().message};
-      continue;
+    // The first round elects from the controller's own copy of /state (it
+    // wrote it, or read it at failover or on an AlterPartition): a stale
+    // copy only costs a BADVERSION and a retry round, which reads ZooKeeper.
+    std::optional<PartitionLeadership> known;
+    if (auto it = ctx_.leadership.find(tp); from_cache && it != ctx_.leadership.end()) known = it->second;
+    if (!known) {
+      auto read = zk_.partition_state(tp);
+      if (!read.is_ok()) {
+        out[tp] = PartitionChange{false, {}, read.error().message};
+        continue;
+      }
+      if (!read.value()) {
+        out[tp] = PartitionChange{false, {}, "LeaderAndIsr information doesn't exist for partition"};
+        continue;
+      }
+      known = *read.value();
     }
-    if (!read.value()) {
-      out[tp] = PartitionChange{false, {}, "LeaderAndIsr information doesn't exist for partition"};
-      continue;
-    }
-    const PartitionLeadership current = *read.value();
+    const PartitionLeadership current = *known;
     if (current.controller_epoch > ctx_.epoch) {
       spdlog::error("controller {} epoch {}: aborted election for {}: /state written by controller epoch {}",
                     config_.broker_id, ctx_.epoch, tp.to_string(), current.controller_epoch);
@@ -224,22 +240,39 @@ std::vector<TopicPartition> PartitionStateMachine::elect_round(const std::vector
     next.leader_epoch = current.leader_and_isr.leader_epoch + 1;
     next.isr = chosen->isr;
     if (chosen->unclean) next.recovery = LeaderRecoveryState::kRecovering;
-    int32_t version = 0;
-    ZkWrite w = zk_.update_partition_state(tp, next, ctx_.epoch, &version);
-    if (w == ZkWrite::kBadVersion) {
-      retry.push_back(tp);
+    planned.push_back({tp, next, std::move(recipients)});
+  }
+  if (planned.empty() || zk_.fenced()) return retry;
+  // One multi for the lot; on a BADVERSION (some /state moved), one write
+  // each, so that only the moved ones go to the next round.
+  std::vector<ZkWrite> results(planned.size(), ZkWrite::kOk);
+  std::vector<int32_t> versions;
+  std::vector<std::pair<TopicPartition, LeaderAndIsr>> states;
+  for (const auto& p : planned) states.emplace_back(p.tp, p.next);
+  ZkWrite all = planned.size() > 1 ? zk_.update_partition_states(states, ctx_.epoch, &versions) : ZkWrite::kBadVersion;
+  if (all == ZkWrite::kControllerMoved) return {};
+  if (all != ZkWrite::kOk) {
+    versions.assign(planned.size(), 0);
+    for (size_t i = 0; i < planned.size() && !zk_.fenced(); ++i)
+      results[i] = zk_.update_partition_state(planned[i].tp, planned[i].next, ctx_.epoch, &versions[i]);
+    if (zk_.fenced()) return {};
+  }
+  for (size_t i = 0; i < planned.size(); ++i) {
+    Planned& p = planned[i];
+    if (results[i] == ZkWrite::kBadVersion) {
+      retry.push_back(p.tp);
       continue;
     }
-    if (w != ZkWrite::kOk) {
-      out[tp] = PartitionChange{false, {}, zk_write_name(w)};
+    if (results[i] != ZkWrite::kOk) {
+      out[p.tp] = PartitionChange{false, {}, zk_write_name(results[i])};
       continue;
     }
-    next.partition_epoch = version;
-    PartitionLeadership lead{next, ctx_.epoch};
-    ctx_.leadership[tp] = lead;
-    batch_.add_leader_and_isr(recipients, tp, lead, replicas, /*is_new=*/false);
-    ctx_.partition_states[tp] = PartitionState::kOnline;
-    out[tp] = PartitionChange{true, next, {}};
+    p.next.partition_epoch = versions[i];
+    PartitionLeadership lead{p.next, ctx_.epoch};
+    ctx_.leadership[p.tp] = lead;
+    batch_.add_leader_and_isr(p.recipients, p.tp, lead, ctx_.replicas(p.tp), /*is_new=*/false);
+    ctx_.partition_states[p.tp] = PartitionState::kOnline;
+    out[p.tp] = PartitionChange{true, p.next, {}};
   }
   return retry;
 }

@@ -70,9 +70,12 @@ class PartitionStateMachine {
 
  private:
   void initialize_leadership(const std::vector<TopicPartition>& partitions, PartitionChanges& out);
-  // One round: returns the partitions to retry after BADVERSION.
+  // One round: elects from the context's copy of /state (from_cache, the
+  // first round) or from ZooKeeper (retries), writes every new /state in one
+  // fenced multi (one write each if that fails on a BADVERSION), and returns
+  // the partitions to retry after BADVERSION.
   std::vector<TopicPartition> elect_round(const std::vector<TopicPartition>& partitions, const Strategy& strategy,
-                                          PartitionChanges& out);
+                                          bool from_cache, PartitionChanges& out);
 
   ControllerContext& ctx_;
   ControllerZk& zk_;

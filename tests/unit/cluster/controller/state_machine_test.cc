@@ -200,6 +200,41 @@ TEST_F(StateWrites, ElectionReReadsAndRetriesOnBadVersion) {
   c.shutdown();
 }
 
+TEST_F(StateWrites, ElectionsAreWrittenInOneMultiAndARaceFallsBackToOneWriteEach) {
+  for (int32_t b : {1, 2, 3}) start_broker(b);
+  create_topic("t", {{0, {2, 3, 1}}, {1, {2, 3, 1}}, {2, {2, 3, 1}}});
+  for (int32_t p : {0, 1, 2}) write_state("t", p, 2, 5, {2, 3, 1});
+  RacingStore racing(*nodes[1]->session, admin);
+  racing.race_path = "/brokers/topics/t/partitions/1/state";
+  FakeBrokerTransport transport;
+  transport.set_auto_answer(true);
+  QueuedBrokerChannel channel(transport);
+  ControllerConfig cfg;
+  cfg.broker_id = 1;
+  Controller c(cfg, racing, channel);
+  c.start_manual();
+  c.events().run_pending();
+  ASSERT_TRUE(c.is_active());
+  racing.times = 1;  // the multi of the three elections loses a race on partition 1
+  nodes[2]->session->expire();
+  for (int i = 0; i < 20; ++i) {
+    size_t n = tree->deliver() + c.events().run_pending();
+    if (n == 0) break;
+  }
+  EXPECT_EQ(racing.raced, 1);
+  for (int32_t p : {0, 1, 2}) {
+    auto st = zk_state("t", p);
+    EXPECT_EQ(st.state.leader, 3) << p;
+    EXPECT_EQ(st.state.leader_epoch, 6) << p;  // one election each
+    EXPECT_EQ(st.state.isr, (V{3, 1})) << p;
+    EXPECT_EQ(c.context().leadership.at(TopicPartition("t", p)).leader_and_isr.partition_epoch, st.version) << p;
+  }
+  EXPECT_EQ(zk_state("t", 0).version, 1);  // the failed multi wrote nothing; then one write
+  EXPECT_EQ(zk_state("t", 1).version, 2);  // the racing set, then the retry after a re-read
+  EXPECT_TRUE(c.is_active());
+  c.shutdown();
+}
+
 TEST_F(StateWrites, StateWrittenByANewerControllerAbortsTheElection) {
   for (int32_t b : {1, 3}) start_broker(b);
   create_topic("t", {{0, {2, 3}}});
