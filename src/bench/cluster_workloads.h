@@ -72,8 +72,10 @@ struct ShutdownResult {
   double shutdown_s = 0;               // SIGTERM -> the process exited
   int errors = 0;                      // messages never acknowledged (the producer retries: expected 0)
 };
+// *stopped (when not null): whether it sent the SIGTERM (then the caller
+// restarts the node, whatever the result).
 Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::string& topic, int partitions, int victim,
-                                               Progress* progress);
+                                               Progress* progress, bool* stopped = nullptr);
 
 // Reassignment throughput (issue 15's benchmark): `mb` MB of 16 KB
 // messages (acks=1) into a 1-partition topic whose one replica is on node

@@ -45,8 +45,10 @@ void Session::plan_controlled_shutdown(const std::string& target, std::vector<St
                         const int controller = controller_id(cluster_->bootstrap());
                         const int victim = (std::max(controller, 0) + 1) % cluster_->size();
                         std::string topic = next_topic("shutdown");
-                        auto res = run_controlled_shutdown(*cluster_, topic, kPartitions, victim, progress_.get());
-                        Status back = cluster_->restart(victim, kRestartTimeout);
+                        bool stopped = false;
+                        auto res =
+                            run_controlled_shutdown(*cluster_, topic, kPartitions, victim, progress_.get(), &stopped);
+                        Status back = stopped ? cluster_->restart(victim, kRestartTimeout) : Status::ok();
                         if (!back) cluster_.reset();  // a node is down: the rest of this cluster's steps skip
                         if (!res) return Status::error(res.status().message() + (back ? "" : "; restart failed"));
                         if (!back) return Status::error("restart of node " + std::to_string(victim) + ": " + back.message());

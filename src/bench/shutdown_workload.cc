@@ -27,7 +27,8 @@ int64_t now_ns() {
 }  // namespace
 
 Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::string& topic, int partitions, int victim,
-                                               Progress* progress) {
+                                               Progress* progress, bool* stopped) {
+  if (stopped != nullptr) *stopped = false;
   if (partitions < 1 || victim < 0 || victim >= c.size()) return Status::error("bad controlled shutdown spec");
   const std::string bs = c.bootstrap();
   NewTopic nt{topic, partitions, {}, c.size()};
@@ -37,6 +38,15 @@ Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::str
     nt.replica_assignment.push_back(replicas);
   }
   if (auto st = create_topics(bs, {nt}, 60000); !st) return st;
+  // Every node knows the topic before the producer starts (Kafka's brokers
+  // learn of a new topic one by one; a lagging one's answer would leave the
+  // producer without the partitions).
+  for (int i = 0; i < c.size(); ++i) {
+    auto probe = make_client(RD_KAFKA_PRODUCER, {{"bootstrap.servers", c.node_bootstrap(i)}, {"log_level", "0"}});
+    if (!probe) return probe.status();
+    if (auto st = wait_topic_ready(probe->get(), topic, partitions, 60000); !st)
+      return Status::error("node " + std::to_string(i) + ": " + st.message());
+  }
   KafkaConfig pc = failover_client(bs);
   pc.insert(pc.end(), {{"acks", "all"}, {"enable.idempotence", "true"}, {"linger.ms", "0"},
                        {"message.timeout.ms", "300000"}});
@@ -97,6 +107,7 @@ Result<ShutdownResult> run_controlled_shutdown(ManagedCluster& c, const std::str
   const int64_t steady_until = next.load();
   const int64_t sigterm_ns = now_ns();
   if (progress) progress->live("SIGTERM to node " + std::to_string(victim));
+  if (stopped != nullptr) *stopped = true;
   Status terminated = c.terminate(victim, 120);
   const int64_t exited_ns = now_ns();
   std::this_thread::sleep_for(std::chrono::duration<double>(kAfterExitSeconds));
