@@ -37,19 +37,6 @@ class ControllerElections : public ClusterFixture {
     register_broker(2);
     settle();
   }
-  // The ISR as the leader would have widened it again (AlterPartition).
-  void set_isr(int32_t p, V isr) {
-    auto cur = zk_state("t", p);
-    AlterPartitionRequest req;
-    req.broker_id = cur.state.leader;
-    req.broker_epoch = broker_epoch(cur.state.leader);
-    req.partitions.push_back(AlterPartitionItem{TopicPartition("t", p), cur.state.leader_epoch, std::move(isr),
-                                                LeaderRecoveryState::kRecovered, cur.version});
-    std::optional<AlterPartitionResult> got;
-    ctl(1).alter_partition(req, [&](const AlterPartitionResult& r) { got = r; });
-    settle();
-    ASSERT_TRUE(got && got->error == ErrorCode::kNone);
-  }
 };
 
 TEST_F(ControllerElections, PreferredElectionAnswersPerPartition) {
@@ -66,7 +53,7 @@ TEST_F(ControllerElections, PreferredElectionAnswersPerPartition) {
   EXPECT_EQ(r[3].error, ErrorCode::kUnknownTopicOrPartition);
   EXPECT_EQ(zk_state("t", 0).state.leader_epoch, epoch_before);  // nothing written
   // Once 2 is in the ISR again the election moves leadership back.
-  set_isr(0, {3, 1, 2});
+  alter_isr(1, "t", 0, {3, 1, 2});
   r = elect(1, ElectionType::kPreferred, {TopicPartition("t", 0)});
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].error, ErrorCode::kNone);
@@ -90,7 +77,7 @@ TEST_F(ControllerElections, UncleanElectionOnlyForPartitionsWithoutALiveLeader) 
   EXPECT_EQ(r[1].error, ErrorCode::kEligibleLeadersNotAvailable);
   // t-1's ISR shrinks to 3 alone, then 3 dies: 1 is live but not in the ISR;
   // with unclean election off by config, only ElectLeaders UNCLEAN elects it.
-  set_isr(1, {3});
+  alter_isr(1, "t", 1, {3});
   nodes[3]->session->expire();
   settle();
   EXPECT_EQ(zk_state("t", 1).state.leader, -1);
@@ -109,7 +96,7 @@ TEST_F(ControllerElections, NotActiveAnswersNotControllerForEveryPartition) {
 
 TEST_F(ControllerElections, BalanceCheckMovesLeadersBackToPreferredReplicas) {
   bounce_broker_2();
-  set_isr(0, {3, 1, 2});
+  alter_isr(1, "t", 0, {3, 1, 2});
   // Broker 2 prefers t-0 and t-2; t-0 is led by 3: 50% imbalance > 10%.
   ctl(1).trigger_leader_rebalance();
   settle();

@@ -74,19 +74,6 @@ class ControllerLogDirs : public ClusterFixture {
   std::vector<LeaderAndIsrRequest> leader_and_isr(int32_t c, int32_t to) {
     return of_kind<LeaderAndIsrRequest>(wire(c).sent(to));
   }
-  // The ISR as the leader would widen it again (AlterPartition).
-  void set_isr(int32_t p, V isr) {
-    auto cur = zk_state("t", p);
-    AlterPartitionRequest req;
-    req.broker_id = cur.state.leader;
-    req.broker_epoch = broker_epoch(cur.state.leader);
-    req.partitions.push_back(AlterPartitionItem{TopicPartition("t", p), cur.state.leader_epoch, std::move(isr),
-                                                LeaderRecoveryState::kRecovered, cur.version});
-    std::optional<AlterPartitionResult> got;
-    ctl(2).alter_partition(req, [&](const AlterPartitionResult& r) { got = r; });
-    settle();
-    ASSERT_TRUE(got && got->error == ErrorCode::kNone && got->partitions.at(0).error == ErrorCode::kNone);
-  }
   ElectionResult elect_preferred(const TopicPartition& tp) {
     std::optional<std::vector<ElectionResult>> got;
     ctl(2).elect_leaders(ElectionType::kPreferred, {tp}, [&](const std::vector<ElectionResult>& r) { got = r; });
@@ -240,7 +227,7 @@ TEST_F(ControllerLogDirs, AfterARestartTheBrokersReplicasAreOnlineAgain) {
   ASSERT_EQ(zk_state("t", 0).state.leader, 2);
   // Back in the ISR (the leader's AlterPartition), 1 still cannot lead t-0:
   // its replica is on an offline dir.
-  set_isr(0, {2, 3, 1});
+  alter_isr(2, "t", 0, {2, 3, 1});
   auto r = elect_preferred(kT0);
   EXPECT_EQ(r.error, ErrorCode::kPreferredLeaderNotAvailable);
   EXPECT_EQ(zk_state("t", 0).state.leader, 2);
@@ -261,7 +248,7 @@ TEST_F(ControllerLogDirs, AfterARestartTheBrokersReplicasAreOnlineAgain) {
   ASSERT_TRUE(um);
   EXPECT_TRUE(um->offline_replicas.empty());
   // Once in sync again, the preferred election makes it leader.
-  set_isr(0, {2, 3, 1});
+  alter_isr(2, "t", 0, {2, 3, 1});
   r = elect_preferred(kT0);
   EXPECT_EQ(r.error, ErrorCode::kNone);
   EXPECT_EQ(r.leader, 1);

@@ -53,20 +53,6 @@ class ControllerReassign : public ClusterFixture {
     EXPECT_TRUE(a.is_ok());
     return a.is_ok() ? a->partitions[p] : PartitionReplicas{};
   }
-  // The leader reports its ISR grew (AlterPartition), as it does when a new
-  // replica caught up.
-  void isr_now(int32_t p, V isr) {
-    auto cur = zk_state("t", p);
-    AlterPartitionRequest req;
-    req.broker_id = cur.state.leader;
-    req.broker_epoch = broker_epoch(cur.state.leader);
-    req.partitions.push_back(AlterPartitionItem{TopicPartition("t", p), cur.state.leader_epoch, std::move(isr),
-                                                LeaderRecoveryState::kRecovered, cur.version});
-    std::optional<AlterPartitionResult> got;
-    ctl(1).alter_partition(req, [&](const AlterPartitionResult& r) { got = r; });
-    settle();
-    ASSERT_TRUE(got && got->error == ErrorCode::kNone && got->partitions.at(0).error == ErrorCode::kNone);
-  }
 };
 
 TEST_F(ControllerReassign, MovesAPartitionAndItsLeadership) {
@@ -93,11 +79,11 @@ TEST_F(ControllerReassign, MovesAPartitionAndItsLeadership) {
   ASSERT_EQ(ongoing.size(), 1u);
   EXPECT_EQ(ongoing[0], (OngoingReassignment{TopicPartition("t", 0), V{3, 4, 1, 2}, V{3, 4}, V{1, 2}}));
   // Only 3 caught up: not complete.
-  isr_now(0, {1, 2, 3});
+  alter_isr(1, "t", 0, {1, 2, 3});
   EXPECT_EQ(list().size(), 1u);
   // 4 too: B. The leader (1) is not in TRS: the first live TRS replica in the ISR leads.
   wire(1).clear();
-  isr_now(0, {1, 2, 3, 4});
+  alter_isr(1, "t", 0, {1, 2, 3, 4});
   EXPECT_TRUE(list().empty());
   EXPECT_EQ(znode(0), (PartitionReplicas{V{3, 4}, {}, {}}));
   auto s = zk_state("t", 0).state;
@@ -202,7 +188,7 @@ TEST_F(ControllerReassign, LegacyZnodeIsHonouredAndRemovedWhenDone) {
   ASSERT_TRUE(left.is_ok());
   EXPECT_EQ(left->size(), 1u);
   EXPECT_EQ(left->count(TopicPartition("t", 1)), 1u);
-  isr_now(1, {2, 3, 4});
+  alter_isr(1, "t", 1, {2, 3, 4});
   EXPECT_TRUE(list().empty());
   EXPECT_FALSE(exists(std::string(zk_paths::kReassignPartitions)));
 }

@@ -154,6 +154,22 @@ class ClusterFixture : public ::testing::Test {
     auto r = admin.create(zk_paths::partition_state(tp), encode_partition_state(st));
     ASSERT_TRUE(r.is_ok()) << r.error().message;
   }
+  // The partition's leader reports a new ISR (AlterPartition) to the
+  // active controller on node `via`, as it does when followers catch up;
+  // both the request and the partition must succeed.
+  void alter_isr(int32_t via, const std::string& topic, int32_t p, std::vector<int32_t> isr) {
+    auto cur = zk_state(topic, p);
+    AlterPartitionRequest req;
+    req.broker_id = cur.state.leader;
+    req.broker_epoch = broker_epoch(cur.state.leader);
+    req.partitions.push_back(AlterPartitionItem{TopicPartition(topic, p), cur.state.leader_epoch, std::move(isr),
+                                                LeaderRecoveryState::kRecovered, cur.version});
+    std::optional<AlterPartitionResult> got;
+    ctl(via).alter_partition(req, [&](const AlterPartitionResult& r) { got = r; });
+    settle();
+    ASSERT_TRUE(got && got->error == protocol::ErrorCode::kNone &&
+                got->partitions.at(0).error == protocol::ErrorCode::kNone);
+  }
   std::string data(const std::string& path) {
     auto got = admin.get(path);
     return got.is_ok() ? got->data : std::string("<absent>");
