@@ -29,6 +29,7 @@ import json
 import os
 import random
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -229,7 +230,7 @@ def test_default_and_per_broker_configs_apply_live_and_survive_restarts(cl):
 
 def snapshot(c):
     """What bad input must not change: every broker's view of its own and the default entity."""
-    keys = ["message.max.bytes", "log.retention.ms", "log.dirs", "num.replica.fetchers"]
+    keys = ["message.max.bytes", "log.retention.ms", "log.dirs", "num.replica.fetchers", "leader.replication.throttled.rate"]
     out = {}
     for b in c.brokers:
         for name in (str(b.id), ""):
@@ -257,6 +258,21 @@ def test_bad_input_changes_nothing(cl):
         assert err == a.INVALID_REQUEST, (err, msg)  # Kafka: KAFKA-13609
     else:
         assert err == a.INVALID_CONFIG and "message.max.bytes" in msg, (err, msg)  # Spool only
+    # A throttle of -5 (issue 15's bad input): refused, as a CLI argument too.
+    err, msg = alter(port, BROKER, str(target), [("leader.replication.throttled.rate", a.SET, "-5")])
+    if PEER:
+        assert err in (a.INVALID_REQUEST, a.INVALID_CONFIG), (err, msg)
+    else:
+        assert err == a.INVALID_CONFIG and "leader.replication.throttled.rate" in msg, (err, msg)
+    print(f"  throttle -5: error {err} ({msg})")
+    plan = json.dumps({"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [target]}]})
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write(plan)
+        f.flush()
+        r = subprocess.run([spool_bin(), "topic", "reassign", "--execute", "--reassignment-json-file", f.name,
+                            "--throttle", "-5", "--bootstrap-server", cl.brokers[0].bootstrap],
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "--throttle" in r.stderr + r.stdout, (r.returncode, r.stdout, r.stderr)
     err, msg = alter(port, BROKER, str(other), [("message.max.bytes", a.SET, "7000")])
     assert err == a.INVALID_REQUEST and f"expected {target}" in msg, (err, msg)
     assert alter(port, BROKER, "", [("log.retention.ms", a.SET, "1")], validate_only=True)[0] == a.NONE
