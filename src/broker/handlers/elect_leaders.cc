@@ -12,13 +12,13 @@
 //    REQUEST_TIMED_OUT after TimeoutMs.
 //  * One node: every existing partition is led by its only, preferred
 //    replica: ELECTION_NOT_NEEDED; others UNKNOWN_TOPIC_OR_PARTITION.
-#include <map>
 #include <memory>
 #include <set>
 
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/topic_entries.h"
 #include "broker/replica_manager.h"
 #include "cluster/metadata_cache.h"
 #include "protocol/elect_leaders_request.h"
@@ -35,11 +35,9 @@ namespace {
 protocol::ElectLeadersResponse make_response(const std::vector<ElectionResult>& results) {
   protocol::ElectLeadersResponse resp;
   resp.error_code = ErrorCode::kNone;
-  std::map<std::string, size_t> topic_index;
+  TopicEntries topics(resp.replica_election_results, &protocol::ElectLeadersResponse::ReplicaElectionResult::topic);
   for (const auto& r : results) {
-    auto [it, added] = topic_index.emplace(r.partition.topic, resp.replica_election_results.size());
-    if (added) resp.replica_election_results.emplace_back().topic = r.partition.topic;
-    auto& p = resp.replica_election_results[it->second].partition_result.emplace_back();
+    auto& p = topics[r.partition.topic].partition_result.emplace_back();
     p.partition_id = r.partition.partition;
     p.error_code = r.error;
     if (!r.message.empty()) p.error_message = r.message;

@@ -17,6 +17,7 @@
 
 #include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
+#include "broker/handlers/topic_entries.h"
 #include "broker/replica_manager.h"
 #include "protocol/alter_partition_reassignments_request.h"
 #include "protocol/alter_partition_reassignments_response.h"
@@ -41,11 +42,9 @@ cluster::controller::Controller* active_controller(BrokerContext& b) {
 AlterResponse alter_response(ErrorCode top, const std::vector<ReassignmentResult>& results) {
   AlterResponse resp;
   resp.error_code = top;
-  std::map<std::string, size_t> index;
+  TopicEntries topics(resp.responses, &AlterResponse::ReassignableTopicResponse::name);
   for (const auto& r : results) {
-    auto [it, added] = index.emplace(r.partition.topic, resp.responses.size());
-    if (added) resp.responses.emplace_back().name = r.partition.topic;
-    auto& p = resp.responses[it->second].partitions.emplace_back();
+    auto& p = topics[r.partition.topic].partitions.emplace_back();
     p.partition_index = r.partition.partition;
     p.error_code = r.error;
     if (!r.message.empty()) p.error_message = r.message;
@@ -138,11 +137,9 @@ void handle_list_partition_reassignments(BrokerContext& b, const RequestContext&
       [ctx](ErrorCode top, const std::vector<cluster::controller::OngoingReassignment>& ongoing) {
         protocol::ListPartitionReassignmentsResponse out;
         out.error_code = top;
-        std::map<std::string, size_t> index;
+        TopicEntries topics(out.topics, &protocol::ListPartitionReassignmentsResponse::OngoingTopicReassignment::name);
         for (const auto& o : ongoing) {
-          auto [it, added] = index.emplace(o.partition.topic, out.topics.size());
-          if (added) out.topics.emplace_back().name = o.partition.topic;
-          auto& p = out.topics[it->second].partitions.emplace_back();
+          auto& p = topics[o.partition.topic].partitions.emplace_back();
           p.partition_index = o.partition.partition;
           p.replicas = o.replicas;
           p.adding_replicas = o.adding;
