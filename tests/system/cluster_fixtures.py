@@ -68,6 +68,25 @@ def cluster_factory(request):
     assert not problems, "\n".join(problems)
 
 
+def wait_until(pred, what, timeout, poll=0.25):
+    """Polls pred() until it returns True (exactly: any other value is kept
+    as the last state, so `cond or diagnostic` shows why it is not done yet);
+    an exception (a broker still starting) is a retry. After `timeout` s the
+    test fails naming `what` and the last state."""
+    import time
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            last = pred()
+            if last is True:
+                return
+        except Exception as e:  # noqa: BLE001 - shown if it never clears
+            last = repr(e)
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}; last: {last!r}"
+        time.sleep(poll)
+
+
 def missing_tool(what):
     """A client toolchain (mvn, java, go, node...) is missing: a failure under
     CI=true (a missing tool must not pass as a skip), else a skip."""

@@ -22,7 +22,7 @@ import time
 import pytest
 
 import meta_wire
-from cluster_fixtures import module_cluster
+from cluster_fixtures import module_cluster, wait_until
 from harness import spool_bin
 from meta_wire import A
 from peer_cluster import which_cluster_peer
@@ -60,17 +60,6 @@ def auto(request):
                               "leaders-auto", PEER)
 
 
-def _wait(pred, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if pred():
-                return
-        except Exception:  # a broker still starting: ask again
-            pass
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(0.3)
-
 
 def partitions(c, topic):
     return c.metadata(topics=[topic])["Topics"][0]["Partitions"]
@@ -92,7 +81,7 @@ def create(c, topic):
     admin = AdminClient({"bootstrap.servers": c.bootstrap, "socket.timeout.ms": 10000})
     admin.create_topics([NewTopic(topic, NPARTS, 3)], operation_timeout=30)[topic].result(60)
     del admin
-    _wait(lambda: full_isr(c, topic) and not not_preferred(c, topic), 60, f"{topic} created and led by preferred")
+    wait_until(lambda: full_isr(c, topic) and not not_preferred(c, topic), f"{topic} created and led by preferred", 60)
 
 
 def bounce(c, topic, check_moved=True):
@@ -105,7 +94,7 @@ def bounce(c, topic, check_moved=True):
     c.stop(victim)
     c.start_broker(victim)
     c.wait_ready()
-    _wait(lambda: full_isr(c, topic), 60, f"{topic} back to full ISRs")
+    wait_until(lambda: full_isr(c, topic), f"{topic} back to full ISRs", 60)
     moved = not_preferred(c, topic)
     if check_moved:
         assert moved, f"broker {victim} still leads what it prefers after its restart: {partitions(c, topic)}"
@@ -130,7 +119,7 @@ def test_elect_leaders_moves_leadership_back_at_once(manual):
     out = json.loads(r.stdout)
     results = {p["partition"]: p["result"] for p in out["partitions"]}
     assert results == {p: ("elected" if p in {m[0] for m in moved} else "already elected") for p in range(NPARTS)}, out
-    _wait(lambda: not not_preferred(manual, topic), 30, "every partition led by its preferred replica")
+    wait_until(lambda: not not_preferred(manual, topic), "every partition led by its preferred replica", 30)
 
 
 def test_auto_rebalance_moves_leadership_back(auto):
@@ -139,8 +128,8 @@ def test_auto_rebalance_moves_leadership_back(auto):
     # The check may already have moved leadership back while the ISRs filled.
     victim, moved, before = bounce(auto, topic, check_moved=False)
     t0 = time.monotonic()
-    _wait(lambda: not not_preferred(auto, topic), 4 * CHECK_INTERVAL_S + 30,
-          f"leadership back on broker {victim} (check interval {CHECK_INTERVAL_S} s)")
+    wait_until(lambda: not not_preferred(auto, topic),
+               f"leadership back on broker {victim} (check interval {CHECK_INTERVAL_S} s)", 4 * CHECK_INTERVAL_S + 30)
     # Its partitions did move away (controlled shutdown) and back: two new epochs.
     preferred = [p["PartitionIndex"] for p in partitions(auto, topic) if p["ReplicaNodes"][0] == victim]
     after = epochs(auto, topic)

@@ -31,7 +31,7 @@ import time
 import pytest
 
 import meta_wire
-from cluster_fixtures import module_cluster
+from cluster_fixtures import module_cluster, wait_until
 from log_dump import record_replicas
 from meta_wire import A
 from peer_cluster import which_cluster_peer
@@ -69,17 +69,6 @@ UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT, NOT_CONTROLLER, NO_REASS
 def cluster(request):
     yield from module_cluster(request, BASE, "reassign", PEER)
 
-
-def _wait(pred, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if pred():
-                return
-        except (OSError, AssertionError, KeyError):
-            pass
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(0.3)
 
 
 def controller_port(c):
@@ -139,7 +128,7 @@ def test_reassignment_under_load(cluster):
     top, res = alter(cluster, {(topic, p): t for p, t in targets.items()})
     assert top == 0 and set(res.values()) == {0}, (top, res)
     print(f"  {topic}: {before} -> {targets}")
-    _wait(lambda: done(cluster, topic, targets), 90, f"reassignment of {topic} to {targets}")
+    wait_until(lambda: done(cluster, topic, targets), f"reassignment of {topic} to {targets}", 90)
     acked = wl.acked()
     assert wl.wait_acked(acked + 300, 60) >= acked + 300, "no progress after the reassignment"
     wl.stop(timeout=90)
@@ -172,7 +161,7 @@ def test_reassignment_continues_after_controller_kill(cluster):
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap, "socket.timeout.ms": 10000})
     admin.create_topics([NewTopic(topic, 1, replica_assignment=[[victim, x]])], operation_timeout=30)[topic].result(60)
     del admin
-    _wait(lambda: replicas(cluster, topic) == {0: [victim, x]}, 30, f"{topic} created")
+    wait_until(lambda: replicas(cluster, topic) == {0: [victim, x]}, f"{topic} created", 30)
     reps = [victim, x]
     from confluent_kafka import Producer
     p = Producer({"bootstrap.servers": cluster.bootstrap, "acks": "all", "linger.ms": 20,
@@ -188,7 +177,8 @@ def test_reassignment_continues_after_controller_kill(cluster):
     assert top == 0 and res == {(topic, 0): 0}, (top, res)
     cluster.kill9(victim)
     print(f"  {topic}: {reps} -> {target}; controller {victim} killed -9 right after it accepted the request")
-    _wait(lambda: done(cluster, topic, {0: target}), 120, f"reassignment of {topic} to {target} after the kill")
+    wait_until(lambda: done(cluster, topic, {0: target}), f"reassignment of {topic} to {target} after the kill",
+               120)
     cluster.start_broker(victim)
     cluster.wait_ready()
 

@@ -36,7 +36,7 @@ import pytest
 
 import admin_wire as a
 import kafka_wire as w
-from cluster_fixtures import module_cluster
+from cluster_fixtures import module_cluster, wait_until
 from harness import spool_bin
 from peer_cluster import which_cluster_peer
 
@@ -97,17 +97,7 @@ def value_source(port, rtype, name, key):
 
 
 def wait(pred, what, timeout=WAIT_S):
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        try:
-            last = pred()
-            if last is True:
-                return
-        except (OSError, AssertionError) as e:  # a broker still starting
-            last = repr(e)
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}; last: {last}"
-        time.sleep(0.2)
+    wait_until(pred, what, timeout, poll=0.2)
 
 
 def spool_config(*args):

@@ -37,6 +37,7 @@ import pytest
 
 import admin_wire as aw
 import kafka_wire as kw
+from cluster_fixtures import wait_until
 from disks import FailingDisk, SmallTmpfs, require_root_mounts
 from harness import spool_bin
 from workload import Workload
@@ -48,17 +49,6 @@ def log_dirs(port, topics=None):
     with kw.connect(port, timeout=10) as s:
         _, dirs = aw.parse_describe_log_dirs(kw.roundtrip(s, aw.describe_log_dirs(7, 3, topics)), 7, 3)
     return dirs
-
-
-def wait_for(what, cond, timeout=45.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = cond()
-        if last:
-            return last
-        time.sleep(0.25)
-    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
 
 
 def partitions_of(md, topic):
@@ -107,9 +97,9 @@ def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk,
                                                                          for p in range(n)])]).values():
         f.result(60)
     del admin
-    wait_for("every partition led by broker 0", lambda: all(
+    wait_until(lambda: all(
         p["LeaderId"] == 0 and len(p["IsrNodes"]) == 3 for p in partitions_of(c.metadata(0, [topic]), topic).values())
-        and len(partitions_of(c.metadata(0, [topic]), topic)) == n)
+        and len(partitions_of(c.metadata(0, [topic]), topic)) == n, "every partition led by broker 0", 45)
     dirs = log_dirs(c.brokers[0].port)
     on_bad = sorted(p for (t, p) in dirs[bad_dir]["partitions"] if t == topic)
     on_good = sorted(set(range(n)) - set(on_bad))
@@ -119,15 +109,15 @@ def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk,
     wl = Workload(c.bootstrap, topic, n, rate=200).start()
     assert wl.wait_acked(200, 60) >= 200, wl.errors[-5:]
     failing_disk.fail()
-    got = wait_for("the failed dir reported", lambda: log_dirs(c.brokers[0].port)[bad_dir]["error"] == STORAGE_ERROR)
-    assert got
+    wait_until(lambda: log_dirs(c.brokers[0].port)[bad_dir]["error"] == STORAGE_ERROR, "the failed dir reported", 45)
     print("  broker 0 reports the dir offline")
 
     def moved():
         ps = partitions_of(c.metadata(1, [topic]), topic)
         return all(ps[p]["LeaderId"] not in (0, -1) and 0 in ps[p]["OfflineReplicas"] and 0 not in ps[p]["IsrNodes"]
-                   for p in on_bad) and ps
-    ps = wait_for("leadership moved off the failed dir", moved)
+                   for p in on_bad)
+    wait_until(moved, "leadership moved off the failed dir", 45)
+    ps = partitions_of(c.metadata(1, [topic]), topic)
     for p in on_good:
         assert ps[p]["LeaderId"] == 0 and 0 in ps[p]["IsrNodes"] and not ps[p]["OfflineReplicas"], ps[p]
     assert c.brokers[0].alive(), "broker 0 died"
@@ -157,23 +147,23 @@ def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk,
     c.stop(0)
     failing_disk.repair()
     c.start_broker(0)
-    wait_for("broker 0 back in every ISR", lambda: all(
-        0 in p["IsrNodes"] and not p["OfflineReplicas"] for p in partitions_of(c.metadata(1, [topic]), topic).values()),
-        timeout=90)
+    wait_until(lambda: all(0 in p["IsrNodes"] and not p["OfflineReplicas"]
+                           for p in partitions_of(c.metadata(1, [topic]), topic).values()),
+               "broker 0 back in every ISR", 90)
     assert all(d["error"] == 0 for d in log_dirs(c.brokers[0].port).values())
     import subprocess
     r = subprocess.run([spool_bin(), "cluster", "elect-leaders", "--preferred", "--topic", topic,
                         "--bootstrap-server", c.brokers[1].bootstrap], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
-    wait_for("broker 0 leads again", lambda: all(
-        p["LeaderId"] == 0 for p in partitions_of(c.metadata(1, [topic]), topic).values()))
+    wait_until(lambda: all(
+        p["LeaderId"] == 0 for p in partitions_of(c.metadata(1, [topic]), topic).values()), "broker 0 leads again", 45)
     # A new leader learns the high watermark from its followers' fetches
     # (Kafka's too): wait until it covers what was read before.
     from confluent_kafka import Consumer, TopicPartition
     probe = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "hw-probe"})
-    wait_for("high watermarks back", lambda: all(
-        probe.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] >= (before[p][-1][0] + 1 if before[p] else 0)
-        for p in range(n)))
+    wait_until(lambda: all(probe.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1]
+                           >= (before[p][-1][0] + 1 if before[p] else 0) for p in range(n)),
+               "high watermarks back", 45)
     probe.close()
     after = read_all(c.bootstrap, topic, range(n))
     assert after == before, "broker 0's recovered replicas differ from what was read before the restart"
