@@ -147,21 +147,20 @@ Status Log::offline_error() const {
   return Status::error(dir_ + ": its log dir is offline after an I/O error", kStorageError);
 }
 
-Status Log::note_failure(Status s) {
-  if (s || s.sys_errno() == 0 || is_disk_full(s)) return s;
+void Log::note_failure(const Status& s) {
+  if (s || s.sys_errno() == 0 || is_disk_full(s)) return;
   if (!failure_reported_.exchange(true) && failure_handler_) failure_handler_(s.message());
-  return s;
 }
 
 Result<AppendResult> Log::append(std::span<uint8_t> batches, int32_t /*record_count_hint*/, int32_t leader_epoch) {
   auto r = append_leader(batches, leader_epoch);
-  if (!r) (void)note_failure(r.status());
+  if (!r) note_failure(r.status());
   return r;
 }
 
 Result<AppendResult> Log::append_as_follower(std::span<const uint8_t> batches) {
   auto r = append_follower(batches);
-  if (!r) (void)note_failure(r.status());
+  if (!r) note_failure(r.status());
   return r;
 }
 

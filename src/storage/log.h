@@ -244,8 +244,8 @@ class Log : public std::enable_shared_from_this<Log> {
   Result<AppendResult> append_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
                                      int32_t coordinator_epoch, int32_t leader_epoch);
   // An I/O failure (see set_failure_handler) goes to the handler; others
-  // (validation, a full disk) do not. Returns `s`. Call with no lock held.
-  Status note_failure(Status s);
+  // (validation, a full disk) do not. Call with no lock held.
+  void note_failure(const Status& s);
   Status offline_error() const;
   Result<AppendResult> append_locked(std::span<uint8_t> batches, std::vector<BatchInfo>& infos,
                                      int64_t first_offset, int64_t now, int64_t append_time);

@@ -294,12 +294,6 @@ std::vector<std::string> LogManager::offline_dirs() const {
   return {offline_dirs_.begin(), offline_dirs_.end()};
 }
 
-std::string LogManager::root_of(const Log& log) const {
-  std::lock_guard lk(mu_);
-  auto it = logs_.find(TopicPartition{log.topic(), log.partition()});
-  return it == logs_.end() || it->second.log.get() != &log ? std::string() : it->second.root;
-}
-
 Status LogManager::remove(const std::string& topic, int32_t partition) {
   Entry e;
   {

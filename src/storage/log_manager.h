@@ -77,8 +77,6 @@ class LogManager {
   bool dir_offline(const std::string& root) const;
   std::vector<std::string> offline_dirs() const;
   const std::vector<std::string>& log_dirs() const { return opts_.log_dirs; }
-  // The log dir (one of log_dirs()) holding `log`; empty if not ours.
-  std::string root_of(const Log& log) const;
 
   void shutdown();
   // Stops the background threads and nothing else: no flush, no checkpoint,

@@ -41,7 +41,7 @@ void Log::index_completed_txn_locked(const CompletedTxn& txn) {
 Result<AppendResult> Log::append_txn_marker(int64_t producer_id, int16_t producer_epoch, bool commit,
                                             int32_t coordinator_epoch, int32_t leader_epoch) {
   auto r = append_marker(producer_id, producer_epoch, commit, coordinator_epoch, leader_epoch);
-  if (!r) (void)note_failure(r.status());
+  if (!r) note_failure(r.status());
   return r;
 }
 
