@@ -100,8 +100,20 @@ def ongoing(c):
             for t in r["Topics"] for p in t["Partitions"]}
 
 
-def replicas(c, topic):
-    return {p["PartitionIndex"]: p["ReplicaNodes"] for p in c.metadata(topics=[topic])["Topics"][0]["Partitions"]}
+def replicas(c, topic, i=None):
+    return {p["PartitionIndex"]: p["ReplicaNodes"]
+            for p in c.metadata(i, topics=[topic])["Topics"][0]["Partitions"]}
+
+
+def created(c, topic, partitions):
+    """Waits until every live broker's metadata has all the topic's partitions
+    with the same replicas (create_topic waits for one broker only; the others
+    learn of the topic by UpdateMetadata a moment later), -> those replicas."""
+    def same_everywhere():
+        seen = [replicas(c, topic, b.id) for b in c.brokers if b.alive() and not b.paused]
+        return (len(seen[0]) == partitions and all(s == seen[0] for s in seen)) or seen
+    wait_until(same_everywhere, f"{topic} in every broker's metadata", 30)
+    return replicas(c, topic)
 
 
 def done(c, topic, targets):
@@ -115,7 +127,7 @@ def done(c, topic, targets):
 def test_reassignment_under_load(cluster):
     topic = "reassign-load"
     create_topic(cluster.bootstrap, topic, 3, 2)
-    before = replicas(cluster, topic)
+    before = created(cluster, topic, 3)
     ids = sorted(b.id for b in cluster.brokers)
     # Each partition moves to the pair it does not fully have: the broker it
     # lacks plus one of its own, leadership included.
@@ -186,7 +198,7 @@ def test_reassignment_continues_after_controller_kill(cluster):
 def test_bad_reassignments_change_nothing(cluster):
     topic = "reassign-bad"
     create_topic(cluster.bootstrap, topic, 1, 2)
-    before = replicas(cluster, topic)
+    before = created(cluster, topic, 1)
     top, res = alter(cluster, {(topic, 0): [before[0][0], 97]})
     assert (top, res) == (0, {(topic, 0): INVALID_REPLICA_ASSIGNMENT}), res
     top, res = alter(cluster, {(topic, 0): [before[0][0], before[0][0]]})
