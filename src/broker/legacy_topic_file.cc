@@ -8,6 +8,7 @@
 
 #include "broker/topic_name.h"
 #include "storage/file_util.h"
+#include "storage/fs.h"
 
 namespace spool::broker {
 namespace {
@@ -77,7 +78,7 @@ Status retire_legacy_topic_file(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / kLegacyTopicFileName;
   std::filesystem::path target = file;
   target += kMigratedSuffix;
-  if (std::rename(file.c_str(), target.c_str()) != 0)
+  if (storage::fs().rename(file.c_str(), target.c_str()) != 0)
     return storage::errno_status("renaming " + file.string() + " to " + target.string());
   return storage::sync_dir(dir.string());
 }

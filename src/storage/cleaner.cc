@@ -23,8 +23,6 @@ Status scan_error(const Segment& seg, BatchScanner& sc, BatchScanner::Step step)
                            sc.torn_reason(), kCorruptMessage);
 }
 
-void unlink_quiet(const std::string& path) { (void)::unlink(path.c_str()); }
-
 // Kafka's measure of how old a segment's dirty data is: the max timestamp of
 // its first batch (else its first append). -1 when unknown.
 int64_t first_batch_timestamp(const Segment& seg) {
@@ -171,7 +169,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
     std::vector<int64_t> sizes;
     for (const auto& s : group) sizes.push_back(s->size());
     for (const char* ext : {".log", ".index", ".timeindex", ".txnindex"})
-      unlink_quiet(dir_ + "/" + segment_file_name(base, ext) + ".cleaned");
+      remove_file_quiet(dir_ + "/" + segment_file_name(base, ext) + ".cleaned");
     auto out = Segment::open(dir_, base, cfg.segment_index_bytes, /*active=*/true, ".cleaned");
     if (!out) return out.status();
     auto fail = [&](const Status& s) -> Status {

@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <random>
 
+#include <spdlog/spdlog.h>
+
+#include "storage/fs.h"
 #include "util/clock.h"
 
 namespace spool::storage {
@@ -26,7 +29,7 @@ bool is_disk_full(const Status& s) { return s.sys_errno() == ENOSPC || s.sys_err
 
 Status pwrite_all(int fd, const uint8_t* data, size_t n, int64_t pos) {
   while (n > 0) {
-    ssize_t w = ::pwrite(fd, data, n, pos);
+    ssize_t w = fs().pwrite(fd, data, n, pos);
     if (w < 0) {
       if (errno == EINTR) continue;
       return errno_status("pwrite");
@@ -54,36 +57,57 @@ Result<size_t> pread_full(int fd, uint8_t* data, size_t n, int64_t pos) {
 
 Status data_sync(int fd) {
   g_sync_calls.fetch_add(1, std::memory_order_relaxed);
-  if (::fdatasync(fd) != 0) return errno_status("fdatasync");
+  if (fs().fdatasync(fd) != 0) return errno_status("fdatasync");
   return Status::ok();
 }
 
 Status full_sync(int fd) {
   g_sync_calls.fetch_add(1, std::memory_order_relaxed);
-  if (::fsync(fd) != 0) return errno_status("fsync");
+  if (fs().fsync(fd) != 0) return errno_status("fsync");
   return Status::ok();
 }
 
 uint64_t sync_call_count() { return g_sync_calls.load(std::memory_order_relaxed); }
 
 Status sync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = fs().open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd < 0) return errno_status("open dir " + dir);
   Status s = full_sync(fd);
-  ::close(fd);
+  fs().close(fd);
   return s;
 }
 
 Status write_file_atomic(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = fs().open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_status("create " + tmp);
   Status s = pwrite_all(fd, reinterpret_cast<const uint8_t*>(content.data()), content.size(), 0);
   if (s) s = full_sync(fd);
-  ::close(fd);
+  fs().close(fd);
   if (!s) return s;
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename " + tmp);
+  if (fs().rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename " + tmp);
   return sync_dir(std::filesystem::path(path).parent_path().string());
+}
+
+Status write_file_replace(const std::string& path, ByteSpan content) {
+  std::string tmp = path + ".tmp";
+  int fd = fs().open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("create " + tmp);
+  Status s = pwrite_all(fd, content.data(), content.size(), 0);
+  fs().close(fd);
+  if (s && fs().rename(tmp.c_str(), path.c_str()) != 0) s = errno_status("rename " + tmp);
+  if (!s) remove_file_quiet(tmp);
+  return s;
+}
+
+Status remove_file(const std::string& path) {
+  if (fs().unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove " + path);
+  return Status::ok();
+}
+
+void remove_file_quiet(const std::string& path) {
+  Status s = remove_file(path);
+  if (!s) spdlog::warn("{}", s.message());
 }
 
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
@@ -109,16 +133,40 @@ bool path_exists(const std::string& path) {
 }
 
 Status make_dirs(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::error("create dir " + dir + ": " + ec.message(), kStorageError);
+  if (dir.empty()) return Status::ok();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Status::ok();
+    return Status::error("create dir " + dir + ": not a directory", kStorageError);
+  }
+  const std::string parent = std::filesystem::path(dir).parent_path().string();
+  if (parent != dir) {
+    Status s = make_dirs(parent);
+    if (!s) return s;
+  }
+  if (fs().mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return errno_status("create dir " + dir);
   return Status::ok();
 }
 
 Status remove_all(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::remove_all(path, ec);
-  if (ec) return Status::error("remove " + path + ": " + ec.message(), kStorageError);
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return Status::ok();
+    return errno_status("remove " + path);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    std::error_code ec;
+    std::vector<std::string> children;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) children.push_back(e.path().string());
+    if (ec) return Status::error("remove " + path + ": " + ec.message(), kStorageError);
+    for (const auto& c : children) {
+      Status s = remove_all(c);
+      if (!s) return s;
+    }
+    if (fs().rmdir(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove " + path);
+    return Status::ok();
+  }
+  if (fs().unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove " + path);
   return Status::ok();
 }
 

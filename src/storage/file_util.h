@@ -44,6 +44,13 @@ uint64_t sync_call_count();
 
 // Writes `content` to path.tmp, fsyncs it, renames it over `path`, fsyncs the dir.
 Status write_file_atomic(const std::string& path, const std::string& content);
+// The same without any sync, for files whose loss or tear recovery handles
+// (producer snapshots, a recovery's rebuilt checkpoint): replaced whole or
+// not at all while the process lives; the tmp file is removed on failure.
+Status write_file_replace(const std::string& path, ByteSpan content);
+// unlink; a missing file is not an error. The _quiet form logs a failure.
+Status remove_file(const std::string& path);
+void remove_file_quiet(const std::string& path);
 // Whole small file (checkpoints, properties); error if missing or > max_bytes.
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes = 16 << 20);
 

@@ -10,11 +10,12 @@
 #include <cstring>
 
 #include "storage/file_util.h"
+#include "storage/fs.h"
 
 namespace spool::storage {
 
 IndexFile::~IndexFile() {
-  if (base_ != nullptr) ::munmap(base_, map_bytes_);
+  if (base_ != nullptr) fs().munmap(base_, map_bytes_);
 }
 
 Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, size_t entry_size,
@@ -25,20 +26,20 @@ Result<std::unique_ptr<IndexFile>> IndexFile::open(const std::string& path, size
   f->existed_ = path_exists(path);
   // The descriptor is only needed to map: closing it right away keeps one
   // open file per segment (the .log) instead of three.
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = fs().open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return errno_status("open index " + path);
   auto size = file_size(fd);
   if (!size) {
-    ::close(fd);
+    fs().close(fd);
     return size.status();
   }
   size_t existing = static_cast<size_t>(*size) / entry_size;
   max_bytes = std::max(max_bytes - max_bytes % entry_size, entry_size);
   f->map_bytes_ = std::max(existing * entry_size, max_bytes);
   f->max_entries_ = f->map_bytes_ / entry_size;
-  void* p = ::mmap(nullptr, f->map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* p = fs().mmap(f->map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
   Status ms = p == MAP_FAILED ? errno_status("mmap index " + path) : Status::ok();
-  ::close(fd);
+  fs().close(fd);
   if (!ms) return ms;
   f->base_ = static_cast<uint8_t*>(p);
   // Entries are touched one page at a time (appends, binary searches): no
@@ -92,46 +93,46 @@ void IndexFile::truncate_entries(size_t n) {
 }
 
 bool IndexFile::punch_hole(size_t offset, size_t len) {
-  int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  int fd = fs().open(path_.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) return false;  // renamed or removed meanwhile: zero in memory
-  int rc = ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+  int rc = fs().fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
                        static_cast<off_t>(len));
-  ::close(fd);
+  fs().close(fd);
   return rc == 0;
 }
 
 Status IndexFile::trim() {
   size_t bytes = entries() * entry_size_;
-  if (::truncate(path_.c_str(), static_cast<off_t>(bytes)) != 0) return errno_status("truncate index " + path_);
+  if (fs().truncate(path_.c_str(), static_cast<off_t>(bytes)) != 0) return errno_status("truncate index " + path_);
   file_bytes_ = bytes;
   return Status::ok();
 }
 
 Status IndexFile::preallocate() {
-  if (::truncate(path_.c_str(), static_cast<off_t>(map_bytes_)) != 0) return errno_status("grow index " + path_);
+  if (fs().truncate(path_.c_str(), static_cast<off_t>(map_bytes_)) != 0) return errno_status("grow index " + path_);
   file_bytes_ = map_bytes_;
   return Status::ok();
 }
 
 Status IndexFile::sync() {
   size_t bytes = entries() * entry_size_;
-  if (bytes > 0 && ::msync(base_, bytes, MS_SYNC) != 0) return errno_status("msync " + path_);
+  if (bytes > 0 && fs().msync(base_, bytes, MS_SYNC) != 0) return errno_status("msync " + path_);
   // The length changed on trim: fsync the inode too.
-  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = fs().open(path_.c_str(), O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0 && errno == ENOENT) return Status::ok();  // deleted meanwhile (retention): nothing to keep
   if (fd < 0) return errno_status("open index " + path_);
   Status s = full_sync(fd);
-  ::close(fd);
+  fs().close(fd);
   return s;
 }
 
 Status IndexFile::remove() {
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
+  if (fs().unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
   return Status::ok();
 }
 
 Status IndexFile::rename_to(const std::string& path) {
-  if (::rename(path_.c_str(), path.c_str()) != 0) return errno_status("rename " + path_ + " to " + path);
+  if (fs().rename(path_.c_str(), path.c_str()) != 0) return errno_status("rename " + path_ + " to " + path);
   path_ = path;
   return Status::ok();
 }

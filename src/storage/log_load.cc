@@ -10,6 +10,7 @@
 #include "storage/batch_scanner.h"
 #include "storage/checkpoint.h"
 #include "storage/file_util.h"
+#include "storage/fs.h"
 #include "storage/log.h"
 
 namespace spool::storage {
@@ -32,10 +33,6 @@ Result<std::vector<std::string>> list_files(const std::string& dir) {
   return out;
 }
 
-void unlink_quiet(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) spdlog::warn("cannot remove {}", path);
-}
-
 // Next offset after the last well-framed batch of a file (header walk only).
 int64_t scan_next_offset(const std::string& path, int64_t base) {
   FILE* f = std::fopen(path.c_str(), "rb");
@@ -51,18 +48,6 @@ int64_t scan_next_offset(const std::string& path, int64_t base) {
   return next;
 }
 
-// write_file_atomic without the fsyncs: tmp file, then rename.
-Status write_unsynced(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno_status("create " + tmp);
-  Status s = pwrite_all(fd, reinterpret_cast<const uint8_t*>(content.data()), content.size(), 0);
-  ::close(fd);
-  if (!s) return s;
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename " + tmp);
-  return Status::ok();
-}
-
 }  // namespace
 
 Status Log::clean_stray_files() {
@@ -75,10 +60,10 @@ Status Log::clean_stray_files() {
     std::string path = dir_ + "/" + name;
     if (ends_with(name, ".deleted") || ends_with(name, ".cleaned") || ends_with(name, ".tmp")) {
       spdlog::info("{}: removing stray file {}", dir_, name);
-      unlink_quiet(path);
+      remove_file_quiet(path);
     } else if (ends_with(name, ".index.swap") || ends_with(name, ".timeindex.swap") ||
                ends_with(name, ".txnindex.swap")) {
-      unlink_quiet(path);  // indexes are rebuilt from the swapped-in log
+      remove_file_quiet(path);  // indexes are rebuilt from the swapped-in log
     }
   }
   for (const auto& name : *files) {
@@ -87,7 +72,7 @@ Status Log::clean_stray_files() {
     std::string path = dir_ + "/" + name;
     if (!base) {
       spdlog::warn("{}: removing unparsable swap file {}", dir_, name);
-      unlink_quiet(path);
+      remove_file_quiet(path);
       continue;
     }
     int64_t next = scan_next_offset(path, *base);
@@ -95,13 +80,13 @@ Status Log::clean_stray_files() {
       auto ob = parse_segment_file_name(other, ".log");
       if (ob && *ob >= *base && *ob < std::max(next, *base + 1)) {
         spdlog::info("{}: swap {} replaces segment {}", dir_, name, other);
-        unlink_quiet(dir_ + "/" + other);
+        remove_file_quiet(dir_ + "/" + other);
       }
     }
     std::string target = dir_ + "/" + segment_file_name(*base, ".log");
-    if (::rename(path.c_str(), target.c_str()) != 0) return errno_status("rename " + path);
-    unlink_quiet(dir_ + "/" + segment_file_name(*base, ".index"));
-    unlink_quiet(dir_ + "/" + segment_file_name(*base, ".timeindex"));
+    if (fs().rename(path.c_str(), target.c_str()) != 0) return errno_status("rename " + path);
+    remove_file_quiet(dir_ + "/" + segment_file_name(*base, ".index"));
+    remove_file_quiet(dir_ + "/" + segment_file_name(*base, ".timeindex"));
   }
   // Index files without a log are leftovers of a deletion.
   files = list_files(dir_);
@@ -111,7 +96,7 @@ Status Log::clean_stray_files() {
       auto b = parse_segment_file_name(name, ext);
       if (b && !path_exists(dir_ + "/" + segment_file_name(*b, ".log"))) {
         spdlog::info("{}: removing orphan index {}", dir_, name);
-        unlink_quiet(dir_ + "/" + name);
+        remove_file_quiet(dir_ + "/" + name);
       }
     }
   }
@@ -194,7 +179,7 @@ Status Log::load(const OpenOptions& o) {
       for (size_t j = i + 1; j < bases.size(); ++j) {
         spdlog::warn("{}: deleting segment {} after truncated segment {}", dir_, bases[j], bases[i]);
         for (const char* ext : {".log", ".index", ".timeindex", ".txnindex"})
-          unlink_quiet(dir_ + "/" + segment_file_name(bases[j], ext));
+          remove_file_quiet(dir_ + "/" + segment_file_name(bases[j], ext));
       }
       break;
     }
@@ -248,7 +233,9 @@ Status Log::load(const OpenOptions& o) {
   if (o.defer_recovery_sync) {
     // Same file, written without its two syncs (the opener's syncfs covers
     // it); the cache stays dirty, so the next flush writes it the usual way.
-    s = write_unsynced(dir_ + "/" + kLeaderEpochCheckpoint, format_epoch_checkpoint(epochs_.entries()));
+    const std::string text = format_epoch_checkpoint(epochs_.entries());
+    s = write_file_replace(dir_ + "/" + kLeaderEpochCheckpoint,
+                           ByteSpan(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   } else {
     s = epochs_.persist();
   }

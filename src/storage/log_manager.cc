@@ -12,6 +12,7 @@
 #include <set>
 
 #include "storage/file_util.h"
+#include "storage/fs.h"
 #include "storage/meta_properties.h"
 
 namespace spool::storage {
@@ -72,11 +73,11 @@ Status sync_deferred_recoveries(const std::vector<LoadTask>& tasks) {
   for (const auto& t : tasks)
     if (t.opts.defer_recovery_sync) roots.insert(t.root);
   for (const auto& root : roots) {
-    int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = fs().open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return errno_status("open " + root);
-    int rc = ::syncfs(fd);
+    int rc = fs().syncfs(fd);
     int err = errno;
-    ::close(fd);
+    fs().close(fd);
     if (rc != 0) {
       errno = err;
       return errno_status("syncfs " + root);
@@ -187,7 +188,7 @@ Status LogManager::init() {
     std::string marker = root + "/" + kCleanShutdownMarker;
     if (path_exists(marker)) {
       // From now on a crash must be detectable at the next start.
-      if (::unlink(marker.c_str()) != 0) return errno_status("remove " + marker);
+      if (fs().unlink(marker.c_str()) != 0) return errno_status("remove " + marker);
       s = sync_dir(root);
       if (!s) return s;
     }
@@ -308,7 +309,7 @@ Status LogManager::remove(const std::string& topic, int32_t partition) {
   std::string target = e.log->dir() + "." + hex_id() + "-delete";
   // Rename first: a crash mid-delete leaves a `-delete` dir that the next
   // start removes instead of a half-deleted partition that it would load.
-  if (::rename(e.log->dir().c_str(), target.c_str()) != 0) return errno_status("rename " + e.log->dir());
+  if (fs().rename(e.log->dir().c_str(), target.c_str()) != 0) return errno_status("rename " + e.log->dir());
   Status s = sync_dir(e.root);
   if (!s) return s;
   s = remove_all(target);
@@ -490,13 +491,13 @@ void LogManager::shutdown() {
       continue;
     }
     std::string marker = root + "/" + kCleanShutdownMarker;
-    int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = fs().open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
       spdlog::error("cannot write {}", marker);
       continue;
     }
     (void)full_sync(fd);
-    ::close(fd);
+    fs().close(fd);
     (void)sync_dir(root);
   }
   spdlog::info("log manager: clean shutdown ({} flusher passes, {} fsync calls since start)", flusher_.passes(),

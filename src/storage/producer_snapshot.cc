@@ -27,10 +27,6 @@ constexpr size_t kMaxSnapshotBytes = 512u << 20;
 
 Status corrupt(const std::string& why) { return Status::error("producer snapshot: " + why, kCorruptMessage); }
 
-void unlink_quiet(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) spdlog::warn("cannot remove {}", path);
-}
-
 }  // namespace
 
 Bytes encode_producer_snapshot(int64_t offset, const std::vector<ProducerEntry>& entries) {
@@ -118,15 +114,7 @@ Status write_producer_snapshot(const std::string& dir, int64_t offset, const std
   // No fsync: a snapshot is an optimisation. One lost or torn by a power
   // failure fails its CRC and recovery falls back to an older one or a full
   // replay; syncing would put an fsync into every segment roll.
-  std::string path = producer_snapshot_path(dir, offset);
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno_status("open " + tmp);
-  Status s = pwrite_all(fd, data.data(), data.size(), 0);
-  ::close(fd);
-  if (s && ::rename(tmp.c_str(), path.c_str()) != 0) s = errno_status("rename " + tmp);
-  if (!s) unlink_quiet(tmp);
-  return s;
+  return write_file_replace(producer_snapshot_path(dir, offset), data);
 }
 
 Result<std::vector<ProducerEntry>> read_producer_snapshot(const std::string& dir, int64_t offset) {
@@ -151,7 +139,7 @@ std::vector<int64_t> list_producer_snapshots(const std::string& dir) {
 }
 
 void delete_producer_snapshot(const std::string& dir, int64_t offset) {
-  unlink_quiet(producer_snapshot_path(dir, offset));
+  remove_file_quiet(producer_snapshot_path(dir, offset));
 }
 
 void delete_producer_snapshots_below(const std::string& dir, int64_t below) {

@@ -10,6 +10,7 @@
 
 #include "storage/batch_scanner.h"
 #include "storage/file_util.h"
+#include "storage/fs.h"
 #include "record/record.h"
 
 namespace spool::storage {
@@ -33,7 +34,7 @@ std::optional<int64_t> parse_segment_file_name(const std::string& name, const st
 }
 
 Segment::~Segment() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) fs().close(fd_);
 }
 
 Result<std::shared_ptr<Segment>> Segment::open(const std::string& dir, int64_t base_offset,
@@ -43,7 +44,7 @@ Result<std::shared_ptr<Segment>> Segment::open(const std::string& dir, int64_t b
   s->base_offset_ = base_offset;
   s->suffix_ = suffix;
   s->log_path_ = dir + "/" + segment_file_name(base_offset, ".log") + suffix;
-  s->fd_ = ::open(s->log_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  s->fd_ = fs().open(s->log_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (s->fd_ < 0) return errno_status("open segment " + s->log_path_);
   auto size = file_size(s->fd_);
   if (!size) return size.status();
@@ -94,7 +95,7 @@ Status Segment::append(ByteSpan batches, const std::vector<BatchInfo>& infos, in
   Status s = pwrite_all(fd_, batches.data(), batches.size(), pos);
   if (!s) {
     // Drop whatever part landed so the file never holds a torn batch we counted.
-    if (::ftruncate(fd_, pos) != 0) spdlog::error("{}: cannot undo failed write", log_path_);
+    if (fs().ftruncate(fd_, pos) != 0) spdlog::error("{}: cannot undo failed write", log_path_);
     return s;
   }
   // Size first, then index entries: a reader must never find an entry that
@@ -161,7 +162,7 @@ Result<int64_t> Segment::recover(int32_t index_interval,
   int64_t dropped = *fsize - good;
   if (dropped > 0) {
     spdlog::warn("{}: truncating {} bytes at position {} ({})", log_path_, dropped, good, why);
-    if (::ftruncate(fd_, good) != 0) return errno_status("truncate " + log_path_);
+    if (fs().ftruncate(fd_, good) != 0) return errno_status("truncate " + log_path_);
   }
   size_.store(good, std::memory_order_release);
   next_offset_.store(expected, std::memory_order_release);
@@ -230,7 +231,7 @@ Result<int64_t> Segment::truncate_to(int64_t offset) {
   if (!*pos) return int64_t{0};
   int64_t old = size();
   int64_t cut = **pos;
-  if (::ftruncate(fd_, cut) != 0) return errno_status("truncate " + log_path_);
+  if (fs().ftruncate(fd_, cut) != 0) return errno_status("truncate " + log_path_);
   offset_index_->truncate_to(offset);
   time_index_->truncate_to(offset);
   Status ts = txn_index_->truncate_to(offset);
@@ -288,7 +289,7 @@ Status Segment::flush_indexes() {
 
 Status Segment::remove_files() {
   Status s = Status::ok();
-  if (::unlink(log_path_.c_str()) != 0 && errno != ENOENT) s = errno_status("unlink " + log_path_);
+  if (fs().unlink(log_path_.c_str()) != 0 && errno != ENOENT) s = errno_status("unlink " + log_path_);
   Status a = offset_index_->file().remove();
   Status b = time_index_->file().remove();
   Status c = txn_index_->remove();
@@ -304,7 +305,7 @@ Status Segment::change_suffix(const std::string& suffix) {
   if (s) s = txn_index_->rename_to(dir_ + "/" + segment_file_name(base_offset_, ".txnindex") + suffix);
   if (!s) return s;
   std::string target = dir_ + "/" + segment_file_name(base_offset_, ".log") + suffix;
-  if (::rename(log_path_.c_str(), target.c_str()) != 0) return errno_status("rename " + log_path_);
+  if (fs().rename(log_path_.c_str(), target.c_str()) != 0) return errno_status("rename " + log_path_);
   log_path_ = target;
   suffix_ = suffix;
   return Status::ok();

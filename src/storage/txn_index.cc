@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "storage/file_util.h"
+#include "storage/fs.h"
 
 namespace spool::storage {
 namespace {
@@ -38,7 +39,7 @@ void encode_aborted_txn(const AbortedTxn& t, uint8_t* out) {
 
 Result<std::unique_ptr<TxnIndex>> TxnIndex::open(std::string path) {
   std::unique_ptr<TxnIndex> idx(new TxnIndex(std::move(path)));
-  int fd = ::open(idx->path_.c_str(), O_RDWR | O_CLOEXEC);
+  int fd = fs().open(idx->path_.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) {
     if (errno == ENOENT) return idx;
     return errno_status("open " + idx->path_);
@@ -60,18 +61,18 @@ Result<std::unique_ptr<TxnIndex>> TxnIndex::open(std::string path) {
   }
   if (valid != *n) {
     spdlog::warn("{}: dropping {} unparsable byte(s) of the transaction index", idx->path_, *n - valid);
-    if (::ftruncate(fd, static_cast<off_t>(valid)) != 0) return errno_status("truncate " + idx->path_);
+    if (fs().ftruncate(fd, static_cast<off_t>(valid)) != 0) return errno_status("truncate " + idx->path_);
   }
   return idx;
 }
 
 TxnIndex::~TxnIndex() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) fs().close(fd_);
 }
 
 Status TxnIndex::ensure_open_locked() {
   if (fd_ >= 0) return Status::ok();
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = fs().open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) return errno_status("open " + path_);
   return Status::ok();
 }
@@ -98,7 +99,7 @@ Status TxnIndex::rewrite_locked() {
     Status s = pwrite_all(fd_, buf.data(), buf.size(), 0);
     if (!s) return s;
   }
-  if (::ftruncate(fd_, static_cast<off_t>(buf.size())) != 0) return errno_status("truncate " + path_);
+  if (fs().ftruncate(fd_, static_cast<off_t>(buf.size())) != 0) return errno_status("truncate " + path_);
   return Status::ok();
 }
 
@@ -137,14 +138,14 @@ Status TxnIndex::flush() {
 
 Status TxnIndex::remove() {
   std::lock_guard lk(mu_);
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
+  if (fs().unlink(path_.c_str()) != 0 && errno != ENOENT) return errno_status("unlink " + path_);
   return Status::ok();
 }
 
 Status TxnIndex::rename_to(std::string path) {
   std::lock_guard lk(mu_);
   if (fd_ >= 0 || ::access(path_.c_str(), F_OK) == 0) {
-    if (::rename(path_.c_str(), path.c_str()) != 0) return errno_status("rename " + path_);
+    if (fs().rename(path_.c_str(), path.c_str()) != 0) return errno_status("rename " + path_);
   }
   path_ = std::move(path);
   return Status::ok();
