@@ -7,6 +7,7 @@
 
 #include "record/record.h"
 #include "storage/batch_scanner.h"
+#include "util/sync_point.h"
 #include "storage/cleaner_filter.h"
 #include "storage/file_util.h"
 #include "storage/log.h"
@@ -215,12 +216,10 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
     if (s) s = (*out)->flush_data();
     if (s) s = (*out)->flush_indexes();
     if (!s) return fail(s);
-    if (options.crash_point == CleanOptions::CrashPoint::kAfterCleaned) return st;
-    if (options.before_swap) options.before_swap();
+    SPOOL_SYNC_POINT("Cleaner::CleanedCopyWritten");
     // Past its commit point a failed swap must leave the files to recovery.
-    auto swapped = swap_in_cleaned(group, sizes, *out, options.crash_point);
+    auto swapped = swap_in_cleaned(group, sizes, *out);
     if (!swapped) return swapped.status();
-    if (options.crash_point != CleanOptions::CrashPoint::kNone) return st;
     if (*swapped) {
       st.segments_in += static_cast<int>(group.size());
       st.segments_out += 1;
@@ -251,9 +250,7 @@ Result<CleanStats> Log::clean(int64_t now_ms, const CleanOptions& options) {
 }
 
 Result<bool> Log::swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,
-                                  const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned,
-                                  CleanOptions::CrashPoint crash_point) {
-  using CP = CleanOptions::CrashPoint;
+                                  const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned) {
   std::lock_guard lk(append_mu_);
   // Retention, DeleteRecords or truncation may have changed these segments
   // while the pass ran: then this output is stale, and dropped.
@@ -284,12 +281,12 @@ Result<bool> Log::swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& o
     return e;
   };
   if (!s) return committed_failure(s);
-  if (crash_point == CP::kAfterSwapRename) return true;
+  SPOOL_SYNC_POINT("Cleaner::AfterSwapRename");
   for (const auto& o : olds) {
     s = o->remove_files();  // readers holding `o` keep reading the open file
     if (!s) return committed_failure(s);
   }
-  if (crash_point == CP::kAfterOldDeleted) return true;
+  SPOOL_SYNC_POINT("Cleaner::AfterOldDeleted");
   s = cleaned->change_suffix("");
   if (!s) return committed_failure(s);
   drop_segments_locked(olds);

@@ -65,13 +65,12 @@ struct CleanOptions {
   // Set by another thread to stop a pass early (shutdown): the pass returns
   // an error and leaves the log as it was.
   const std::atomic<bool>* abort = nullptr;
-  // Test hook: stop a pass as a crash would, leaving files behind and the
-  // Log object unusable (the test drops it and reopens the directory).
-  enum class CrashPoint { kNone, kAfterCleaned, kAfterSwapRename, kAfterOldDeleted };
-  CrashPoint crash_point = CrashPoint::kNone;
-  // Test hook: runs after a group's cleaned copy is written, before it is
-  // swapped in (to change the log under a running pass).
-  std::function<void()> before_swap;
+  // Sync points (util/sync_point.h) a pass reaches, per group:
+  //   "Cleaner::CleanedCopyWritten"  the cleaned copy is written and synced,
+  //                                  not yet swapped in;
+  //   "Cleaner::AfterSwapRename"     its `.swap` rename is durable (the
+  //                                  commit point: recovery finishes the swap);
+  //   "Cleaner::AfterOldDeleted"     the segments it replaces are deleted.
 };
 
 }  // namespace spool::storage

@@ -260,8 +260,7 @@ class Log : public std::enable_shared_from_this<Log> {
   // After segments below the log start went: their snapshots and producers go too.
   void trim_producer_state_locked();
   Result<bool> swap_in_cleaned(const std::vector<std::shared_ptr<Segment>>& olds,
-                               const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned,
-                               CleanOptions::CrashPoint crash_point);
+                               const std::vector<int64_t>& old_sizes, const std::shared_ptr<Segment>& cleaned);
 
   std::string dir_;
   std::string topic_;

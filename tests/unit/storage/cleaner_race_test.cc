@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "compaction_util.h"
+#include "util/sync_point.h"
 #include "test_util.h"
 
 namespace spool::storage {
@@ -60,14 +61,13 @@ TEST(CleanerRace, GroupDroppedUnderAPassKeepsTheCheckpointAndTheTombstoneWins) {
 
   // DeleteRecords up to y's segment while the first group is being cleaned:
   // "a" goes legitimately, and the group {a, y} changed under the pass.
-  CleanOptions o;
   int calls = 0;
-  o.before_swap = [&] {
+  sync_point::Scoped under_the_pass("Cleaner::CleanedCopyWritten", [&] {
     if (calls++ == 0) {
       ASSERT_TRUE(log->advance_log_start_offset(bases[1]).is_ok());
     }
-  };
-  auto st = log->clean(kTs, o);
+  });
+  auto st = log->clean(kTs);
   ASSERT_TRUE(st.is_ok()) << st.status().message();
   EXPECT_EQ(log->first_dirty_offset(), start_before) << "checkpoint moved past a group that was not cleaned";
   EXPECT_TRUE(has_live_value(*log, "y"));  // nothing cleaned yet: the old value is still there
