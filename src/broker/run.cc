@@ -14,6 +14,7 @@
 #include "broker/group_service.h"
 #include "broker/log_dir_failure_handler.h"
 #include "broker/producer_id_manager.h"
+#include "broker/test_power_cut.h"
 #include "broker/txn_service.h"
 #include "cluster/embedded_store.h"
 #include "cluster/producer_id_blocks.h"
@@ -105,12 +106,18 @@ int run_broker(const config::BrokerConfig& cfg) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  if (TestPowerCut::wanted()) sigaddset(&stop_signals, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   BrokerSettings settings = settings_from_config(cfg);
   if (settings.log_dirs.empty()) {
     spdlog::error("no log.dirs configured");
+    return 1;
+  }
+  auto power_cut = TestPowerCut::from_env(settings.log_dirs);  // before any file opens
+  if (!power_cut) {
+    spdlog::error("{}", power_cut.status().message());
     return 1;
   }
   // Before any log opens: the retention pass expires idle producers with it.
@@ -286,6 +293,7 @@ int run_broker(const config::BrokerConfig& cfg) {
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
+  if (sig == SIGUSR2 && *power_cut) (*power_cut)->cut();
   spdlog::info("received signal {}, shutting down", sig);
   if (member) {
     // Kafka's controlled shutdown: leadership moves away while this broker

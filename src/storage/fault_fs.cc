@@ -429,17 +429,15 @@ std::string FaultFs::current_for_cut(uint64_t id, const Inode& ino) const {
   return ino.durable;  // no current name: only the durable bytes exist
 }
 
-FaultFs::CutReport FaultFs::power_cut(uint64_t seed) {
-  std::lock_guard lk(mu_);
+FaultFs::CutPlan FaultFs::plan_cut_locked(uint64_t seed) {
   std::mt19937_64 rng(seed);
-  CutReport rep;
+  CutPlan plan;
   // A durable name counts only if every directory above it is durable too.
   auto reachable = [&](const std::string& p) {
     for (std::string d = parent_of(p); d != root_ && under(d); d = parent_of(d))
       if (dur_dirs_.count(d) == 0) return false;
     return true;
   };
-  std::map<std::string, std::string> out;
   for (const auto& [p, id] : dur_files_) {
     if (!reachable(p)) continue;
     const Inode& ino = inodes_[id];
@@ -462,23 +460,29 @@ FaultFs::CutReport FaultFs::power_cut(uint64_t seed) {
       if (!unsynced) continue;
       if (a >= d.size() || rng() % 2 == 0) {
         std::memcpy(f.data() + a, c.data() + a, ce - a);
-        ++rep.pages_kept;
+        ++plan.report.pages_kept;
       }
     }
     for (size_t i = 0; i < c.size(); ++i)
-      if (i >= f.size() || f[i] != c[i]) ++rep.bytes_dropped;
-    out[p] = std::move(f);
+      if (i >= f.size() || f[i] != c[i]) ++plan.report.bytes_dropped;
+    plan.files[p] = std::move(f);
   }
   for (const auto& [p, id] : cur_files_)
-    if (out.count(p) == 0) ++rep.names_lost;
-  // Rebuild the tree: durable directories, then durable files.
-  std::error_code ec;
-  for (auto it = stdfs::directory_iterator(root_, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec))
-    stdfs::remove_all(it->path(), ec);
+    if (plan.files.count(p) == 0) ++plan.report.names_lost;
   for (const auto& d : dur_dirs_)
-    if (d != root_ && reachable(d)) stdfs::create_directories(d, ec);
-  for (const auto& [p, content] : out) {
-    int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (d != root_ && reachable(d)) plan.dirs.push_back(d);
+  return plan;
+}
+
+void FaultFs::write_tree(const CutPlan& plan, const std::string& target, CutReport& rep) const {
+  // `target` stands for the root: paths are moved over to it.
+  auto moved = [&](const std::string& p) { return target + p.substr(root_.size()); };
+  std::error_code ec;
+  stdfs::create_directories(target, ec);
+  for (const auto& d : plan.dirs) stdfs::create_directories(moved(d), ec);
+  for (const auto& [p, content] : plan.files) {
+    const std::string path = moved(p);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) continue;
     size_t done = 0;
     while (done < content.size()) {
@@ -489,6 +493,16 @@ FaultFs::CutReport FaultFs::power_cut(uint64_t seed) {
     ::close(fd);
     ++rep.files_kept;
   }
+}
+
+FaultFs::CutReport FaultFs::power_cut(uint64_t seed) {
+  std::lock_guard lk(mu_);
+  CutPlan plan = plan_cut_locked(seed);
+  // Rebuild the tree: durable directories, then durable files.
+  std::error_code ec;
+  for (auto it = stdfs::directory_iterator(root_, ec); !ec && it != stdfs::directory_iterator(); it.increment(ec))
+    stdfs::remove_all(it->path(), ec);
+  write_tree(plan, root_, plan.report);
   fd_file_.clear();
   fd_path_.clear();
   fd_dirs_.clear();
@@ -496,7 +510,16 @@ FaultFs::CutReport FaultFs::power_cut(uint64_t seed) {
   frozen_ = false;
   freeze_countdown_ = 0;
   adopt_locked();
-  return rep;
+  return plan.report;
+}
+
+void FaultFs::power_cut_into(const std::string& target, uint64_t seed,
+                             const std::function<void(const CutReport&)>& then) {
+  std::lock_guard lk(mu_);
+  CutPlan plan = plan_cut_locked(seed);
+  write_tree(plan, target, plan.report);
+  frozen_ = true;
+  then(plan.report);
 }
 
 }  // namespace spool::storage

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -77,6 +78,12 @@ class FaultFs : public FileSystem {
   // losing power now (random choices from `seed`), then starts over with
   // that state as the durable one, thawed.
   CutReport power_cut(uint64_t seed);
+  // The same state written into `target` (a directory standing for the
+  // root), the root left alone: a power cut for a process that is about to
+  // die (the tree is swapped in before it restarts). No change goes through
+  // from the moment the state is taken until `then` (which should end the
+  // process) returns, and the FaultFs stays frozen after it.
+  void power_cut_into(const std::string& target, uint64_t seed, const std::function<void(const CutReport&)>& then);
 
   uint64_t syncs() const;          // recorded (successful) syncs
   uint64_t faults_injected() const;
@@ -112,6 +119,13 @@ class FaultFs : public FileSystem {
   void sync_dir_locked(const std::string& dir);
   static std::string read_path(const std::string& path);
   std::string current_for_cut(uint64_t id, const Inode& ino) const;
+  struct CutPlan {
+    std::map<std::string, std::string> files;  // path under the root -> content
+    std::vector<std::string> dirs;
+    CutReport report;
+  };
+  CutPlan plan_cut_locked(uint64_t seed);
+  void write_tree(const CutPlan& plan, const std::string& target, CutReport& rep) const;
   static void patch_lost(const Inode& ino, std::string& content);
   void forget_lost(int fd, int64_t pos, int64_t n);
 
