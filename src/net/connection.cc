@@ -8,6 +8,8 @@
 
 #include <asio/read.hpp>
 
+#include "net/reject_log.h"
+
 namespace spool::net {
 
 namespace {
@@ -32,7 +34,7 @@ int32_t load_be32(const uint8_t* p) {
 
 Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
                        const ServerOptions& options, RequestHandler& handler,
-                       std::atomic<size_t>& open_count)
+                       std::atomic<size_t>& open_count, LogRateLimiter& reject_log)
     : reactor_(reactor),
       executor_(reactor.ctx.get_executor()),
       gate_(reactor.gate),
@@ -40,10 +42,12 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
       options_(options),
       handler_(handler),
       open_count_(open_count),
+      reject_log_(reject_log),
       sendq_(options.sendfile),
       clock_(clock_or_system(options.clock)) {
   info_.id = id;
   info_.peer = "unknown";
+  peer_address_ = "unknown";
 }
 
 void Connection::start() {
@@ -59,7 +63,10 @@ void Connection::start() {
     return;
   }
   auto ep = socket_->remote_endpoint(ec);
-  if (!ec) info_.peer = format_endpoint(ep);
+  if (!ec) {
+    info_.peer = format_endpoint(ep);
+    peer_address_ = ep.address().to_string();
+  }
   reactor_.conns.emplace(info_.id, shared_from_this());
   spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
 
@@ -76,7 +83,12 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   if (closed()) return;
   auto self = shared_from_this();  // the reactor map may hold the last reference
   closed_.store(true, std::memory_order_release);
-  spdlog::log(level, "net: closing connection {} from {}: {}", info_.id, info_.peer, reason);
+  if (level >= spdlog::level::warn) {
+    log_rejected(reject_log_, peer_address_, level, "net: closing connection {} from {}: {}", info_.id,
+                 info_.peer, reason);
+  } else {
+    spdlog::log(level, "net: closing connection {} from {}: {}", info_.id, info_.peer, reason);
+  }
   // Destroying the timer and socket cancels their pending operations; the
   // handlers still run (operation_aborted) but see closed_ and return. Not
   // keeping them lets a closed connection outlive its io_context safely.
@@ -116,10 +128,9 @@ void Connection::process_input() {
       const int32_t size = load_be32(p);
       // Checked before any allocation: a hostile size must not cost memory.
       if (size <= 0 || size > options_.max_request_bytes) {
-        spdlog::warn("net: connection {} from {}: frame size {} outside 1..{} "
-                     "(socket.request.max.bytes)",
-                     info_.id, info_.peer, size, options_.max_request_bytes);
-        close("invalid frame size", spdlog::level::warn);
+        close("frame size " + std::to_string(size) + " outside 1.." + std::to_string(options_.max_request_bytes) +
+                  " (socket.request.max.bytes)",
+              spdlog::level::warn);
         return;
       }
       if (!reserve_frame(size)) return;

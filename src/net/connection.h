@@ -38,6 +38,7 @@
 #include "net/server.h"
 #include "util/bytes.h"
 #include "util/clock.h"
+#include "util/log_rate_limiter.h"
 
 namespace spool::net {
 
@@ -47,11 +48,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
              const ServerOptions& options, RequestHandler& handler,
-             std::atomic<size_t>& open_count);
+             std::atomic<size_t>& open_count, LogRateLimiter& reject_log);
 
   // Registers with the reactor and starts reading. Reactor thread.
   void start();
-  // Closes now (pending answers dropped). Reactor thread; idempotent.
+  // Closes now (pending answers dropped). Reactor thread; idempotent. A
+  // close at warn or above is about rejected input: its line is rate-limited
+  // per peer address (net/reject_log.h).
   void close(std::string_view reason, spdlog::level::level_enum level);
 
   // Resolves slot seq. Any thread; a no-op once closed.
@@ -96,6 +99,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ServerOptions& options_;
   RequestHandler& handler_;
   std::atomic<size_t>& open_count_;
+  LogRateLimiter& reject_log_;
+  std::string peer_address_;  // the peer's IP alone: the key of reject_log_
   std::atomic<bool> closed_{false};
 
   // Read side.
