@@ -70,7 +70,6 @@ void Connection::start() {
   reactor_.conns.emplace(info_.id, shared_from_this());
   spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
 
-  rbuf_.resize(kReadBufferSize);
   last_activity_ = clock_->monotonic_ms();
   if (options_.idle_timeout_ms > 0) {
     idle_timer_.emplace(executor_);
@@ -141,7 +140,7 @@ void Connection::process_input() {
         dispatch(std::move(frame));
         continue;
       }
-      if (need > rbuf_.size()) {
+      if (need > kReadBufferSize) {
         large_frame_ = FrameBytes(static_cast<size_t>(size));
         large_have_ = avail - 4;
         std::memcpy(large_frame_.data(), p + 4, large_have_);
@@ -163,8 +162,29 @@ void Connection::process_input() {
 }
 
 void Connection::read_some() {
+  if (rend_ == 0) {
+    // Nothing buffered: wait for bytes without holding a read buffer, so an
+    // idle connection costs no buffer (10,000 idle clients would hold
+    // 160 MB of them).
+    rbuf_ = FrameBytes();
+    socket_->async_wait(asio::ip::tcp::socket::wait_read,
+                        [self = shared_from_this()](const std::error_code& ec) { self->on_readable(ec); });
+    return;
+  }
   socket_->async_read_some(
       asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+      [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_some(ec, n); });
+}
+
+void Connection::on_readable(const std::error_code& ec) {
+  if (closed()) return;
+  if (ec) {
+    on_read_error(ec, false);
+    return;
+  }
+  rbuf_.resize(kReadBufferSize);  // uninitialized: the read overwrites it
+  socket_->async_read_some(
+      asio::buffer(rbuf_.data(), rbuf_.size()),
       [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_some(ec, n); });
 }
 
