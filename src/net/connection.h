@@ -9,7 +9,9 @@
 //
 // Reading: small frames are cut out of a fixed read buffer (several per
 // recv); a frame larger than that buffer is read straight into its own
-// allocation. Answers are queued in per-request slots; consecutive ready
+// allocation. The read buffer exists only while bytes are buffered: a
+// connection with nothing to read waits for readability without one, so
+// idle connections cost little memory. Answers are queued in per-request slots; consecutive ready
 // ones move, in order, to the SendQueue, which writes them without blocking
 // (gathered memory, sendfile for file regions) and waits for writability
 // when the socket is full.
@@ -38,6 +40,8 @@
 #include "net/server.h"
 #include "util/bytes.h"
 #include "util/clock.h"
+#include "util/frame_bytes.h"
+#include "util/log_rate_limiter.h"
 
 namespace spool::net {
 
@@ -47,11 +51,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
              const ServerOptions& options, RequestHandler& handler,
-             std::atomic<size_t>& open_count);
+             std::atomic<size_t>& open_count, LogRateLimiter& reject_log);
 
   // Registers with the reactor and starts reading. Reactor thread.
   void start();
-  // Closes now (pending answers dropped). Reactor thread; idempotent.
+  // Closes now (pending answers dropped). Reactor thread; idempotent. A
+  // close at warn or above is about rejected input: its line is rate-limited
+  // per peer address (net/reject_log.h).
   void close(std::string_view reason, spdlog::level::level_enum level);
 
   // Resolves slot seq. Any thread; a no-op once closed.
@@ -71,6 +77,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint64_t inflight() const { return next_seq_ - done_seq_; }
   void process_input();
   void read_some();
+  void on_readable(const std::error_code& ec);
   void on_read_some(const std::error_code& ec, size_t n);
   void read_large();
   void on_read_large(const std::error_code& ec, size_t n);
@@ -96,10 +103,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ServerOptions& options_;
   RequestHandler& handler_;
   std::atomic<size_t>& open_count_;
+  LogRateLimiter& reject_log_;
+  std::string peer_address_;  // the peer's IP alone: the key of reject_log_
   std::atomic<bool> closed_{false};
 
   // Read side.
-  Bytes rbuf_;
+  FrameBytes rbuf_;  // kReadBufferSize while bytes are buffered or awaited, else empty
   size_t rpos_ = 0;
   size_t rend_ = 0;
   FrameBytes large_frame_;

@@ -19,6 +19,7 @@
 
 #include "net/connection.h"
 #include "net/reactor.h"
+#include "net/reject_log.h"
 
 namespace spool::net {
 
@@ -31,12 +32,18 @@ ServerOptions apply_environment(ServerOptions o) {
   if (const char* v = std::getenv("SPOOL_SENDFILE"); v && std::string_view(v) == "0") o.sendfile = false;
   return o;
 }
+
+LogRateLimiterOptions reject_log_options(const ServerOptions& o) {
+  LogRateLimiterOptions r = o.reject_log;
+  if (!r.clock) r.clock = o.clock;
+  return r;
+}
 }  // namespace
 
 class Server::Impl {
  public:
   Impl(ServerOptions options, RequestHandler& handler)
-      : options_(apply_environment(std::move(options))), handler_(handler) {
+      : options_(apply_environment(std::move(options))), handler_(handler), reject_log_(reject_log_options(options_)) {
     spdlog::debug("net: zero-copy (sendfile) answers {}", options_.sendfile ? "on" : "off");
   }
   ~Impl() { stop(); }
@@ -52,10 +59,14 @@ class Server::Impl {
   Result<tcp::endpoint> resolve_listen_endpoint();
   void do_accept();
   void on_accept(const std::error_code& ec, tcp::socket socket, Reactor& target);
+  // Logs, every reject_log interval, the counts of rejection lines
+  // suppressed in windows that ended (reactors_[0]).
+  void arm_reject_log_timer();
   void teardown();
 
   const ServerOptions options_;
   RequestHandler& handler_;
+  LogRateLimiter reject_log_;
   std::mutex lifecycle_mu_;
   bool running_ = false;
   bool accepting_ = false;  // under lifecycle_mu_
@@ -64,6 +75,7 @@ class Server::Impl {
   // The acceptor and its retry timer live on reactors_[0].
   std::optional<tcp::acceptor> acceptor_;
   std::optional<asio::steady_timer> accept_retry_;
+  std::optional<asio::steady_timer> reject_log_timer_;
   size_t next_reactor_ = 0;  // accept handler only
 
   std::atomic<uint64_t> next_id_{1};
@@ -117,6 +129,8 @@ Status Server::Impl::start() {
   }
   port_.store(acceptor_->local_endpoint(ec).port(), std::memory_order_release);
   accept_retry_.emplace(reactors_[0]->ctx);
+  reject_log_timer_.emplace(reactors_[0]->ctx);
+  arm_reject_log_timer();
   if (options_.accept_on_start) {
     accepting_ = true;
     do_accept();
@@ -165,6 +179,15 @@ void Server::Impl::start_accepting() {
   spdlog::info("net: accepting connections on port {}", port());
 }
 
+void Server::Impl::arm_reject_log_timer() {
+  reject_log_timer_->expires_after(std::chrono::milliseconds(std::max<int64_t>(1, options_.reject_log.interval_ms)));
+  reject_log_timer_->async_wait([this](const std::error_code& ec) {
+    if (ec || !reject_log_timer_) return;
+    for (const auto& s : reject_log_.take_suppressed()) spdlog::warn("net: {}", LogRateLimiter::describe(s));
+    arm_reject_log_timer();
+  });
+}
+
 void Server::Impl::do_accept() {
   Reactor& target = *reactors_[next_reactor_];
   next_reactor_ = (next_reactor_ + 1) % reactors_.size();
@@ -190,15 +213,16 @@ void Server::Impl::on_accept(const std::error_code& ec, tcp::socket socket, Reac
   if (open_count_.load(std::memory_order_relaxed) >= limit) {
     std::error_code ignored;
     auto ep = socket.remote_endpoint(ignored);
-    spdlog::warn("net: max.connections ({}) reached; closing new connection from {}:{}", limit,
-                 ep.address().to_string(), ep.port());
+    const std::string address = ep.address().to_string();
+    log_rejected(reject_log_, address, spdlog::level::warn,
+                 "net: max.connections ({}) reached; closing new connection from {}:{}", limit, address, ep.port());
     socket.close(ignored);
   } else {
     open_count_.fetch_add(1, std::memory_order_relaxed);
     const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
     asio::post(target.ctx, [this, &target, id, socket = std::move(socket)]() mutable {
       auto conn = std::make_shared<Connection>(target, std::move(socket), id, options_, handler_,
-                                               open_count_);
+                                               open_count_, reject_log_);
       conn->start();
     });
   }
@@ -223,6 +247,7 @@ void Server::Impl::stop() {
     std::error_code ignored;
     acceptor_->close(ignored);
     accept_retry_.reset();
+    reject_log_timer_.reset();
     acceptor_closed.set_value();
   });
   acceptor_closed.get_future().wait();
@@ -249,6 +274,7 @@ void Server::Impl::teardown() {
   // Responders still held elsewhere must not post into a dead io_context.
   for (auto& r : reactors_) r->gate->close();
   accept_retry_.reset();
+  reject_log_timer_.reset();
   acceptor_.reset();
   reactors_.clear();  // destroys pending handlers with their io_context
 }

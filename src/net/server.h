@@ -9,7 +9,8 @@
 //
 // Threading: start/stop/port/connection_count may be called from any thread
 // except a reactor thread (stop joins them). Failure: a bad frame, a socket
-// error or an idle timeout closes only that connection; start() reports bind
+// error or an idle timeout closes only that connection, with a log line
+// rate-limited per client address (ServerOptions::reject_log); start() reports bind
 // failures as a Status. stop() is idempotent and also run by the destructor.
 #pragma once
 
@@ -21,6 +22,7 @@
 #include "net/request_handler.h"
 #include "net/responder.h"
 #include "util/clock.h"
+#include "util/log_rate_limiter.h"
 #include "util/status.h"
 
 namespace spool::net {
@@ -58,6 +60,11 @@ struct ServerOptions {
   // listens, so the port is known and connections wait in the kernel's
   // backlog, and nothing is read or answered until start_accepting().
   bool accept_on_start = true;
+  // Lines about rejected input (bad frames, requests refused by closing,
+  // connections over max.connections): at most `burst` per client address
+  // per interval, then one count of the rest (net/reject_log.h). Its clock
+  // defaults to `clock` above.
+  LogRateLimiterOptions reject_log;
 };
 
 class Server {

@@ -84,6 +84,26 @@ def topic_configs(configs):
     return {k: v for k, v in configs.items() if k not in SPOOL_ONLY_TOPIC_KEYS}
 
 
+def random_seed(env_var):
+    """The seed of a test's random choices: the value of env_var (to replay
+    a run) or a fresh one. Printed, so a failing test's captured output
+    says how to replay it."""
+    import random
+    seed = int(os.environ.get(env_var) or random.SystemRandom().randrange(1 << 31))
+    print(f"random choices seeded with {env_var}={seed}")
+    return seed
+
+
+def missing_tool(what):
+    """A tool or client library a test needs (kcat, node, mvn, java, go, a
+    codec module...) is missing: a failure under CI=true (a missing tool must
+    not pass as a skip), else a skip."""
+    import pytest
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
+    pytest.skip(f"{what} missing")
+
+
 def external_bootstrap():
     """Address of an already running broker to use instead of spawning one."""
     return os.environ.get("SPOOL_TEST_BOOTSTRAP") or None

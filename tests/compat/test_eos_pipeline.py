@@ -39,7 +39,7 @@ import uuid
 
 import pytest
 
-from harness import which_peer
+from harness import random_seed, which_peer
 from txn_util import (WAIT_S, create_topic, parse, payload, plain_producer, produce,
                       read_until_sentinels, wait_until, write_sentinels)
 
@@ -188,7 +188,7 @@ def _kafka_skipped_marker_parts(log, dst):
 def test_exactly_once_across_processor_crashes(broker, bootstrap, topic):
     src, dst = f"{topic}-in", f"{topic}-out"
     ends, spec = _pipeline_input(bootstrap, src, dst, "eos")
-    rnd = random.Random()
+    rnd = random.Random(random_seed("EOS_PIPELINE_SEED"))
     killed_mid_txn = 0
     procs = []
     try:

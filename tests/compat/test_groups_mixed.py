@@ -17,6 +17,7 @@ from confluent_kafka import KafkaError
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 
+from harness import missing_tool
 from group_util import (FAST_GROUPS, CkMember, JsMember, KpMember, create_topic, describe_group,
                         describe_split, node_available, split_ok, stop_all, wait_until)
 
@@ -91,7 +92,7 @@ def test_vote_changes_with_members_and_kafkajs_joins(broker, bootstrap, topic):
                    what="Stable group of 3 on protocol 'roundrobin'",
                    state=lambda: describe_state(bootstrap, group, members), interval=0.5)
         if not node_available():
-            pytest.skip("node/kafkajs missing: kafkajs part not run")
+            missing_tool("node or tests/compat/js/node_modules/kafkajs (npm ci)")
         js = JsMember("js-a", bootstrap, group, [topic])
         members.append(js)
         wait_until(lambda: settled(bootstrap, group, members, topic, "roundrobin"),

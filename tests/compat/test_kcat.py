@@ -8,10 +8,15 @@ import subprocess
 
 import pytest
 
-from harness import external_bootstrap
+from harness import external_bootstrap, missing_tool
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
-pytestmark = pytest.mark.skipif(KCAT is None, reason="kcat not installed")
+
+
+@pytest.fixture(autouse=True)
+def kcat_installed():
+    if KCAT is None:
+        missing_tool("kcat")
 TIMEOUT_S = 30
 
 

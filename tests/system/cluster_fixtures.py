@@ -12,6 +12,7 @@
 import pytest
 
 from cluster import Cluster
+from harness import missing_tool  # noqa: F401 - imported from here by the cluster tests
 
 _KEY = pytest.StashKey()
 
@@ -85,15 +86,6 @@ def wait_until(pred, what, timeout, poll=0.25):
             last = repr(e)
         assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}; last: {last!r}"
         time.sleep(poll)
-
-
-def missing_tool(what):
-    """A client toolchain (mvn, java, go, node...) is missing: a failure under
-    CI=true (a missing tool must not pass as a skip), else a skip."""
-    import os
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} missing (CI=true: a missing tool is a failure)")
-    pytest.skip(f"{what} missing")
 
 
 def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=None, n=3):

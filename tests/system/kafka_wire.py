@@ -88,8 +88,8 @@ def request(api_key, api_version, correlation_id, body=b"", client_id="spool-bad
     return struct.pack(">i", len(payload)) + payload
 
 
-def produce_v3(correlation_id, topic, partition, records_bytes, acks=1, timeout_ms=10000):
-    body = string(None) + struct.pack(">hi", acks, timeout_ms)
+def produce_v3(correlation_id, topic, partition, records_bytes, acks=1, timeout_ms=10000, transactional_id=None):
+    body = string(transactional_id) + struct.pack(">hi", acks, timeout_ms)
     body += struct.pack(">i", 1) + string(topic)
     body += struct.pack(">i", 1) + struct.pack(">i", partition)
     body += struct.pack(">i", len(records_bytes)) + records_bytes

@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from harness import spool_bin
+from harness import missing_tool, spool_bin
 
 # Rows the smoke run must produce (workload, target, metric).
 REQUIRED = [
@@ -117,9 +117,7 @@ def zookeeper_missing():
 def test_quick_cluster_bench_reports_failover_rf_and_lag(tmp_path):
     missing = zookeeper_missing()
     if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"ZooKeeper is required under CI: {missing}")
-        pytest.skip(f"ZooKeeper unavailable: {missing}")
+        missing_tool(f"ZooKeeper ({missing})")
     out_dir = tmp_path / "results"
     p = run_bench(["--quick", "--skip-peer", "--workloads", "cluster", "--output-dir", str(out_dir)], tmp_path,
                   timeout=150)

@@ -25,6 +25,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 import kafka
 
 import ck_util
+from harness import random_seed
 
 BROKER_OVERRIDES = {"log.cleaner.backoff.ms": "100", "log.retention.check.interval.ms": "100"}
 CLEANER_OVERRIDES = BROKER_OVERRIDES
@@ -186,7 +187,7 @@ KILL_KEYS = 3000
 def test_kill9_during_cleaning(broker_factory, topic):
     broker = broker_factory(CLEANER_OVERRIDES)
     create_compacted(broker.bootstrap, topic)  # tombstones kept (default delete.retention.ms: 1 day)
-    rnd = random.Random()
+    rnd = random.Random(random_seed("COMPACTION_SEED"))
     sent = {}
     seq = 0
     hits = 0

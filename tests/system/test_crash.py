@@ -10,6 +10,9 @@ back and check the durability contract:
   * a message appears more than once only if it was in flight during a kill
     (the producer is not idempotent, so a retried request may be appended
     twice); such duplicates are counted and reported.
+
+The killer's random pauses are seeded and the seed printed (CRASH_SEED
+replays them).
 """
 
 import hashlib
@@ -20,6 +23,7 @@ import time
 from confluent_kafka import KafkaError
 
 import ck_util
+from harness import random_seed
 
 KILLS = 4
 RESTART_MAX_S = 5.0
@@ -75,8 +79,10 @@ def test_kill9_during_acks_all_produce(broker_factory, topic):
     killer_error = []
     stop = threading.Event()
 
+    seed = random_seed("CRASH_SEED")
+
     def killer():
-        rnd = random.Random()
+        rnd = random.Random(seed)
         try:
             for _ in range(KILLS):
                 time.sleep(rnd.uniform(0.3, 0.9))

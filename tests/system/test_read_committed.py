@@ -49,7 +49,11 @@ def new_pid(s, corr=1):
 
 
 def produce(s, topic, batch):
-    _, parts = w.parse_produce_v3(w.roundtrip(s, w.produce_v3(7, topic, 0, batch, acks=-1)))
+    # Transactional records need a transactional id in the request (Kafka
+    # refuses them without one); its transactions are ended by hand-written
+    # markers here, so any id does.
+    _, parts = w.parse_produce_v3(w.roundtrip(s, w.produce_v3(7, topic, 0, batch, acks=-1,
+                                                              transactional_id="raw-markers")))
     return parts[(topic, 0)]
 
 

@@ -17,7 +17,9 @@
 
 Readers are taken to the end with non-transactional sentinels written last
 (txn_util.read_until_sentinels), which a read_committed fetch can only reach
-once every earlier transaction was resolved. No timing asserts.
+once every earlier transaction was resolved. No timing asserts. The
+killer's random pauses are seeded and the seed printed (TXN_CRASH_SEED
+replays them).
 """
 
 import collections
@@ -32,6 +34,7 @@ import uuid
 
 from confluent_kafka import KafkaException
 
+from harness import random_seed
 from txn_util import (WAIT_S, create_topic, kafka_error, one_txn, parse, payload, produce,
                       read_until_sentinels, txn_producer, wait_until, write_sentinels)
 
@@ -66,8 +69,10 @@ def test_kill9_during_end_txn(broker_factory, topic):
     stop = threading.Event()
     events = []           # diagnostics: (txn, what)
 
+    seed = random_seed("TXN_CRASH_SEED")
+
     def killer():
-        rnd = random.Random()
+        rnd = random.Random(seed)
         try:
             for _ in range(KILLS):
                 time.sleep(rnd.uniform(0.5, 1.5))

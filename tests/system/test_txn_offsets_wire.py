@@ -154,8 +154,7 @@ def test_txn_offset_commit_errors(broker_factory, request):
 
 def test_commit_marker_makes_offsets_visible_and_durable(broker_factory, request):
     b = broker_factory(OVERRIDES)
-    if not serves(b.port, 27):
-        pytest.skip("WriteTxnMarkers is not served yet")
+    assert serves(b.port, 27), "WriteTxnMarkers is not advertised"
     grp, topic = setup_group(b, request)
     pid, epoch = producer_id(b.port, grp)
     assert txn_commit(b.port, grp, pid, epoch, [(topic, 0, 42, "txn")]) == [((topic, 0), g.NONE)]
@@ -172,8 +171,7 @@ def test_commit_marker_makes_offsets_visible_and_durable(broker_factory, request
 
 def test_abort_marker_drops_offsets(broker_factory, request):
     b = broker_factory(OVERRIDES)
-    if not serves(b.port, 27):
-        pytest.skip("WriteTxnMarkers is not served yet")
+    assert serves(b.port, 27), "WriteTxnMarkers is not advertised"
     grp, topic = setup_group(b, request)
     pid, epoch = producer_id(b.port, grp)
     assert txn_commit(b.port, grp, pid, epoch, [(topic, 0, 42, "txn")]) == [((topic, 0), g.NONE)]

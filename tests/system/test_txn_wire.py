@@ -95,11 +95,11 @@ def wait_state(s, tid, states):
 
 
 def markers_written(s, tid):
-    """Markers need the WriteTxnMarkers body (txn_markers.cc). Without it the
-    coordinator keeps a transaction in PrepareX; such tests are skipped."""
+    """The coordinator's markers are written (txn_markers.cc): the
+    transaction reaches CompleteCommit/CompleteAbort, never staying in
+    PrepareX."""
     d = wait_state(s, tid, ("CompleteCommit", "CompleteAbort"))
-    if d["state"] in ("PrepareCommit", "PrepareAbort"):
-        pytest.skip("transaction markers are not written by this build yet (still " + d["state"] + ")")
+    assert d["state"] in ("CompleteCommit", "CompleteAbort"), f"markers not written: still {d['state']}"
     return d
 
 
@@ -164,7 +164,7 @@ def test_commit_writes_a_commit_marker(broker, tid, topic_name):
         pid, epoch = init_ok(s, tid)
         assert add_parts(s, tid, pid, epoch, {topic_name: [0]}) == {(topic_name, 0): NONE}
         _, parts = w.parse_produce_v3(w.roundtrip(s, w.produce_v3(
-            7, topic_name, 0, w.transactional_batch(pid, epoch, 0, [b"a", b"b"]), acks=-1)))
+            7, topic_name, 0, w.transactional_batch(pid, epoch, 0, [b"a", b"b"]), acks=-1, transactional_id=tid)))
         assert parts[(topic_name, 0)][0] == NONE, parts
         # AddOffsetsToTxn puts the group's __consumer_offsets partition in.
         err = w.parse_error_only(w.roundtrip(s, w.add_offsets_to_txn(9, tid, pid, epoch, "g-" + tid)))

@@ -10,6 +10,11 @@
 // appended, while the topic's min.insync.replicas exceeds the in-sync replicas
 // (on one node: whenever it is above 1), as Kafka does; acks=0/1 are not.
 // Idempotent producers: see storage/producer_state.h (checked in the append).
+// Kafka's request-level rules come first: transactional records (the first
+// batch of a partition marked transactional) in a request without a
+// transactional id refuse the whole request with
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED (acks=0: the connection is closed),
+// and a zstd batch below v7 is UNSUPPORTED_COMPRESSION_TYPE for its partition.
 // Produce v0-2 carry the old message formats that Spool does not store; they
 // are advertised (librdkafka keeps its codecs on only when v0 is in range) and
 // answered with UNSUPPORTED_VERSION per partition.
@@ -29,12 +34,15 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
 #include "protocol/produce_request.h"
 #include "protocol/produce_response.h"
+#include "record/batch_header.h"
 
 namespace spool::broker {
 
@@ -43,6 +51,7 @@ using protocol::ErrorCode;
 namespace {
 
 constexpr int16_t kFirstServedVersion = 3;
+constexpr int16_t kFirstZstdVersion = 7;  // KIP-110
 
 // KIP-951 (v10+): a partition answered NOT_LEADER_OR_FOLLOWER names the
 // leader (here: this node, at the partition's epoch) and the response lists
@@ -65,6 +74,43 @@ void add_current_leaders(const BrokerContext& b, protocol::ProduceResponse& resp
   }
 }
 
+// The answer to a request refused as a whole: `error` for every partition.
+protocol::ProduceResponse error_for_every_partition(const protocol::ProduceRequest& req, ErrorCode error) {
+  protocol::ProduceResponse resp;
+  for (const auto& td : req.topic_data) {
+    auto& tr = resp.responses.emplace_back();
+    tr.name = td.name;
+    tr.topic_id = td.topic_id;
+    for (const auto& pd : td.partition_data) {
+      auto& pr = tr.partition_responses.emplace_back();
+      pr.index = pd.index;
+      pr.error_code = error;
+      pr.base_offset = -1;
+    }
+  }
+  return resp;
+}
+
+// The first batch's attributes when it is a v2 batch (Kafka reads only the
+// first batch of each partition for these request-level checks).
+std::optional<int16_t> first_batch_attributes(const protocol::ProduceRequest::TopicProduceData::PartitionProduceData& pd) {
+  if (!pd.records) return std::nullopt;
+  const ByteSpan bytes = pd.records->bytes();
+  if (bytes.size() < record::kAttributesPos + 2 || bytes[record::kMagicPos] != 2) return std::nullopt;
+  return static_cast<int16_t>((bytes[record::kAttributesPos] << 8) | bytes[record::kAttributesPos + 1]);
+}
+
+// Kafka's RequestUtils.hasTransactionalRecords.
+bool has_transactional_records(const protocol::ProduceRequest& req) {
+  for (const auto& td : req.topic_data) {
+    for (const auto& pd : td.partition_data) {
+      auto attributes = first_batch_attributes(pd);
+      if (attributes && (*attributes & record::kTransactionalBit)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
@@ -80,19 +126,19 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
   const bool served = v >= kFirstServedVersion;
   if (req.acks != 0 && req.acks != 1 && req.acks != -1) {
     // Kafka answers INVALID_REQUIRED_ACKS for every partition.
-    protocol::ProduceResponse resp;
-    for (auto& td : req.topic_data) {
-      auto& tr = resp.responses.emplace_back();
-      tr.name = td.name;
-      tr.topic_id = td.topic_id;
-      for (auto& pd : td.partition_data) {
-        auto& pr = tr.partition_responses.emplace_back();
-        pr.index = pd.index;
-        pr.error_code = ErrorCode::kInvalidRequiredAcks;
-        pr.base_offset = -1;
-      }
+    ctx.respond(error_for_every_partition(req, ErrorCode::kInvalidRequiredAcks));
+    return;
+  }
+  if (served && !req.transactional_id && has_transactional_records(req)) {
+    // Kafka's KafkaApis: transactional records need the transactional id
+    // they are written under. Refused as a whole, so a producer that is not
+    // in a transaction cannot leave one open on a partition (it would hold
+    // the last stable offset back for read_committed consumers).
+    if (req.acks == 0) {
+      ctx.close("acks=0 produce of transactional records without a transactional id");
+    } else {
+      ctx.respond(error_for_every_partition(req, ErrorCode::kTransactionalIdAuthorizationFailed));
     }
-    ctx.respond(resp);
     return;
   }
 
@@ -129,6 +175,13 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       } else if (is_internal_topic(td.name)) {
         e.error = ErrorCode::kInvalidTopicException;
         e.error_message = "Cannot append to internal topic " + td.name;
+      } else if (auto attributes = first_batch_attributes(pd);
+                 v < kFirstZstdVersion && attributes &&
+                 (*attributes & record::kCompressionMask) == static_cast<int16_t>(record::Compression::kZstd)) {
+        // Kafka's ProduceRequest.validateRecords.
+        e.error = ErrorCode::kUnsupportedCompressionType;
+        e.error_message = "Produce requests with version " + std::to_string(v) +
+                          " are not allowed to use ZStandard compression";
       }
     }
   }
