@@ -183,7 +183,10 @@ class Clients:
                 if not self.stop.is_set():
                     time.sleep(0.2)
             finally:
-                p.flush(0)
+                try:
+                    p.flush(0)
+                except KafkaException:
+                    pass  # fatal (fenced): nothing more to learn from it
 
 
 def seq(value):
