@@ -6,11 +6,11 @@
 #include <thread>
 
 #include "storage/checkpoint.h"
-#include "storage/fault_fs.h"
 #include "storage/file_util.h"
 #include "storage/log_manager.h"
 #include "storage/offset_map.h"
 #include "compaction_util.h"
+#include "fault_fs_support.h"
 #include "test_util.h"
 #include "util/sync_point.h"
 
@@ -367,12 +367,10 @@ TEST(Cleaner, TimeAndSizeRetentionOnlyWithDeletePolicy) {
 class CleanerCrash : public ::testing::TestWithParam<std::tuple<const char*, bool>> {};
 
 TEST_P(CleanerCrash, LeavesAValidCompleteLog) {
-  TempDir d;
-  std::filesystem::create_directories(d.sub("t-0"));
-  FaultFs ffs(d.sub("t-0"));
-  ScopedFs scope(ffs);
+  FaultFsRoot disk("t-0");
+  FaultFs& ffs = *disk.ffs;
   auto cfg = compact_config();
-  auto log = open_log(d.sub("t-0"), cfg);
+  auto log = open_log(disk.root, cfg);
   auto latest = write_versions(*log, 2000, 4, 50, 10, kTs);
   roll(*log, latest);
   int64_t end = log->log_end_offset();
@@ -395,7 +393,7 @@ TEST_P(CleanerCrash, LeavesAValidCompleteLog) {
     ffs.thaw();
   }
   bool has_leftover = false;
-  for (const auto& e : std::filesystem::directory_iterator(d.sub("t-0"))) {
+  for (const auto& e : std::filesystem::directory_iterator(disk.root)) {
     std::string n = e.path().filename().string();
     if (n.find(".cleaned") != std::string::npos || n.find(".swap") != std::string::npos) has_leftover = true;
   }
@@ -403,10 +401,10 @@ TEST_P(CleanerCrash, LeavesAValidCompleteLog) {
     EXPECT_TRUE(has_leftover);  // a power cut may undo the unsynced ones
   }
 
-  log = open_log(d.sub("t-0"), cfg, /*clean=*/false, /*recovery_point=*/0);
+  log = open_log(disk.root, cfg, /*clean=*/false, /*recovery_point=*/0);
   ASSERT_NE(log, nullptr);
   EXPECT_EQ(log->log_end_offset(), end);
-  for (const auto& e : std::filesystem::directory_iterator(d.sub("t-0"))) {
+  for (const auto& e : std::filesystem::directory_iterator(disk.root)) {
     std::string n = e.path().filename().string();
     EXPECT_EQ(n.find(".cleaned"), std::string::npos) << n;
     EXPECT_EQ(n.find(".swap"), std::string::npos) << n;

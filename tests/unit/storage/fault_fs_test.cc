@@ -10,12 +10,11 @@
 #include <filesystem>
 
 #include "storage/file_util.h"
-#include "test_util.h"
+#include "fault_fs_support.h"
 
 namespace spool::storage {
 namespace {
 
-using testing::TempDir;
 
 std::string slurp(const std::string& path) {
   auto r = read_small_file(path);
@@ -26,16 +25,7 @@ Status write_at(int fd, const std::string& s, int64_t pos) {
   return pwrite_all(fd, reinterpret_cast<const uint8_t*>(s.data()), s.size(), pos);
 }
 
-struct Fixture {
-  TempDir d;
-  std::string root = d.sub("data");
-  std::unique_ptr<FaultFs> ffs;
-  std::unique_ptr<ScopedFs> scope;
-  Fixture() {
-    std::filesystem::create_directories(root);
-    ffs = std::make_unique<FaultFs>(root);
-    scope = std::make_unique<ScopedFs>(*ffs);
-  }
+struct Fixture : testing::FaultFsRoot {
   int create(const std::string& name) {
     return fs().open((root + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   }

@@ -14,21 +14,14 @@
 #include "storage/fault_fs.h"
 #include "storage/file_util.h"
 #include "storage/log_manager.h"
-#include "test_util.h"
+#include "fault_fs_support.h"
 
 namespace spool::storage {
 namespace {
 
 using namespace testing;
 
-LogManager::Options options(const std::string& root) {
-  LogManager::Options o;
-  o.log_dirs = {root};
-  o.defaults = small_config();
-  o.broker_id = 1;
-  o.cleaner_enable = false;
-  return o;
-}
+LogManager::Options options(const std::string& root) { return fault_test_options(root, small_config()); }
 
 Status wait_durable(LogManager& m, const std::shared_ptr<Log>& log) {
   std::promise<Status> done;
@@ -38,11 +31,9 @@ Status wait_durable(LogManager& m, const std::shared_ptr<Log>& log) {
 
 TEST(FsyncFailure, TakesTheDirOfflineAndNothingAfterItIsAcknowledged) {
   spdlog::set_level(spdlog::level::warn);
-  TempDir d;
-  const std::string root = d.sub("data");
-  std::filesystem::create_directories(root);
-  FaultFs ffs(root);
-  ScopedFs scope(ffs);
+  FaultFsRoot disk;
+  const std::string& root = disk.root;
+  FaultFs& ffs = *disk.ffs;
   int64_t acked = 0;
   {
     auto m = LogManager::open(options(root));
@@ -105,11 +96,9 @@ TEST(FsyncFailure, AFullDiskRefusesTheWriteAndKeepsTheDirOnline) {
   // is back, works (Spool's documented difference from Kafka, which takes
   // the dir offline).
   spdlog::set_level(spdlog::level::warn);
-  TempDir d;
-  const std::string root = d.sub("data");
-  std::filesystem::create_directories(root);
-  FaultFs ffs(root);
-  ScopedFs scope(ffs);
+  FaultFsRoot disk;
+  const std::string& root = disk.root;
+  FaultFs& ffs = *disk.ffs;
   auto m = LogManager::open(options(root));
   ASSERT_TRUE(m) << m.status().message();
   auto log = (*m)->create("t", 0, small_config());

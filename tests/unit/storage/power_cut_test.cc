@@ -27,12 +27,11 @@
 #include "storage/fault_fs.h"
 #include "storage/file_util.h"
 #include "storage/log_manager.h"
-#include "test_util.h"
+#include "fault_fs_support.h"
 
 namespace spool::storage {
 namespace {
 
-using testing::TempDir;
 
 constexpr int64_t kProducerId = 4242;
 // 4 tests of 50: 200 power cuts in make test; SPOOL_POWER_CUT_ROUNDS=N for a long run.
@@ -133,18 +132,15 @@ std::string check(Log& log, const History& h) {
 
 class PowerCut {
  public:
-  explicit PowerCut(bool drop_syncs) : root_(d_.sub("data")) {
+  explicit PowerCut(bool drop_syncs) : ffs_(*disk_.ffs) {
     spdlog::set_level(spdlog::level::warn);
-    std::filesystem::create_directories(root_);
-    ffs_ = std::make_unique<FaultFs>(root_);
-    scope_ = std::make_unique<ScopedFs>(*ffs_);
-    ffs_->set_drop_syncs(drop_syncs);
+    ffs_.set_drop_syncs(drop_syncs);
   }
 
   // One round: write until the cut, cut, restart, check. "" when all is well.
   std::string round(uint64_t seed) {
     std::mt19937_64 rng(seed);
-    ffs_->freeze_after(1 + rng() % kOpsBudget);
+    ffs_.freeze_after(1 + rng() % kOpsBudget);
     {
       auto m = LogManager::open(options());
       if (m) {
@@ -163,9 +159,9 @@ class PowerCut {
         (*m)->halt();
       }
     }
-    if (ffs_->frozen()) ++stats_.cut_mid_work;
-    ffs_->freeze();
-    last_ = ffs_->power_cut(seed);
+    if (ffs_.frozen()) ++stats_.cut_mid_work;
+    ffs_.freeze();
+    last_ = ffs_.power_cut(seed);
     ++stats_.cuts;
     stats_.bytes_dropped += last_.bytes_dropped;
     stats_.pages_kept += last_.pages_kept;
@@ -198,18 +194,9 @@ class PowerCut {
   const History& history() const { return h_; }
 
  private:
-  LogManager::Options options() const {
-    LogManager::Options o;
-    o.log_dirs = {root_};
-    o.defaults = config();
-    o.broker_id = 1;
-    o.cleaner_enable = false;
-    return o;
-  }
-  TempDir d_;
-  std::string root_;
-  std::unique_ptr<FaultFs> ffs_;
-  std::unique_ptr<ScopedFs> scope_;
+  LogManager::Options options() const { return testing::fault_test_options(disk_.root, config()); }
+  testing::FaultFsRoot disk_;
+  FaultFs& ffs_;
   History h_;
   FaultFs::CutReport last_;
   Stats stats_;
