@@ -117,6 +117,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def status_mb(pid, key="VmRSS"):
+    """A memory figure of process `pid` from /proc/PID/status (VmRSS,
+    VmHWM...), in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024.0
+    raise AssertionError(f"no {key} for {pid}")
+
+
 def port_accepts(port, host="127.0.0.1", timeout=0.2):
     try:
         with socket.create_connection((host, port), timeout=timeout):

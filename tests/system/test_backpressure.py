@@ -15,19 +15,12 @@ import time
 
 import ck_util
 import kafka_wire as w
+from harness import status_mb
 
 MB = 1024 * 1024
 # Unbounded buffering would cost hundreds of MB in both tests; the bounded
 # broker holds a few dozen requests/answers per connection.
 MAX_GROWTH_MB = 128
-
-
-def status_mb(pid, key):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError(f"no {key}")
 
 
 def seed(bootstrap, topic, n=1, size=4):

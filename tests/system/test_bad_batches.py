@@ -15,6 +15,7 @@ import pytest
 import ck_util
 import data_wire as dw
 import kafka_wire as w
+from harness import status_mb
 from test_bad_input import api_versions_ok, produce_raw, seeded_topic, still_healthy  # noqa: F401 - fixtures
 
 MB = 1024 * 1024
@@ -143,14 +144,6 @@ def test_decompression_bomb_is_refused_without_inflating_it(broker, seeded_topic
     assert err == CORRUPT_MESSAGE, f"error {err}"
     assert grown < 256, f"peak RSS grew {grown:.0f} MB for a bomb capped at 64 MiB"
     assert values_in(broker.bootstrap, seeded_topic, 1) == [b"seed"]
-
-
-def status_mb(pid, key):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError(f"no {key}")
 
 
 # --- control and transactional bits from plain producers ---------------------------

@@ -17,16 +17,9 @@ import pytest
 
 import ck_util
 import kafka_wire as w
+from harness import status_mb
 
 MB = 1024 * 1024
-
-
-def rss_mb(pid, key="VmRSS"):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError(f"no {key} for {pid}")
 
 
 def socket_fds(pid):
@@ -204,7 +197,7 @@ def test_ten_thousand_idle_connections(broker_factory, topic):
         resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))  # the broker inherits it
     b = broker_factory({"num.partitions": "1", "max.connections": str(IDLE)})
     pid = b.proc.pid
-    base_rss = rss_mb(pid)
+    base_rss = status_mb(pid)
     base_fds = settled_socket_fds(pid)
     conns = []
     try:
@@ -214,7 +207,7 @@ def test_ten_thousand_idle_connections(broker_factory, topic):
             conns.append(s)
         wait_for("the broker to hold 10,000 connections", lambda: socket_fds(pid) - base_fds >= IDLE or
                  socket_fds(pid) - base_fds)
-        grown = rss_mb(pid) - base_rss
+        grown = status_mb(pid) - base_rss
         print(f"{IDLE} idle connections: broker RSS grew by {grown:.1f} MB")
         assert grown < 64, f"{IDLE} idle connections cost the broker {grown:.1f} MB"
         # At the limit: the next connection is accepted and closed at once.

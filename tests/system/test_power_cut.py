@@ -32,9 +32,10 @@ import threading
 import time
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import ck_util
 import power_cut
 from harness import Broker
 
@@ -198,30 +199,10 @@ def seq(value):
 
 
 def read_partition(bootstrap, topic, committed_only):
-    """Every message of partition 0, in offset order, up to the end."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "pc-reader", "enable.auto.commit": False,
-                  "isolation.level": "read_committed" if committed_only else "read_uncommitted",
-                  "enable.partition.eof": True, "auto.offset.reset": "earliest"})
-    try:
-        c.assign([TopicPartition(topic, 0, 0)])
-        out = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            m = c.poll(0.5)
-            if m is None:
-                continue
-            if m.error():
-                if m.error().code() == KafkaError._PARTITION_EOF:
-                    lo, hi = c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-                    pos = c.position([TopicPartition(topic, 0)])[0].offset
-                    if pos >= hi or committed_only:
-                        return out
-                    continue
-                raise AssertionError(f"reading {topic}: {m.error()}")
-            out.append((m.offset(), m.value().decode()))
-        raise AssertionError(f"reading {topic} did not reach its end in 60 s")
-    finally:
-        c.close()
+    """Every value of partition 0, in offset order, up to its end (the LSO
+    for read_committed)."""
+    level = "read_committed" if committed_only else "read_uncommitted"
+    return [m.value().decode() for m in ck_util.consume(bootstrap, topic, timeout=60, **{"isolation.level": level})]
 
 
 def committed_offset(bootstrap):
@@ -243,7 +224,7 @@ def check_round(broker, clients, history, durable, restarted_at):
     md = AdminClient({"bootstrap.servers": broker.bootstrap}).list_topics(timeout=30)
     for t in (DATA, TXN):
         assert t in md.topics and len(md.topics[t].partitions) == 1, f"topic {t} lost: {sorted(md.topics)}"
-    data = [v for _, v in read_partition(broker.bootstrap, DATA, False)]
+    data = read_partition(broker.bootstrap, DATA, False)
     assert len(set(data)) == len(data), f"duplicates: {[v for v in set(data) if data.count(v) > 1][:10]}"
     sent = set(history["sent"]) | set(clients.sent)
     foreign = [v for v in data if v not in sent]
@@ -274,7 +255,7 @@ def check_round(broker, clients, history, durable, restarted_at):
         assert got <= clients.commits_tried[-1], f"committed offset {got} never sent"
 
     settle_transactions(broker.bootstrap)
-    txn_data = [v for _, v in read_partition(broker.bootstrap, TXN, True)]
+    txn_data = read_partition(broker.bootstrap, TXN, True)
     assert len(set(txn_data)) == len(txn_data), "a transactional message twice"
     seen = {}
     for v in txn_data:
