@@ -166,29 +166,49 @@ class RacingStore final : public MetadataStore {
   MemoryStore& other_;
 };
 
-class StateWrites : public ClusterFixture {};
+class StateWrites : public ClusterFixture {
+ protected:
+  // Broker 1's controller, active, on a RacingStore whose conditional writes
+  // of `race_path` lose a race (set racing.times), every broker request
+  // answered.
+  struct RacingController {
+    RacingController(MemoryStore& session, MemoryStore& admin, const std::string& race_path)
+        : racing(session, admin), channel(transport), c(config(), racing, channel) {
+      racing.race_path = race_path;
+      transport.set_auto_answer(true);
+      c.start_manual();
+      c.events().run_pending();
+    }
+    static ControllerConfig config() {
+      ControllerConfig cfg;
+      cfg.broker_id = 1;
+      return cfg;
+    }
+    RacingStore racing;
+    FakeBrokerTransport transport;
+    QueuedBrokerChannel channel;
+    Controller c;
+  };
+
+  // Deliveries and controller events until neither has anything left.
+  void run_until_quiet(Controller& c) {
+    for (int i = 0; i < 20; ++i) {
+      size_t n = tree->deliver() + c.events().run_pending();
+      if (n == 0) break;
+    }
+  }
+};
 
 TEST_F(StateWrites, ElectionReReadsAndRetriesOnBadVersion) {
   for (int32_t b : {1, 2, 3}) start_broker(b);
   create_topic("t", {{0, {2, 3, 1}}});
   write_state("t", 0, 2, 5, {2, 3, 1});
-  RacingStore racing(*nodes[1]->session, admin);
-  racing.race_path = "/brokers/topics/t/partitions/0/state";
-  FakeBrokerTransport transport;
-  transport.set_auto_answer(true);
-  QueuedBrokerChannel channel(transport);
-  ControllerConfig cfg;
-  cfg.broker_id = 1;
-  Controller c(cfg, racing, channel);
-  c.start_manual();
-  c.events().run_pending();
+  RacingController rc(*nodes[1]->session, admin, "/brokers/topics/t/partitions/0/state");
+  auto& [racing, transport, channel, c] = rc;
   ASSERT_TRUE(c.is_active());
   racing.times = 2;  // the next two conditional writes of /state lose a race
   nodes[2]->session->expire();
-  for (int i = 0; i < 20; ++i) {
-    size_t n = tree->deliver() + c.events().run_pending();
-    if (n == 0) break;
-  }
+  run_until_quiet(c);
   EXPECT_EQ(racing.raced, 2);
   auto st = zk_state("t", 0);
   EXPECT_EQ(st.state.leader, 3);
@@ -204,23 +224,12 @@ TEST_F(StateWrites, ElectionsAreWrittenInOneMultiAndARaceFallsBackToOneWriteEach
   for (int32_t b : {1, 2, 3}) start_broker(b);
   create_topic("t", {{0, {2, 3, 1}}, {1, {2, 3, 1}}, {2, {2, 3, 1}}});
   for (int32_t p : {0, 1, 2}) write_state("t", p, 2, 5, {2, 3, 1});
-  RacingStore racing(*nodes[1]->session, admin);
-  racing.race_path = "/brokers/topics/t/partitions/1/state";
-  FakeBrokerTransport transport;
-  transport.set_auto_answer(true);
-  QueuedBrokerChannel channel(transport);
-  ControllerConfig cfg;
-  cfg.broker_id = 1;
-  Controller c(cfg, racing, channel);
-  c.start_manual();
-  c.events().run_pending();
+  RacingController rc(*nodes[1]->session, admin, "/brokers/topics/t/partitions/1/state");
+  auto& [racing, transport, channel, c] = rc;
   ASSERT_TRUE(c.is_active());
   racing.times = 1;  // the multi of the three elections loses a race on partition 1
   nodes[2]->session->expire();
-  for (int i = 0; i < 20; ++i) {
-    size_t n = tree->deliver() + c.events().run_pending();
-    if (n == 0) break;
-  }
+  run_until_quiet(c);
   EXPECT_EQ(racing.raced, 1);
   for (int32_t p : {0, 1, 2}) {
     auto st = zk_state("t", p);
