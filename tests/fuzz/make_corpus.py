@@ -86,3 +86,16 @@ write("request/data", "list_offsets_v1", header(2, 1) + lo)
 ct = struct.pack(">ih", 1, 4) + b"demo" + struct.pack(">ihii", 3, 1, 0, 0) + struct.pack(">ib", 1000, 0)
 write("request/admin", "create_topics_v2", header(19, 2) + ct)
 write("request/admin", "delete_topics_v1", header(20, 1) + struct.pack(">ih", 1, 4) + b"demo" + struct.pack(">i", 1000))
+
+# Regression inputs of fuzz_dispatcher (size-prefixed frames).
+def framed(*frames):
+    return b"".join(struct.pack(">i", len(f)) + f for f in frames)
+
+
+# CreateTopics v4 of 23297 partitions: the broker ran out of file descriptors
+# part way, and the undo rewrote every checkpoint once per partition (hours
+# for ~19000 partitions) and left the dir of the partition that failed
+# (fixed by LogManager::remove_topic and LogManager::create dropping a new
+# dir that did not become a log; see broker_topic_removal_test).
+ct_big = struct.pack(">ih", 1, 6) + b"doomed" + struct.pack(">ihii", 23297, 1, 0, 0) + struct.pack(">ib", 30000, 0)
+write("dispatcher", "regression_create_topic_out_of_fds", framed(header(19, 4) + ct_big, header(20, 1) + struct.pack(">ih", 1, 6) + b"doomed" + struct.pack(">i", 1000)))
