@@ -21,14 +21,15 @@
 //    finds the same log start, log end and bytes.
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
-#include <vector>
 
 #include "fuzz_scratch_dir.h"
 #include "record/batch_header.h"
