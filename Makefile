@@ -3,7 +3,8 @@
 #   make run-cluster  the same for ZooKeeper (127.0.0.1:2181) and 3 brokers (9092-9094), data in
 #               ./data-cluster; Ctrl-C stops them all (scripts/run-cluster; ports overridable by env)
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
-#               compatibility, system, short fuzz runs)
+#               compatibility, system, the bad-input/crash/power-cut suites against the ASan+UBSan
+#               broker, short fuzz runs)
 #   make chaos  the cluster fault scenarios with the long fault schedule (label chaos; make test runs
 #               them CI-sized)
 #   make fuzz   build the libFuzzer targets (clang); FUZZ_SECONDS=n also runs every target for n
@@ -58,6 +59,7 @@ run-cluster: build
 test: build asan fuzz
 	ctest --test-dir $(BUILD) -LE chaos -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
+	ctest --test-dir $(ASAN_BUILD) -L asan-live -j $(JOBS) --output-on-failure --timeout 900
 	ctest --test-dir $(FUZZ_BUILD) -L fuzz -j $(JOBS) --output-on-failure --timeout 600
 
 # Long fault schedules (label chaos): the cluster fault scenarios with the

@@ -64,8 +64,17 @@ Result<ReassignResult> run_reassign(const std::string& spool, const std::string&
   std::vector<std::string> execute = {"topic", "reassign", "--execute", "--reassignment-json-file", plan,
                                       "--bootstrap-server", one};
   if (throttle_Bps > 0) execute.insert(execute.end(), {"--throttle", std::to_string(throttle_Bps)});
-  const auto t0 = std::chrono::steady_clock::now();
-  if (auto out = cli(spool, execute, log); !out) return out.status();
+  // The CLI reads the topic from one broker's metadata, which may not have
+  // the UpdateMetadata of the new topic yet (as with Kafka's tool): retry
+  // that case for a while. The move is timed from the attempt that worked.
+  auto t0 = std::chrono::steady_clock::now();
+  for (int attempt = 0;; ++attempt) {
+    t0 = std::chrono::steady_clock::now();
+    auto out = cli(spool, execute, log);
+    if (out) break;
+    if (attempt >= 60 || out.status().message().find("does not exist") == std::string::npos) return out.status();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
   ReassignResult r;
   for (;;) {
     auto out = cli(spool,

@@ -463,8 +463,8 @@ FaultFs::CutPlan FaultFs::plan_cut_locked(uint64_t seed) {
         ++plan.report.pages_kept;
       }
     }
-    for (size_t i = 0; i < c.size(); ++i)
-      if (i >= f.size() || f[i] != c[i]) ++plan.report.bytes_dropped;
+    for (size_t i = 0; i < c.size(); ++i)  // zeros of sparse, preallocated files are no data
+      if (c[i] != '\0' && (i >= f.size() || f[i] != c[i])) ++plan.report.bytes_dropped;
     plan.files[p] = std::move(f);
   }
   for (const auto& [p, id] : cur_files_)

@@ -88,6 +88,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from harness import REPO_ROOT, free_port, port_accepts, spool_bin  # noqa: E402
 import meta_wire  # noqa: E402
 import peer_cluster as _peer  # noqa: E402  (peer mode; imports this module lazily)
+import power_cut  # noqa: E402
 import zk_wire  # noqa: E402
 
 ZK_SCRIPT = os.path.join(REPO_ROOT, "tests", "support", "zk-server")
@@ -261,6 +262,7 @@ class ClusterBroker:
         self.proc = None
         self.paused = False
         self.starts = 0
+        self.env = {}  # extra environment (power_cut.fault_fs_env)
 
     @property
     def bootstrap(self):
@@ -296,7 +298,7 @@ class ClusterBroker:
         self.starts += 1
         with open(self.log_path(), "wb") as f:
             self.proc = subprocess.Popen(self.args(), stdin=subprocess.DEVNULL, stdout=f,
-                                         stderr=subprocess.STDOUT)
+                                         stderr=subprocess.STDOUT, env=dict(os.environ, **self.env))
         self.paused = False
 
     def wait_port(self, timeout=BROKER_START_TIMEOUT_S, retry_port=False):
@@ -492,6 +494,12 @@ class Cluster:
         b = self.brokers[i]
         b.signal(signal.SIGCONT)
         b.paused = False
+
+    def power_cut(self, i):
+        """Broker i (started with power_cut.fault_fs_env) loses power; its log
+        dir is left as its disk would be. Returns the broker's report."""
+        b = self.brokers[i]
+        return power_cut.cut(b.proc, b.data_dir, lambda: _read(b.log_path()))
 
     def restart(self, i, timeout=CLUSTER_READY_TIMEOUT_S):
         """Same id, port and dirs. A running broker is stopped first (exit 0)."""

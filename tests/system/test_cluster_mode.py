@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+import power_cut
 from cluster import _wait
 from log_dump import record_replicas
 from workload import Workload, create_topic
@@ -211,6 +212,37 @@ def test_controller_kill9(cluster_factory, topic):
         pauses.append(_first_ack_after(wl, t))
         c.restart(ctl)
     _report(f"controller kill -9 x{CONTROLLER_KILLS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
+
+
+POWER_CUTS = int(os.environ.get("CLUSTER_POWER_CUTS", "2"))
+
+
+def test_leader_power_cut_loses_no_acked_write(cluster_factory, topic):
+    """Issue 16: the leader of a partition loses power (its unsynced pages
+    dropped or torn, unsynced names undone: power_cut.py), comes back on what
+    its disk kept and rejoins as a follower; judged like the kills."""
+    rng = _rng()
+    c = _cluster(cluster_factory)
+    for b in c.brokers:  # the brokers restart on the fault-injecting file system
+        b.env = power_cut.fault_fs_env(rng.randrange(1 << 31))
+        c.restart(b.id)
+    wl = _run(c, topic)
+    pauses = []
+    for _ in range(POWER_CUTS):
+        p = rng.randrange(PARTITIONS)
+        leader = c.leader_of(topic, p)
+        assert leader in (0, 1, 2), f"no leader for partition {p}"
+        t = time.monotonic()
+        print(f"power cut of broker {leader} (leader of {p}): {c.power_cut(leader)}")
+        _progress(wl, 100)
+        pauses.append(_first_ack_after(wl, t, p))
+        c.brokers[leader].env = power_cut.fault_fs_env(rng.randrange(1 << 31))
+        c.start_broker(leader)
+        _progress(wl, 50)
+    _report(f"leader power cut x{POWER_CUTS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
+    failed, fatal = wl.producer_errors()
+    assert not failed and not fatal, \
+        f"{len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; seed {wl.seed}"
 
 
 def test_paused_follower_leaves_and_rejoins_the_isr(cluster_factory, topic):
