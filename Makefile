@@ -7,6 +7,8 @@
 #               broker, short fuzz runs)
 #   make chaos  the cluster fault scenarios with the long fault schedule (label chaos; make test runs
 #               them CI-sized)
+#   make fuzz   build the libFuzzer targets (clang); FUZZ_SECONDS=n also runs every target for n
+#               seconds (scripts/fuzz-long; FUZZ_TARGETS=regex picks some, FUZZ_JOBS=n runs n at once)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
 #               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options). The
@@ -39,9 +41,13 @@ asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests spool
 
+FUZZ_SECONDS ?=
+FUZZ_TARGETS ?= .
+FUZZ_JOBS ?= 1
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_FUZZ=ON -DSPOOL_WERROR=OFF $(CMAKE_FLAGS) >/dev/null
 	@ninja -C $(FUZZ_BUILD) -j $(JOBS) spool_fuzzers
+	@if [ -n "$(FUZZ_SECONDS)" ]; then scripts/fuzz-long $(FUZZ_BUILD) $(FUZZ_SECONDS) '$(FUZZ_TARGETS)' -j $(FUZZ_JOBS); fi
 
 run: build
 	@mkdir -p data
@@ -54,7 +60,7 @@ test: build asan fuzz
 	ctest --test-dir $(BUILD) -LE chaos -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L unit -j $(JOBS) --output-on-failure --timeout 600
 	ctest --test-dir $(ASAN_BUILD) -L asan-live -j $(JOBS) --output-on-failure --timeout 900
-	ctest --test-dir $(FUZZ_BUILD) -L fuzz --output-on-failure --timeout 600
+	ctest --test-dir $(FUZZ_BUILD) -L fuzz -j $(JOBS) --output-on-failure --timeout 600
 
 # Long fault schedules (label chaos): the cluster fault scenarios with the
 # issue's counts (10 leader kills, 5 controller kills; override by env).

@@ -165,10 +165,8 @@ Result<TopicInfo> ReplicaManager::create_topic(const std::string& name, int32_t 
   const TopicInfo info{name, random_topic_id(), partitions, configs};
   auto undo_logs = [&] {
     partitions_.erase(name);
-    for (int32_t p = 0; p < partitions; ++p) {
-      if (!logs_.get(name, p)) continue;
-      if (Status r = logs_.remove(name, p); !r) spdlog::warn("removing files of {}-{} failed: {}", name, p, r.message());
-    }
+    if (Status r = logs_.remove_topic(name, partitions); !r)
+      spdlog::warn("removing the files of topic {} failed: {}", name, r.message());
   };
   if (Status s = open_partitions_locked(info, Opening::kNew); !s) {
     spdlog::error("creating logs of topic {} failed: {}", name, s.message());
@@ -327,10 +325,8 @@ Status ReplicaManager::delete_topic(const std::string& name) {
   int32_t count = static_cast<int32_t>(it->second.size());
   partitions_.erase(it);
   lk.unlock();
-  for (int32_t p = 0; p < count; ++p) {
-    Status r = logs_.remove(name, p);
-    if (!r) spdlog::warn("removing files of {}-{} failed: {}", name, p, r.message());
-  }
+  if (Status r = logs_.remove_topic(name, count); !r)
+    spdlog::warn("removing the files of topic {} failed: {}", name, r.message());
   spdlog::info("deleted topic {}", name);
   return Status::ok();
 }

@@ -137,7 +137,7 @@ void BrokerTxnMarkerSender::send(coordinator::TxnMarker marker,
     so.max_version = 1;  // the coordinator writes transaction-version-1 markers
     network_->send<protocol::WriteTxnMarkersRequest, protocol::WriteTxnMarkersResponse>(
         node, marker_request(marker, parts),
-        [gather, parts, leader, pid = marker.producer_id](
+        [gather, parts = parts, leader = leader, pid = marker.producer_id](
             Result<client::Reply<protocol::WriteTxnMarkersResponse>> reply) {
           if (!reply) {
             spdlog::info("WriteTxnMarkers for producer {} to broker {} failed: {}", pid, leader,

@@ -251,9 +251,21 @@ Result<std::shared_ptr<Log>> LogManager::create(const std::string& topic, int32_
   bool existed = path_exists(o.dir);
   if (existed) o.clean_shutdown = false;
   auto log = Log::open(o);
-  if (!log) return log.status();
+  // A new dir that did not become a log (out of descriptors or space) goes
+  // again: nothing else knows of it, so nothing would ever remove it.
+  auto drop_new_dir = [&] {
+    if (!existed) (void)remove_all(o.dir);
+  };
+  if (!log) {
+    drop_new_dir();
+    return log.status();
+  }
   Status s = sync_dir(root);
-  if (!s) return s;
+  if (!s) {
+    log->reset();
+    drop_new_dir();
+    return s;
+  }
   (*log)->set_flusher(&flusher_);
   arm_failure_handler(**log, root);
   logs_[tp] = Entry{*log, root};
@@ -315,6 +327,46 @@ Status LogManager::remove(const std::string& topic, int32_t partition) {
   s = remove_all(target);
   if (!s) return s;
   return write_checkpoints();
+}
+
+Status LogManager::remove_topic(const std::string& topic, int32_t count) {
+  std::vector<Entry> gone;
+  {
+    std::lock_guard lk(mu_);
+    for (int32_t p = 0; p < count; ++p) {
+      auto it = logs_.find(TopicPartition{topic, p});
+      if (it == logs_.end()) continue;
+      gone.push_back(it->second);
+      logs_.erase(it);
+    }
+  }
+  if (gone.empty()) return Status::ok();
+  Status first = Status::ok();
+  auto failed = [&first](const Status& s) {
+    spdlog::warn("{}", s.message());
+    if (first) first = s;
+  };
+  // As remove(): every rename (then one sync per log dir) before any file goes.
+  std::vector<std::string> targets;
+  std::set<std::string> roots;
+  for (const auto& e : gone) {
+    (void)e.log->close();
+    std::string target = e.log->dir() + "." + hex_id() + "-delete";
+    if (fs().rename(e.log->dir().c_str(), target.c_str()) != 0) {
+      failed(errno_status("rename " + e.log->dir()));
+      continue;
+    }
+    targets.push_back(std::move(target));
+    roots.insert(e.root);
+  }
+  for (const auto& root : roots) {
+    if (Status s = sync_dir(root); !s) failed(s);
+  }
+  for (const auto& target : targets) {
+    if (Status s = remove_all(target); !s) failed(s);
+  }
+  if (Status s = write_checkpoints(); !s) failed(s);
+  return first;
 }
 
 Status LogManager::write_checkpoints() {

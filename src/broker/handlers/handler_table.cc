@@ -11,7 +11,7 @@ namespace spool::broker {
 
 namespace {
 
-#define SPOOL_API_ENTRY(Name, Min, Max, Handler, Listeners)                                                  \
+#define SPOOL_API_ENTRY(Name, Min, Max, Handler, Listeners, Family)                                                \
   ApiEntry{protocol::Name##Request::kApiKey, Min, Max, protocol::Name##Request::kFirstFlexibleVersion, \
            protocol::Name##Request::kApiName, &Handler, Listeners},
 constexpr std::array kEntries = {SPOOL_SERVED_APIS(SPOOL_API_ENTRY)};

@@ -1,11 +1,12 @@
 // The one table of the APIs the broker serves: per API its request and
 // response message types, the version range it serves (and advertises), its
-// handler, and the listeners it is allowed on. Everything else is built
-// from it: the ApiVersions answer, the dispatcher's lookup (no switch on API
-// numbers anywhere), the request fuzzer (tests/fuzz/fuzz_request.cc) and its
-// seed corpus (tests/fuzz/make_request_corpus.cc). Adding an API or a
-// version is one line here plus its handler; the static_asserts in Api keep
-// every range inside what the message definitions can encode.
+// handler, the listeners it is allowed on and its family. Everything else
+// is built from it: the ApiVersions answer, the dispatcher's lookup (no
+// switch on API numbers anywhere), the request fuzzers (tests/fuzz/
+// fuzz_request.cc, one target per ApiFamily) and their seed corpus
+// (tests/fuzz/make_request_corpus.cc). Adding an API or a version is one
+// line here plus its handler; the static_asserts in Api keep every range
+// inside what the message definitions can encode.
 //
 // The rows (SPOOL_SERVED_APIS below) expand to a type list (ServedApis), so
 // code that only needs the message types (the fuzzers) can walk it without
@@ -113,6 +114,24 @@
 
 namespace spool::broker {
 
+// The family an API belongs to: what it acts on. Each family has one request
+// fuzzer (tests/fuzz/fuzz_request.cc built per family); inter-broker APIs,
+// and only they, are served on the inter-broker listener alone.
+enum class ApiFamily : uint8_t {
+  kData,         // produce, fetch and the offsets of data partitions
+  kAdmin,        // metadata, topics, configs, log dirs, cluster description
+  kGroups,       // the group coordinator
+  kTxn,          // producer ids and the transaction coordinator
+  kInterBroker,  // the controller's and the other brokers' requests
+};
+inline constexpr size_t kApiFamilyCount = 5;
+static_assert(static_cast<size_t>(ApiFamily::kInterBroker) + 1 == kApiFamilyCount, "the last family is the count");
+// "data", "admin", "groups", "txn", "inter_broker": the fuzz target suffixes.
+constexpr std::string_view api_family_name(ApiFamily f) {
+  constexpr std::string_view kNames[kApiFamilyCount] = {"data", "admin", "groups", "txn", "inter_broker"};
+  return kNames[static_cast<size_t>(f)];
+}
+
 struct BrokerContext;
 struct RequestContext;
 
@@ -168,67 +187,70 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
 
 // THE TABLE: one row per served API, ordered by api key (checked in
 // handler_table.cc):
-//   X(Name, min version, max version, handler, listeners)
-// Name is the message name without Request/Response. Every use below, and
-// the runtime entries in handler_table.cc, expand these rows, so this list is
-// the only place the facts about an API are written down.
+//   X(Name, min version, max version, handler, listeners, family)
+// Name is the message name without Request/Response; family is an ApiFamily
+// without its k. Every use below, and the runtime entries in
+// handler_table.cc, expand these rows, so this list is the only place the
+// facts about an API are written down.
 #define SPOOL_SERVED_APIS(X) \
-  X(Produce, 0, 13, handle_produce, kClientOnly)                                  \
-  X(Fetch, 4, 18, handle_fetch, kClientOnly)                                      \
-  X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly)                         \
-  X(Metadata, 0, 13, handle_metadata, kClientOnly)                                \
-  X(LeaderAndIsr, 0, 7, handle_leader_and_isr, kInterBrokerOnly)                  \
-  X(StopReplica, 0, 4, handle_stop_replica, kInterBrokerOnly)                     \
-  X(UpdateMetadata, 0, 8, handle_update_metadata, kInterBrokerOnly)               \
-  X(ControlledShutdown, 0, 3, handle_controlled_shutdown, kInterBrokerOnly)       \
-  X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly)                       \
-  X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly)                         \
-  X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly)                  \
-  X(JoinGroup, 0, 9, handle_join_group, kClientOnly)                              \
-  X(Heartbeat, 0, 4, handle_heartbeat, kClientOnly)                               \
-  X(LeaveGroup, 0, 5, handle_leave_group, kClientOnly)                            \
-  X(SyncGroup, 0, 5, handle_sync_group, kClientOnly)                              \
-  X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly)                    \
-  X(ListGroups, 0, 5, handle_list_groups, kClientOnly)                            \
-  X(ApiVersions, 0, 5, handle_api_versions, kClientOnly)                          \
-  X(CreateTopics, 2, 7, handle_create_topics, kClientOnly)                        \
-  X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly)                        \
-  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly)                      \
-  X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly)                   \
-  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly)     \
-  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly)          \
-  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly)                \
-  X(EndTxn, 0, 4, handle_end_txn, kClientOnly)                                    \
-  X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly)                 \
-  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly)                 \
-  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly)                  \
-  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly)                        \
-  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly)                 \
-  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly)                \
-  X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly)                        \
-  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly)                        \
-  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly) \
-  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly) \
-  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly) \
-  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly)                        \
-  X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly)               \
-  X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly)                  \
-  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly)              \
-  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly)        \
-  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly)                \
-  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly) \
+  X(Produce, 0, 13, handle_produce, kClientOnly, Data)                                         \
+  X(Fetch, 4, 18, handle_fetch, kClientOnly, Data)                                             \
+  X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly, Data)                                \
+  X(Metadata, 0, 13, handle_metadata, kClientOnly, Admin)                                      \
+  X(LeaderAndIsr, 0, 7, handle_leader_and_isr, kInterBrokerOnly, InterBroker)                  \
+  X(StopReplica, 0, 4, handle_stop_replica, kInterBrokerOnly, InterBroker)                     \
+  X(UpdateMetadata, 0, 8, handle_update_metadata, kInterBrokerOnly, InterBroker)               \
+  X(ControlledShutdown, 0, 3, handle_controlled_shutdown, kInterBrokerOnly, InterBroker)       \
+  X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly, Groups)                            \
+  X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly, Groups)                              \
+  X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly, Groups)                       \
+  X(JoinGroup, 0, 9, handle_join_group, kClientOnly, Groups)                                   \
+  X(Heartbeat, 0, 4, handle_heartbeat, kClientOnly, Groups)                                    \
+  X(LeaveGroup, 0, 5, handle_leave_group, kClientOnly, Groups)                                 \
+  X(SyncGroup, 0, 5, handle_sync_group, kClientOnly, Groups)                                   \
+  X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly, Groups)                         \
+  X(ListGroups, 0, 5, handle_list_groups, kClientOnly, Groups)                                 \
+  X(ApiVersions, 0, 5, handle_api_versions, kClientOnly, Admin)                                \
+  X(CreateTopics, 2, 7, handle_create_topics, kClientOnly, Admin)                              \
+  X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin)                              \
+  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data)                             \
+  X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly, Txn)                           \
+  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data)             \
+  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn)                  \
+  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly, Txn)                        \
+  X(EndTxn, 0, 4, handle_end_txn, kClientOnly, Txn)                                            \
+  X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly, Txn)                         \
+  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly, Txn)                         \
+  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin)                        \
+  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin)                              \
+  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin)                       \
+  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin)                      \
+  X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups)                             \
+  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin)                              \
+  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin)       \
+  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin) \
+  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin) \
+  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups)                             \
+  X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker)               \
+  X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin)                        \
+  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin)                    \
+  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn)                \
+  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn)                        \
+  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin)       \
   /* end of the table */
 
 // One row as a type: the message types and the range, checked against what
 // the message definitions can encode. The handler is left out so that the
 // fuzzers can walk the table without linking the broker (a function address
 // in a template argument would be referenced even when unused).
-template <typename Req, typename Resp, int16_t Min, int16_t Max, ListenerSet Listeners>
+template <typename Req, typename Resp, int16_t Min, int16_t Max, ListenerSet Listeners, ApiFamily Family>
 struct Api {
   static_assert(Req::kApiKey == Resp::kApiKey);
   static_assert(Min >= Req::kMinVersion && Max <= Req::kMaxVersion && Min <= Max);
   static_assert(Min >= Resp::kMinVersion && Max <= Resp::kMaxVersion);
   static_assert(Req::kFirstFlexibleVersion == Resp::kFirstFlexibleVersion);
+  static_assert((Listeners == kInterBrokerOnly) == (Family == ApiFamily::kInterBroker),
+                "the inter-broker family is exactly the APIs served on the inter-broker listener alone");
   using Request = Req;
   using Response = Resp;
   static constexpr int16_t kApiKey = Req::kApiKey;
@@ -237,6 +259,7 @@ struct Api {
   static constexpr int16_t kFirstFlexibleVersion = Req::kFirstFlexibleVersion;
   static constexpr std::string_view kName = Req::kApiName;
   static constexpr ListenerSet kListeners = Listeners;
+  static constexpr ApiFamily kFamily = Family;
 };
 
 template <typename... Apis>
@@ -251,8 +274,8 @@ template <typename First, typename... Rest>
 struct DropFirst<ApiList<First, Rest...>> {
   using type = ApiList<Rest...>;
 };
-#define SPOOL_API_TYPE(Name, Min, Max, Handler, Listeners) \
-  , Api<protocol::Name##Request, protocol::Name##Response, Min, Max, Listeners>
+#define SPOOL_API_TYPE(Name, Min, Max, Handler, Listeners, Family) \
+  , Api<protocol::Name##Request, protocol::Name##Response, Min, Max, Listeners, ApiFamily::k##Family>
 }  // namespace detail
 
 // The table as a type list (for templates: the fuzzer, the seed maker).
