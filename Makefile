@@ -5,8 +5,9 @@
 #   make test   install missing packages, build, run every suite (unit, unit under ASan+UBSan,
 #               compatibility, system, the bad-input/crash/power-cut suites against the ASan+UBSan
 #               broker, short fuzz runs)
-#   make chaos  the cluster fault scenarios with the long fault schedule (label chaos; make test runs
-#               them CI-sized)
+#   make chaos  the long fault schedules (label chaos; make test runs them CI-sized): the Jepsen-style
+#               run of tests/chaos (every client kind, every nemesis) for DURATION seconds (3600), then
+#               the cluster fault scenarios with the issue's kill counts
 #   make fuzz   build the libFuzzer targets (clang); FUZZ_SECONDS=n also runs every target for n
 #               seconds (scripts/fuzz-long; FUZZ_TARGETS=regex picks some, FUZZ_JOBS=n runs n at once)
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
@@ -62,11 +63,15 @@ test: build asan fuzz
 	ctest --test-dir $(ASAN_BUILD) -L asan-live -j $(JOBS) --output-on-failure --timeout 900
 	ctest --test-dir $(FUZZ_BUILD) -L fuzz -j $(JOBS) --output-on-failure --timeout 600
 
-# Long fault schedules (label chaos): the cluster fault scenarios with the
-# issue's counts (10 leader kills, 5 controller kills; override by env).
+# Long fault schedules (label chaos): tests/chaos/chaos.py for DURATION seconds
+# on CHAOS_BROKERS brokers (CHAOS_SEED replays one), and the cluster fault
+# scenarios with the issue's counts (10 leader kills, 5 controller kills).
+DURATION ?= 3600
+CHAOS_BROKERS ?= 3
 CLUSTER_LEADER_KILLS ?= 10
 CLUSTER_CONTROLLER_KILLS ?= 5
 chaos: build
+	CHAOS_DURATION=$(DURATION) CHAOS_BROKERS=$(CHAOS_BROKERS) \
 	CLUSTER_LEADER_KILLS=$(CLUSTER_LEADER_KILLS) CLUSTER_CONTROLLER_KILLS=$(CLUSTER_CONTROLLER_KILLS) \
 	  ctest --test-dir $(BUILD) -L chaos --output-on-failure
 

@@ -2,7 +2,10 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "..", "compat"))
+# The history checker, the recorded client workloads and the nemeses (tests/chaos).
+sys.path.insert(0, os.path.join(_HERE, "..", "chaos"))
 
 from spool_fixtures import *  # noqa: E402,F401,F403
 from spool_fixtures import pytest_runtest_makereport  # noqa: E402,F401

@@ -12,9 +12,13 @@ Input: a `History`
             checks that need no offset), "fail" (definitely not written) or
             "info" (unknown: timed out, connection lost), start/end times
             (time.monotonic) and the producer's send sequence number.
+            A transactional write (txn=True) is "ok" once its transaction
+            committed, "aborted" once it was aborted (in the log, never
+            visible to read_committed), "info" when the end is unknown.
   reads     every consumed record, per consumer in consumption order:
             (consumer, partition, offset, value); a `reset` event marks a
             seek/reassignment after which the consumer may legitimately go back.
+            committed=False marks a read_uncommitted consumer's reads.
   replicas  each replica's log of a partition up to the high watermark `hw`,
             as records [(offset, value), ...] or as raw bytes.
   drained   True when the reads include a final read of every partition to
@@ -32,7 +36,8 @@ Verdicts (`check(history).anomalies[kind]` = list of the exact offending items):
   inconsistent-offsets  one offset with more than one value (across acks,
                         consumers and replicas).
   G1a                   a definitely failed write is visible (read or in a
-                        replica log).
+                        replica log), or a write of an aborted transaction
+                        was read by a read_committed consumer (aborted read).
   unknown-value         a value read or in a replica log that no producer ever
                         tried to write (Redpanda's "read unknown message").
   nonmonotonic-send     one producer's acked writes to one partition got
@@ -42,7 +47,9 @@ Verdicts (`check(history).anomalies[kind]` = list of the exact offending items):
                         Redpanda's "offsets strictly increase" on re-read).
   poll-skip             one consumer jumped over an offset that holds a record
                         (seen by another consumer or in a replica log) between
-                        two consecutive reads of a partition.
+                        two consecutive reads of a partition. A
+                        read_committed consumer may skip the offsets of
+                        transactional writes not known to be committed.
   replicas-diverge      the replicas of a partition do not hold identical logs
                         below the high watermark (the highest `hw` given for
                         the partition): a record differs or is missing, or the
@@ -69,7 +76,7 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, asdict
 
-OK, FAIL, INFO = "ok", "fail", "info"
+OK, FAIL, INFO, ABORTED = "ok", "fail", "info", "aborted"
 
 KINDS = ("lost-write", "duplicate", "inconsistent-offsets", "G1a", "unknown-value", "nonmonotonic-send",
          "nonmonotonic-poll", "poll-skip", "replicas-diverge", "stale-offset", "shared-ack-offset")
@@ -86,6 +93,7 @@ class Write:
     offset: int = None
     end: float = None
     error: str = None
+    txn: bool = False
 
 
 @dataclass
@@ -95,6 +103,7 @@ class Read:
     offset: int = None
     value: str = None
     reset: bool = False  # a seek/reassignment marker, not a record
+    committed: bool = True  # read by a read_committed consumer
 
 
 @dataclass
@@ -118,22 +127,22 @@ class History:
         self._seq = defaultdict(int)
 
     # -- recording ------------------------------------------------------------
-    def invoke(self, producer, value, partition, start):
+    def invoke(self, producer, value, partition, start, txn=False):
         with self._lock:
             self._seq[producer] += 1
-            w = Write(producer, value, partition, self._seq[producer], start)
+            w = Write(producer, value, partition, self._seq[producer], start, txn=txn)
             self.writes.append(w)
             return w
 
     def complete(self, w, outcome, end, offset=None, error=None):
-        if outcome not in (OK, FAIL, INFO):
+        if outcome not in (OK, FAIL, INFO, ABORTED) or (outcome == ABORTED and not w.txn):
             raise ValueError(f"outcome {outcome!r}")
         with self._lock:
             w.outcome, w.end, w.offset, w.error = outcome, end, offset, error
 
-    def read(self, consumer, partition, offset, value):
+    def read(self, consumer, partition, offset, value, committed=True):
         with self._lock:
-            self.reads.append(Read(consumer, partition, offset, value))
+            self.reads.append(Read(consumer, partition, offset, value, committed=committed))
 
     def reset(self, consumer, partition):
         with self._lock:
@@ -253,6 +262,10 @@ def check(h):
         if not r.reset:
             seen[r.value].add((r.partition, r.offset, f"read:{r.consumer}"))
             read_values.add(r.value)
+            w = by_value.get(r.value)
+            if r.committed and w is not None and w.outcome == ABORTED:
+                an["G1a"].append({"value": r.value, "producer": w.producer, "aborted": True,
+                                  "seen": [(r.partition, r.offset, f"read:{r.consumer}")]})
     for rl in h.replicas:
         for o, v in rl.records or ():
             if o < rl.hw:
@@ -313,6 +326,14 @@ def check(h):
 
     # nonmonotonic-poll, poll-skip
     sorted_order = {p: sorted(s) for p, s in order.items()}
+    # what a read_committed consumer must see: not the offsets that hold a
+    # transactional write not known to be committed
+    maybe_invisible = set()
+    for p, offs in obs.items():
+        for o, vals in offs.items():
+            if any((w := by_value.get(v)) is not None and w.txn and w.outcome != OK for v in vals):
+                maybe_invisible.add((p, o))
+    committed_order = {p: [o for o in s if (p, o) not in maybe_invisible] for p, s in sorted_order.items()}
     last = {}
     for r in h.reads:
         key = (r.consumer, r.partition)
@@ -327,7 +348,8 @@ def check(h):
             an["nonmonotonic-poll"].append({"consumer": r.consumer, "partition": r.partition,
                                             "from": (prev.offset, prev.value), "to": (r.offset, r.value)})
         else:
-            between = _between(sorted_order[r.partition], prev.offset, r.offset)
+            between = _between((committed_order if r.committed else sorted_order)[r.partition],
+                               prev.offset, r.offset)
             if between:
                 an["poll-skip"].append({"consumer": r.consumer, "partition": r.partition,
                                         "from": (prev.offset, prev.value), "to": (r.offset, r.value),
@@ -361,6 +383,7 @@ def check(h):
 
     stats = {"writes": len(h.writes), "ok": sum(w.outcome == OK for w in h.writes),
              "fail": sum(w.outcome == FAIL for w in h.writes), "info": sum(w.outcome == INFO for w in h.writes),
+             "aborted": sum(w.outcome == ABORTED for w in h.writes),
              "reads": sum(not r.reset for r in h.reads), "replica_logs": len(h.replicas), "drained": h.drained}
     return Result({k: an[k] for k in KINDS if an.get(k)}, stats)
 

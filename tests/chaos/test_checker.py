@@ -8,7 +8,7 @@ unique, so two acks at one offset are two values at it): that test expects both.
 
 import pytest
 
-from checker import FAIL, INFO, KINDS, OK, History, check
+from checker import ABORTED, FAIL, INFO, KINDS, OK, History, check
 
 P = ("t", 0)
 Q = ("t", 1)
@@ -56,8 +56,8 @@ def test_clean_history_passes():
                 (1, Q, 3, b"\x00\x01log"), (2, Q, 3, b"\x00\x01log")]
     r = check(h_of(writes, reads, replicas))
     assert r.valid, r.describe()
-    assert r.stats == {"writes": 8, "ok": 5, "fail": 1, "info": 2, "reads": 8, "replica_logs": 4,
-                       "drained": True}
+    assert r.stats == {"writes": 8, "ok": 5, "fail": 1, "info": 2, "aborted": 0, "reads": 8,
+                       "replica_logs": 4, "drained": True}
 
 
 def only(h, kind):
@@ -109,6 +109,36 @@ def test_g1a_failed_write_visible():
         {"value": "a", "producer": "p", "error": None, "seen": [(P, 0, "read:c")]}]
     # visible only in a replica log: still G1a
     assert only(h_of(writes, replicas=[(2, P, 1, [(0, "a")])]), "G1a")[0]["seen"] == [(P, 0, "replica:2")]
+
+
+def txn_history(reads):
+    """t: a committed transaction (a at 0, c at 3) around an aborted one (b at
+    1, marker at 2) and one whose end is unknown (u at 4); a replica log
+    holds them all."""
+    h = History(drained=True)
+    for v, outcome, off in (("a", OK, 0), ("b", ABORTED, 1), ("c", OK, 3), ("u", INFO, 4)):
+        w = h.invoke("t", v, P, off, txn=True)
+        h.complete(w, outcome, off + 0.5, off)
+    for r in reads:
+        h.read(*r)
+    h.replica(1, P, 5, records=[(0, "a"), (1, "b"), (3, "c"), (4, "u")])
+    return h
+
+
+def test_g1a_aborted_read_by_read_committed():
+    # read_committed skips the aborted b and the unknown u: valid; read_uncommitted sees b: valid
+    assert check(txn_history([("rc", P, 0, "a"), ("rc", P, 3, "c")])).valid
+    assert check(txn_history([("ru", P, 0, "a", False), ("ru", P, 1, "b", False), ("ru", P, 3, "c", False),
+                              ("ru", P, 4, "u", False)])).valid
+    # read_committed reads b: an aborted read
+    assert only(txn_history([("rc", P, 0, "a"), ("rc", P, 1, "b"), ("rc", P, 3, "c")]), "G1a") == [
+        {"value": "b", "producer": "t", "aborted": True, "seen": [(P, 1, "read:rc")]}]
+    # but a read_uncommitted consumer jumping over b skips a record
+    assert only(txn_history([("ru", P, 0, "a", False), ("ru", P, 3, "c", False)]), "poll-skip")[0]["skipped"] \
+        == [1]
+    with pytest.raises(ValueError):  # only a transactional write can be aborted
+        h = History()
+        h.complete(h.invoke("p", "x", P, 0), ABORTED, 1)
 
 
 def test_unknown_value():
