@@ -240,16 +240,22 @@ def test_produce_crc_mismatch(broker, seeded_topic):
 
 # --- every served API and version family (the handler table's fuzz seeds) ----
 
+# request/<family>/<Api>_v<N>, written by make_request_corpus from the table's family column
+# (next to <Api>Response_v<N>, the response decoders' seeds, which are not sent here)
 SEED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "request")
-SEED_NAME = re.compile(r"^[A-Z][A-Za-z]*_v\d+$")  # written by make_request_corpus from the table
+SEED_NAME = re.compile(r"^[A-Z][A-Za-z]*_v\d+$")
 
 
 def _table_seeds():
-    names = sorted(n for n in os.listdir(SEED_DIR) if SEED_NAME.match(n))
-    assert len(names) >= 34, f"expected a seed per served API, found {names}"
+    paths = sorted((n, os.path.join(SEED_DIR, fam, n)) for fam in os.listdir(SEED_DIR)
+                   if os.path.isdir(os.path.join(SEED_DIR, fam))
+                   for n in os.listdir(os.path.join(SEED_DIR, fam))
+                   if SEED_NAME.match(n) and not n.split("_v")[0].endswith("Response"))
+    assert len({n.split("_v")[0] for n, _ in paths}) >= 34, \
+        f"expected a seed per served API, found {[n for n, _ in paths]}"
     out = []
-    for n in names:
-        with open(os.path.join(SEED_DIR, n), "rb") as fh:
+    for n, path in paths:
+        with open(path, "rb") as fh:
             out.append((n, fh.read()))
     return out
 
