@@ -54,6 +54,9 @@ ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry
   // exactly what full decoding accepts, see produce_validation.h);
   // compressed ones are decompressed and decoded.
   vo.records = record::RecordCheck::kWalk;
+  // Kafka refuses a second batch of magic v2 in one partition's records
+  // (LogValidator: INVALID_RECORD), and v2 is the only magic Spool stores.
+  vo.single_batch = true;
   auto valid = record::validate_produce_records(entry.batches, vo);
   if (!valid) {
     spdlog::debug("produce to {} refused: {}", entry.tp.to_string(), valid.status().message());

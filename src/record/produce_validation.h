@@ -50,8 +50,9 @@ struct ProduceValidationOptions {
   size_t max_message_bytes = 1048588;  // Kafka's max.message.bytes default
   // For uncompressed batches; compressed ones get kDeep unless kHeader.
   RecordCheck records = RecordCheck::kDeep;
-  // Produce v3+ in Kafka allows exactly one batch per partition; the broker
-  // turns this on to match, tests and tools may leave it off.
+  // Kafka allows exactly one batch of magic v2 per partition in a Produce
+  // (INVALID_RECORD otherwise); the broker's append turns this on, tools
+  // and tests of multi-batch blobs leave it off.
   bool single_batch = false;
   size_t max_uncompressed_bytes = kDefaultMaxUncompressedBytes;
 };

@@ -159,6 +159,17 @@ def test_control_batch_from_a_plain_producer(broker, seeded_topic):
     assert values_in(broker.bootstrap, seeded_topic, 1) == [b"seed"]
 
 
+def test_two_batches_in_one_partition(broker, seeded_topic):
+    """Kafka's LogValidator: a partition's records in a Produce are exactly
+    one batch of magic v2 ("more than one batch": INVALID_RECORD); neither
+    batch is appended. One of them alone is accepted (positive control)."""
+    two = batch(records([b"first"]), 1) + batch(records([b"second"]), 1)
+    err, _ = produce_raw(broker, seeded_topic, two)
+    assert err == INVALID_RECORD, f"error {err}"
+    assert produce_raw(broker, seeded_topic, batch(records([b"alone"]), 1)) == (0, 1)
+    assert values_in(broker.bootstrap, seeded_topic, 2) == [b"seed", b"alone"]
+
+
 def test_control_batch_from_an_idempotent_producer(broker, seeded_topic):
     pid, epoch = init_producer_id(broker.port)
     err, _ = produce_raw(broker, seeded_topic, batch(records([b"ctl"]), 1, attributes=CONTROL, producer_id=pid,
