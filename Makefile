@@ -40,7 +40,7 @@ debug: deps
 
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSPOOL_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
-	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests spool
+	@ninja -C $(ASAN_BUILD) -j $(JOBS) spool_unit_tests spool refused_keys_tool
 
 FUZZ_SECONDS ?=
 FUZZ_TARGETS ?= .

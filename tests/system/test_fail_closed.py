@@ -9,13 +9,14 @@ A refused start must exit 2, name the key with its reason, never echo a
 secret, open no port and create no log directory."""
 
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
 import threading
 import time
 
-from harness import Broker, free_port, port_accepts, spool_bin
+from harness import Broker, free_port, spool_bin
 
 TOOL = os.environ.get("REFUSED_KEYS_TOOL", "")
 RUN_TIMEOUT_S = 20
@@ -29,16 +30,52 @@ def table():
     return [(kind, key, value) for kind, key, value in rows]
 
 
-class PortWatch:
-    """Polls a port while a process runs: did anything ever accept on it?"""
+def _listening_inodes(ports):
+    """The socket inodes listening on any of the ports (loopback, v4 and v6)."""
+    hexports = {f"{p:04X}" for p in ports}
+    found = set()
+    for table_path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table_path) as f:
+                next(f)
+                for line in f:
+                    cols = line.split()
+                    if cols[3] == "0A" and cols[1].rsplit(":", 1)[1] in hexports:
+                        found.add(cols[9])
+        except OSError:
+            pass
+    return found
 
-    def __init__(self, port):
-        self.port, self.accepted, self._stop = port, False, threading.Event()
+
+def _owns_socket(pid, inodes):
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
+class PortWatch:
+    """Polls while the process `proc` runs: did it ever listen on one of the
+    ports? The listener's owner is checked through /proc, so a port that
+    another test's broker took in the meantime (free ports are picked, then
+    released) does not count."""
+
+    def __init__(self, proc, *ports):
+        self.proc, self.ports, self.accepted, self._stop = proc, ports, False, threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
-        while not self._stop.is_set():
-            if port_accepts(self.port, timeout=0.05):
+        while not self._stop.is_set() and self.proc.poll() is None:
+            inodes = _listening_inodes(self.ports)
+            if inodes and _owns_socket(self.proc.pid, inodes):
                 self.accepted = True
             time.sleep(0.002)
 
@@ -51,22 +88,33 @@ class PortWatch:
         self._t.join()
 
 
-def refused_start(args):
-    """Runs `spool broker` expecting a refusal; returns (exit code, output)."""
+def run_watched(cmd, ports):
+    """Runs cmd to its end while watching the ports; returns (exit code,
+    output, whether it listened on any of them)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with PortWatch(proc, *ports) as watch:
+        try:
+            out, err = proc.communicate(timeout=RUN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    return proc.returncode, out + err, watch.accepted
+
+
+def refused_start(args, ports=()):
+    """Runs `spool broker` expecting a refusal; returns (exit code, output).
+    It must never listen: on its own port nor on any of `ports`."""
     port = free_port()
     work = tempfile.mkdtemp(prefix="spool-failclosed-")
     data = os.path.join(work, "data")
     cmd = [spool_bin(), "broker", "--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
            "--override", f"log.dirs={data}"] + args
-    with PortWatch(port) as watch:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
-    out = p.stdout + p.stderr
-    assert not watch.accepted, f"port {port} accepted connections for {args}:\n{out}"
-    assert not port_accepts(port), f"port {port} open after a refused start {args}"
+    rc, out, listened = run_watched(cmd, (port, *ports))
+    assert not listened, f"it listened on {(port, *ports)} with {args}:\n{out}"
     assert not os.path.exists(data), f"log dir created by a refused start {args}:\n{out}"
     assert "net: listening" not in out, out
     os.rmdir(work)
-    return p.returncode, out
+    return rc, out
 
 
 def test_every_refused_key_stops_the_start():
@@ -99,12 +147,10 @@ def test_listeners_and_listener_overrides_are_refused():
         p, q = free_port(), free_port()
         args = [a.format(p=p, q=q) for a in args]
         # A listeners override replaces the harness's own, so it comes last.
-        rc, out = refused_start(args)
+        rc, out = refused_start(args, ports=(p, q))
         assert rc == 2, f"{args}: exit {rc}\n{out}"
         for w in wants:
             assert w in out, f"{args}: {w!r} missing:\n{out}"
-        for port in (p, q):
-            assert not port_accepts(port), f"port {port} open after {args}"
 
 
 def test_secured_kafka_server_properties_is_refused():
@@ -121,16 +167,13 @@ def test_secured_kafka_server_properties_is_refused():
                 "allow.everyone.if.no.acl.found=true\n"
                 "super.users=User:admin\n"
                 f"log.dirs={work}/data\n")
-    with PortWatch(port) as w1, PortWatch(sasl_port) as w2:
-        p = subprocess.run([spool_bin(), "broker", "--config", props], capture_output=True, text=True,
-                           timeout=RUN_TIMEOUT_S)
-    out = p.stdout + p.stderr
-    assert p.returncode == 2, out
+    rc, out, listened = run_watched([spool_bin(), "broker", "--config", props], (port, sasl_port))
+    assert rc == 2, out
     for key in ("listeners", "sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config",
                 "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users"):
         assert f"\n  {key}: " in out, f"{key} not named:\n{out}"
     assert "s3cret-pw" not in out, out
-    assert not w1.accepted and not w2.accepted
+    assert not listened, out
     assert not os.path.exists(os.path.join(work, "data"))
 
 
@@ -153,3 +196,23 @@ def test_harmless_keys_start_with_one_warning():
     assert len(lines) == 1, log
     named = set(lines[0].split("yet: ", 1)[1].split(", "))
     assert set(harmless) <= named, sorted(set(harmless) - named)
+
+
+def test_port_watch_sees_a_broker_that_listens():
+    """Positive control for PortWatch: a start that is not refused is seen
+    listening on its port (so a refused start that listened would be too)."""
+    port = free_port()
+    work = tempfile.mkdtemp(prefix="spool-failclosed-")
+    proc = subprocess.Popen([spool_bin(), "broker", "--override", f"listeners=PLAINTEXT://127.0.0.1:{port}",
+                             "--override", f"log.dirs={work}/data"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        with PortWatch(proc, port) as watch:
+            deadline = time.monotonic() + RUN_TIMEOUT_S
+            while not watch.accepted and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+        assert watch.accepted, f"no listener of pid {proc.pid} seen on {port} (exit {proc.poll()})"
+    finally:
+        proc.terminate()
+        assert proc.wait(RUN_TIMEOUT_S) == 0
+        shutil.rmtree(work, ignore_errors=True)
