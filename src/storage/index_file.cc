@@ -14,6 +14,10 @@
 
 namespace spool::storage {
 
+namespace {
+constexpr size_t kPage = 4096;
+}  // namespace
+
 IndexFile::~IndexFile() {
   if (base_ != nullptr) fs().munmap(base_, map_bytes_);
 }
@@ -68,6 +72,10 @@ Status IndexFile::append(const uint8_t* bytes) {
     Status s = preallocate();
     if (!s) return s;
   }
+  if ((n + 1) * entry_size_ > allocated_bytes_) {
+    Status s = reserve((n + 1) * entry_size_);
+    if (!s) return s;
+  }
   std::memcpy(base_ + n * entry_size_, bytes, entry_size_);
   entries_.store(n + 1, std::memory_order_release);
   return Status::ok();
@@ -89,7 +97,31 @@ void IndexFile::truncate_entries(size_t n) {
   // valid for racing readers.
   // Small ranges (a truncation by a few entries) are cheaper to write.
   constexpr size_t kPunchAtLeast = 64 * 1024;
-  if (end - from < kPunchAtLeast || !punch_hole(from, end - from)) std::memset(base_ + from, 0, end - from);
+  if (end - from < kPunchAtLeast || !punch_hole(from, end - from)) {
+    std::memset(base_ + from, 0, end - from);
+    return;
+  }
+  allocated_bytes_ = std::min(allocated_bytes_, from - from % kPage);
+}
+
+Status IndexFile::reserve(size_t end) {
+  if (reserve_unsupported_) return Status::ok();
+  constexpr size_t kChunk = 64 * 1024;
+  const size_t from = std::min(allocated_bytes_, end - 1) / kPage * kPage;
+  const size_t to = std::min(file_bytes_, (end + kChunk - 1) / kChunk * kChunk);
+  int fd = fs().open(path_.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return errno_status("open index " + path_);
+  int rc = fs().fallocate(fd, 0, static_cast<off_t>(from), static_cast<off_t>(to - from));
+  int err = errno;
+  fs().close(fd);
+  if (rc != 0 && (err == EOPNOTSUPP || err == ENOSYS)) {
+    reserve_unsupported_ = true;  // nothing to do but store and hope, as before
+    return Status::ok();
+  }
+  errno = err;
+  if (rc != 0) return errno_status("allocate index blocks " + path_);
+  allocated_bytes_ = to;
+  return Status::ok();
 }
 
 bool IndexFile::punch_hole(size_t offset, size_t len) {

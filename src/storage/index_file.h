@@ -5,6 +5,11 @@
 // holding the object never see a remap. Threading: one writer (serialized by
 // the owning Log) and any number of readers; the entry count is published
 // with release/acquire after the entry bytes are written.
+// Full disks: the preallocated file is sparse, and a store into a page with
+// no block behind it raises SIGBUS when the file system is full. append()
+// therefore allocates blocks (fallocate, 64 KiB at a time) before its store
+// reaches them; without space it fails (ENOSPC, KAFKA_STORAGE_ERROR) and the
+// index simply stops growing, as any index failure does.
 #pragma once
 
 #include <atomic>
@@ -36,7 +41,8 @@ class IndexFile {
   const std::string& path() const { return path_; }
   bool file_existed() const { return existed_; }
 
-  // Writer side. append() fails when full.
+  // Writer side. append() fails when full, or when no block can be
+  // allocated for the entry.
   Status append(const uint8_t* bytes);
   void truncate_entries(size_t n);
   // File length = live entries (on roll/close), or back to max (re-activated).
@@ -53,6 +59,9 @@ class IndexFile {
   // Zeroes [offset, offset + len) of the file by deallocating it; false if
   // the file system cannot (the caller then writes zeros).
   bool punch_hole(size_t offset, size_t len);
+  // Allocates blocks under [.., end) of the file (fallocate mode 0: data
+  // unchanged) so stores below `end` cannot fault on a full disk.
+  Status reserve(size_t end);
   std::string path_;
   uint8_t* base_ = nullptr;
   size_t map_bytes_ = 0;
@@ -61,6 +70,8 @@ class IndexFile {
   bool existed_ = false;
   std::atomic<size_t> entries_{0};
   size_t file_bytes_ = 0;
+  size_t allocated_bytes_ = 0;  // blocks known allocated below this (0 at open: unknown)
+  bool reserve_unsupported_ = false;  // the file system has no fallocate
 };
 
 // Big-endian helpers for entry encoding.

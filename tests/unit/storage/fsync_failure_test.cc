@@ -8,11 +8,13 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <future>
 
 #include "storage/fault_fs.h"
 #include "storage/file_util.h"
+#include "storage/index_file.h"
 #include "storage/log_manager.h"
 #include "fault_fs_support.h"
 
@@ -116,6 +118,45 @@ TEST(FsyncFailure, AFullDiskRefusesTheWriteAndKeepsTheDirOnline) {
   auto rd = (*log)->read(0, 1 << 20, (*log)->log_end_offset(), true);
   ASSERT_TRUE(rd);
   EXPECT_EQ(batches_in(rd->records), (std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {2, 4}}));
+  (*m)->shutdown();
+}
+
+// A full disk under a sparse, preallocated index: a store into a page with
+// no block behind it would raise SIGBUS. The index allocates its blocks
+// first; without space the entry is refused (the disk-full error) and the
+// next one, once space is back, lands.
+TEST(FullDisk, IndexEntriesWithoutBlocksAreRefusedNotStored) {
+  FaultFsRoot disk;
+  auto f = IndexFile::open(disk.root + "/00000000000000000000.index", 8, 1 << 20, /*preallocate=*/true);
+  ASSERT_TRUE(f) << f.status().message();
+  disk.ffs->inject({FaultFs::Op::kWrite, ENOSPC, ".index", 0, 1});
+  const uint8_t entry[8] = {0, 0, 0, 1, 0, 0, 0, 2};
+  Status s = (*f)->append(entry);
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(is_disk_full(s)) << s.message();
+  EXPECT_EQ((*f)->entries(), 0u);
+  ASSERT_TRUE((*f)->append(entry));
+  EXPECT_EQ((*f)->entries(), 1u);
+  EXPECT_EQ(std::memcmp((*f)->entry(0), entry, 8), 0);
+}
+
+// The log keeps taking writes while its index cannot grow (the index only
+// gets sparser), and every record reads back.
+TEST(FullDisk, AppendsGoOnWhileTheIndexCannotGrow) {
+  spdlog::set_level(spdlog::level::warn);
+  FaultFsRoot disk;
+  auto m = LogManager::open(options(disk.root));
+  ASSERT_TRUE(m) << m.status().message();
+  auto log = (*m)->create("t", 0, small_config());
+  ASSERT_TRUE(log);
+  disk.ffs->inject({FaultFs::Op::kWrite, ENOSPC, ".index", 0, -1});
+  for (int i = 0; i < 40; ++i) append(**log, 2);
+  EXPECT_GT(disk.ffs->faults_injected(), 0u);
+  EXPECT_EQ((*log)->log_end_offset(), 80);
+  for (int64_t o = 0; o < 80; o += 9) {
+    auto rd = (*log)->read(o, 1, 80, true);
+    ASSERT_TRUE(rd && !rd->records.empty()) << "offset " << o;
+  }
   (*m)->shutdown();
 }
 
