@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -167,7 +168,7 @@ StoreResult<std::unique_ptr<ZooKeeperStore>> ZooKeeperStore::open(const ZooKeepe
     auto made = ensure_path(**top, parsed->chroot);
     if (!made) return StoreError{made.code(), "creating chroot " + parsed->chroot + ": " + made.error().message};
   }
-  std::unique_ptr<ZooKeeperStore> store(new ZooKeeperStore(options));
+  std::unique_ptr<ZooKeeperStore> store(new ZooKeeperStore(options, *parsed));
   std::unique_lock<std::shared_mutex> lock(store->handle_mu_);
   auto r = store->connect_locked();
   if (!r) return r.error();
@@ -175,8 +176,9 @@ StoreResult<std::unique_ptr<ZooKeeperStore>> ZooKeeperStore::open(const ZooKeepe
   return store;
 }
 
-ZooKeeperStore::ZooKeeperStore(ZooKeeperOptions options)
+ZooKeeperStore::ZooKeeperStore(ZooKeeperOptions options, ZkConnectString parsed)
     : opts_(std::move(options)),
+      connect_(std::move(parsed)),
       connection_timeout_ms_(opts_.connection_timeout_ms > 0 ? opts_.connection_timeout_ms : opts_.session_timeout_ms) {}
 
 ZooKeeperStore::~ZooKeeperStore() {
@@ -203,7 +205,7 @@ StoreResult<bool> ZooKeeperStore::connect_locked() {
     session_id_ = 0;
     password_.clear();
   }
-  zh_ = zookeeper_init2(opts_.connect.c_str(), &ZooKeeperStore::on_session_event, opts_.session_timeout_ms, nullptr,
+  zh_ = zookeeper_init2(connect_.hosts.c_str(), &ZooKeeperStore::on_session_event, opts_.session_timeout_ms, nullptr,
                         this, 0, &log_from_zk);
   if (!zh_)
     return StoreError{StoreCode::kInvalidArgument,
@@ -229,6 +231,32 @@ StoreResult<bool> ZooKeeperStore::connect_locked() {
   spdlog::info("zookeeper: connected to {} (session 0x{:x}, timeout {} ms)", opts_.connect, session_id_,
                zoo_recv_timeout(zh_));
   return true;
+}
+
+StoreError ZooKeeperStore::wait_handle_connected() const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(connection_timeout_ms_);
+  for (;;) {
+    const int st = zoo_state(zh_);
+    if (st == ZOO_CONNECTED_STATE) return StoreError{StoreCode::kOk, ""};
+    if (st == ZOO_EXPIRED_SESSION_STATE || st == ZOO_AUTH_FAILED_STATE)
+      return StoreError{StoreCode::kSessionExpired, "the zookeeper session expired"};
+    if (std::chrono::steady_clock::now() >= deadline)
+      return StoreError{StoreCode::kConnectionLoss, "zookeeper: not reconnected within " +
+                                                        std::to_string(connection_timeout_ms_) + " ms"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::string ZooKeeperStore::server_path(const std::string& path) const {
+  if (connect_.chroot.empty()) return path;
+  return path == "/" ? connect_.chroot : connect_.chroot + path;
+}
+
+std::string ZooKeeperStore::store_path(const char* server) const {
+  std::string p(server);
+  const std::string& root = connect_.chroot;
+  if (root.empty() || p.compare(0, root.size(), root) != 0) return p;
+  return p.size() == root.size() ? "/" : p.substr(root.size());
 }
 
 void ZooKeeperStore::on_session_event(zhandle_t* zh, int type, int state, const char* path, void* ctx) {
@@ -362,10 +390,10 @@ StoreResult<bool> ZooKeeperStore::reconnect() {
 StoreResult<std::string> ZooKeeperStore::create(const std::string& path, const std::string& data, CreateMode mode) {
   SPOOL_ZK_PRELUDE("create", create_path_error(path, mode));
   std::vector<char> created(kMaxPathBytes);
-  int rc = zoo_create(zh_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
+  int rc = zoo_create(zh_, server_path(path).c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
                       zk_flags(mode), created.data(), static_cast<int>(created.size()));
   if (rc != ZOK) return zk_error(rc, "create", path);
-  return std::string(created.data());
+  return store_path(created.data());
 }
 
 StoreResult<NodeData> ZooKeeperStore::get(const std::string& path, Watcher watch) {
@@ -374,8 +402,8 @@ StoreResult<NodeData> ZooKeeperStore::get(const std::string& path, Watcher watch
   thread_local std::vector<char> buf(kMaxNodeBytes);
   int len = static_cast<int>(buf.size());
   ::Stat st{};
-  int rc = ctx ? zoo_wget(zh_, path.c_str(), &ZooKeeperStore::on_watch_event, ctx, buf.data(), &len, &st)
-               : zoo_get(zh_, path.c_str(), 0, buf.data(), &len, &st);
+  int rc = ctx ? zoo_wget(zh_, server_path(path).c_str(), &ZooKeeperStore::on_watch_event, ctx, buf.data(), &len, &st)
+               : zoo_get(zh_, server_path(path).c_str(), 0, buf.data(), &len, &st);
   if (rc != ZOK) {
     drop_watch(ctx);  // a failed getData registers no watch
     return zk_error(rc, "get", path);
@@ -393,8 +421,8 @@ StoreResult<Stat> ZooKeeperStore::exists(const std::string& path, Watcher watch)
   SPOOL_ZK_PRELUDE("exists", path_error(path));
   void* ctx = watch ? add_watch(std::move(watch), path) : nullptr;
   ::Stat st{};
-  int rc = ctx ? zoo_wexists(zh_, path.c_str(), &ZooKeeperStore::on_watch_event, ctx, &st)
-               : zoo_exists(zh_, path.c_str(), 0, &st);
+  int rc = ctx ? zoo_wexists(zh_, server_path(path).c_str(), &ZooKeeperStore::on_watch_event, ctx, &st)
+               : zoo_exists(zh_, server_path(path).c_str(), 0, &st);
   if (rc == ZNONODE) return zk_error(rc, "exists", path);  // the watch stays: it fires on kCreated
   if (rc != ZOK) {
     drop_watch(ctx);
@@ -406,14 +434,14 @@ StoreResult<Stat> ZooKeeperStore::exists(const std::string& path, Watcher watch)
 StoreResult<Stat> ZooKeeperStore::set(const std::string& path, const std::string& data, int32_t version) {
   SPOOL_ZK_PRELUDE("set", path_error(path));
   ::Stat st{};
-  int rc = zoo_set2(zh_, path.c_str(), data.data(), static_cast<int>(data.size()), version, &st);
+  int rc = zoo_set2(zh_, server_path(path).c_str(), data.data(), static_cast<int>(data.size()), version, &st);
   if (rc != ZOK) return zk_error(rc, "set", path);
   return from_zk(st);
 }
 
 StoreResult<bool> ZooKeeperStore::remove(const std::string& path, int32_t version) {
   SPOOL_ZK_PRELUDE("delete", path == "/" ? std::string("the root cannot be deleted") : path_error(path));
-  int rc = zoo_delete(zh_, path.c_str(), version);
+  int rc = zoo_delete(zh_, server_path(path).c_str(), version);
   if (rc != ZOK) return zk_error(rc, "delete", path);
   return true;
 }
@@ -423,8 +451,8 @@ StoreResult<std::vector<std::string>> ZooKeeperStore::children(const std::string
   void* ctx = watch ? add_watch(std::move(watch), path) : nullptr;
   String_vector kids{};
   ::Stat st{};
-  int rc = ctx ? zoo_wget_children2(zh_, path.c_str(), &ZooKeeperStore::on_watch_event, ctx, &kids, &st)
-               : zoo_get_children2(zh_, path.c_str(), 0, &kids, &st);
+  int rc = ctx ? zoo_wget_children2(zh_, server_path(path).c_str(), &ZooKeeperStore::on_watch_event, ctx, &kids, &st)
+               : zoo_get_children2(zh_, server_path(path).c_str(), 0, &kids, &st);
   if (rc != ZOK) {
     drop_watch(ctx);
     return zk_error(rc, "children", path);
@@ -449,22 +477,33 @@ StoreResult<std::vector<OpResult>> ZooKeeperStore::multi(const std::vector<Op>& 
   std::vector<zoo_op_result_t> results(ops.size());
   std::vector<std::vector<char>> created(ops.size());
   std::vector<::Stat> stats(ops.size());
+  std::vector<std::string> paths(ops.size());  // zoo_op_t points into these
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
+    paths[i] = server_path(op.path);
     switch (op.kind) {
       case Op::Kind::kCreate:
         created[i].resize(kMaxPathBytes);
-        zoo_create_op_init(&zops[i], op.path.c_str(), op.data.data(), static_cast<int>(op.data.size()),
+        zoo_create_op_init(&zops[i], paths[i].c_str(), op.data.data(), static_cast<int>(op.data.size()),
                            &ZOO_OPEN_ACL_UNSAFE, zk_flags(op.mode), created[i].data(), static_cast<int>(kMaxPathBytes));
         break;
-      case Op::Kind::kDelete: zoo_delete_op_init(&zops[i], op.path.c_str(), op.version); break;
+      case Op::Kind::kDelete: zoo_delete_op_init(&zops[i], paths[i].c_str(), op.version); break;
       case Op::Kind::kSetData:
-        zoo_set_op_init(&zops[i], op.path.c_str(), op.data.data(), static_cast<int>(op.data.size()), op.version,
+        zoo_set_op_init(&zops[i], paths[i].c_str(), op.data.data(), static_cast<int>(op.data.size()), op.version,
                         &stats[i]);
         break;
-      case Op::Kind::kCheck: zoo_check_op_init(&zops[i], op.path.c_str(), op.version); break;
+      case Op::Kind::kCheck: zoo_check_op_init(&zops[i], paths[i].c_str(), op.version); break;
     }
   }
+  // The C client's zoo_amulti (3.8) is unsafe on a handle that turns
+  // unrecoverable (session expired) before or while it builds the request:
+  // every op after the first refused one frees a stale request path (a
+  // double free, or a free of memory it does not own), and the completion
+  // entries leak. The handle learns of an expiry only in a reconnect
+  // handshake, so a multi is handed over only while the handle is connected
+  // (waiting, bounded, as the library's sync call would): a flip to expired
+  // then needs a whole reconnection, far longer than building the request.
+  if (StoreError e = wait_handle_connected(); e.code != StoreCode::kOk) return e;
   int rc = zoo_multi(zh_, static_cast<int>(zops.size()), zops.data(), results.data());
   if (rc != ZOK) {
     // The first op with its own error (the others report ZRUNTIMEINCONSISTENCY or ZOK).
@@ -479,7 +518,7 @@ StoreResult<std::vector<OpResult>> ZooKeeperStore::multi(const std::vector<Op>& 
   }
   std::vector<OpResult> out(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops[i].kind == Op::Kind::kCreate) out[i].created_path = created[i].data();
+    if (ops[i].kind == Op::Kind::kCreate) out[i].created_path = store_path(created[i].data());
     if (ops[i].kind == Op::Kind::kSetData) out[i].stat = from_zk(stats[i]);
   }
   return out;

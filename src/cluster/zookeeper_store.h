@@ -93,7 +93,16 @@ class ZooKeeperStore final : public MetadataStore {
     std::string path;
   };
 
-  explicit ZooKeeperStore(ZooKeeperOptions options);
+  ZooKeeperStore(ZooKeeperOptions options, ZkConnectString parsed);
+  // The server-side path of a store path: the chroot is applied here, not
+  // by the client library, which connects without one (with a chroot, its
+  // zoo_multi on an expired session frees each prefixed path twice, C
+  // client 3.8; wait_handle_connected() for the rest of that bug).
+  std::string server_path(const std::string& path) const;
+  std::string store_path(const char* server) const;  // strips the chroot
+  // Until the library's handle is connected (ok), expired, or the
+  // connection timeout passed (multi() needs it, see there).
+  StoreError wait_handle_connected() const;
   StoreResult<bool> connect_locked();  // new handle; needs handle_mu_ exclusively
   StoreError wait_connected(std::shared_lock<std::shared_mutex>& handle_lock);
   void* add_watch(Watcher fn, const std::string& path);
@@ -103,6 +112,7 @@ class ZooKeeperStore final : public MetadataStore {
   void session_event(int state);
 
   const ZooKeeperOptions opts_;
+  const ZkConnectString connect_;  // hosts (what the library connects to) and chroot
   int32_t connection_timeout_ms_;
   // Exclusive for replacing zh_ (connect, reconnect, close); shared for ops.
   mutable std::shared_mutex handle_mu_;
