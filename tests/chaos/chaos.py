@@ -148,6 +148,10 @@ class Run:
         """Every broker up and listed, and acknowledgements flowing again."""
         if self.crashed():
             raise AssertionError(f"client threads crashed: {self.crashed()}")
+        for b in self.cluster.brokers:  # every nemesis is healed: a dead broker died on its own
+            if not b.alive():
+                tail = open(b.log_path(), errors="replace").read()[-3000:]
+                raise AssertionError(f"broker {b.id} died by itself (exit {b.proc.returncode}):\n{tail}")
         self.cluster.wait_ready(timeout)
         return self.wait_acks(20, timeout)
 
