@@ -63,7 +63,7 @@ class Pause(Nemesis):
         self.env.cluster.resume(self.target)
 
 
-class PowerCut(Nemesis):
+class PowerCut(Kill):
     name = "power-cut"
 
     def applicable(self):
@@ -77,8 +77,7 @@ class PowerCut(Nemesis):
     def heal(self):
         b = self.env.cluster.broker(self.target)
         b.env = power_cut.fault_fs_env(self.env.rng.randrange(2**31))  # the next cut's own seed
-        b.spawn()
-        b.wait_port()
+        super().heal()
 
 
 class _Cut(Nemesis):

@@ -16,19 +16,7 @@ import socket
 import struct
 import uuid as uuidlib
 
-from kafka_wire import read_frame
-
-
-def uvarint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+from kafka_wire import read_frame, uvarint
 
 
 def _on(f, v):
