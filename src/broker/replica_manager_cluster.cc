@@ -175,13 +175,21 @@ std::vector<PartitionOutcome> ReplicaManager::become_leader_or_follower(const cl
 std::vector<PartitionOutcome> ReplicaManager::stop_replicas(const cluster::StopReplicaCommand& command) {
   std::vector<PartitionOutcome> out;
   out.reserve(command.partitions.size());
+  // The logs to delete, removed together at the end (one log-dir sync and
+  // one checkpoint rewrite, not one per partition), with their index in out
+  // (none for a stray log: its outcome is NONE whatever happens).
+  std::vector<storage::TopicPartition> doomed;
+  std::vector<size_t> doomed_out;
+  constexpr size_t kStray = static_cast<size_t>(-1);
   for (const auto& p : command.partitions) {
     auto part = partition(p.partition);
     if (!part) {
       // Kafka answers NONE for a partition it does not host (and still
       // deletes a stray log when asked).
-      if (p.delete_partition && logs_.get(p.partition.topic, p.partition.partition))
-        (void)logs_.remove(p.partition.topic, p.partition.partition);
+      if (p.delete_partition && logs_.get(p.partition.topic, p.partition.partition)) {
+        doomed.push_back(storage::TopicPartition{p.partition.topic, p.partition.partition});
+        doomed_out.push_back(kStray);
+      }
       out.push_back({p.partition, ErrorCode::kNone});
       continue;
     }
@@ -196,7 +204,6 @@ std::vector<PartitionOutcome> ReplicaManager::stop_replicas(const cluster::StopR
     // Stop leading: parked produces and fetches answer NOT_LEADER_OR_FOLLOWER.
     part->make_follower(-1, bypass ? ours : p.leader_epoch, part->partition_epoch());
     if (leadership_listener_) leadership_listener_(p.partition, false, part->leader_epoch());
-    ErrorCode result = ErrorCode::kNone;
     if (p.delete_partition) {
       {
         std::unique_lock lk(mu_);
@@ -210,14 +217,23 @@ std::vector<PartitionOutcome> ReplicaManager::stop_replicas(const cluster::StopR
         }
         checkpointed_hw_.erase(p.partition);
       }
-      if (Status r = logs_.remove(p.partition.topic, p.partition.partition); !r) {
-        spdlog::error("StopReplica: removing {} failed: {}", p.partition.to_string(), r.message());
-        result = ErrorCode::kKafkaStorageError;
+      doomed.push_back(storage::TopicPartition{p.partition.topic, p.partition.partition});
+      doomed_out.push_back(out.size());
+    }
+    out.push_back({p.partition, ErrorCode::kNone});
+  }
+  if (!doomed.empty()) {
+    std::vector<Status> each;
+    (void)logs_.remove_partitions(doomed, &each);
+    for (size_t i = 0; i < doomed.size(); ++i) {
+      const std::string name = doomed[i].dir_name();
+      if (!each[i]) {
+        spdlog::error("StopReplica: removing {} failed: {}", name, each[i].message());
+        if (doomed_out[i] != kStray) out[doomed_out[i]].error = ErrorCode::kKafkaStorageError;
       } else {
-        spdlog::info("StopReplica: deleted {}", p.partition.to_string());
+        spdlog::info("StopReplica: deleted {}", name);
       }
     }
-    out.push_back({p.partition, result});
   }
   return out;
 }

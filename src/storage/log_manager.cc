@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "storage/file_util.h"
@@ -330,42 +331,52 @@ Status LogManager::remove(const std::string& topic, int32_t partition) {
 }
 
 Status LogManager::remove_topic(const std::string& topic, int32_t count) {
-  std::vector<Entry> gone;
+  std::vector<TopicPartition> all;
+  for (int32_t p = 0; p < count; ++p) all.push_back(TopicPartition{topic, p});
+  return remove_partitions(all);
+}
+
+Status LogManager::remove_partitions(const std::vector<TopicPartition>& partitions, std::vector<Status>* each) {
+  if (each != nullptr) each->assign(partitions.size(), Status::ok());
+  std::vector<std::pair<size_t, Entry>> gone;  // (index in partitions, entry)
   {
     std::lock_guard lk(mu_);
-    for (int32_t p = 0; p < count; ++p) {
-      auto it = logs_.find(TopicPartition{topic, p});
+    for (size_t i = 0; i < partitions.size(); ++i) {
+      auto it = logs_.find(partitions[i]);
       if (it == logs_.end()) continue;
-      gone.push_back(it->second);
+      gone.emplace_back(i, it->second);
       logs_.erase(it);
     }
   }
   if (gone.empty()) return Status::ok();
   Status first = Status::ok();
-  auto failed = [&first](const Status& s) {
+  auto failed = [&](size_t i, const Status& s) {
     spdlog::warn("{}", s.message());
+    if (each != nullptr && i < each->size() && (*each)[i]) (*each)[i] = s;
     if (first) first = s;
   };
+  constexpr size_t kAll = static_cast<size_t>(-1);
   // As remove(): every rename (then one sync per log dir) before any file goes.
-  std::vector<std::string> targets;
-  std::set<std::string> roots;
-  for (const auto& e : gone) {
+  std::vector<std::pair<size_t, std::string>> targets;
+  std::map<std::string, std::vector<size_t>> roots;  // log dir -> partitions renamed in it
+  for (const auto& [i, e] : gone) {
     (void)e.log->close();
     std::string target = e.log->dir() + "." + hex_id() + "-delete";
     if (fs().rename(e.log->dir().c_str(), target.c_str()) != 0) {
-      failed(errno_status("rename " + e.log->dir()));
+      failed(i, errno_status("rename " + e.log->dir()));
       continue;
     }
-    targets.push_back(std::move(target));
-    roots.insert(e.root);
+    targets.emplace_back(i, std::move(target));
+    roots[e.root].push_back(i);
   }
-  for (const auto& root : roots) {
-    if (Status s = sync_dir(root); !s) failed(s);
+  for (const auto& [root, in_it] : roots) {
+    if (Status s = sync_dir(root); !s)
+      for (size_t i : in_it) failed(i, s);
   }
-  for (const auto& target : targets) {
-    if (Status s = remove_all(target); !s) failed(s);
+  for (const auto& [i, target] : targets) {
+    if (Status s = remove_all(target); !s) failed(i, s);
   }
-  if (Status s = write_checkpoints(); !s) failed(s);
+  if (Status s = write_checkpoints(); !s) failed(kAll, s);
   return first;
 }
 

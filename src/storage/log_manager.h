@@ -70,6 +70,10 @@ class LogManager {
   // file descriptors took hours to undo; found by fuzz_dispatcher). Every
   // partition is tried; failures are logged and the first is returned.
   Status remove_topic(const std::string& topic, int32_t count);
+  // The same for any set of partitions (StopReplica with delete). `each`,
+  // when given, gets one status per entry of `partitions`, in order (ok for
+  // a partition without a log: nothing to remove).
+  Status remove_partitions(const std::vector<TopicPartition>& partitions, std::vector<Status>* each = nullptr);
   Flusher& flusher() { return flusher_; }
   const std::string& cluster_id() const { return cluster_id_; }
 

@@ -44,6 +44,40 @@ TEST(LogManager, CreateGetRemoveAndLayout) {
   EXPECT_EQ((*m)->logs().size(), 1u);
 }
 
+// StopReplica with delete: any set of partitions, across topics and log
+// dirs, removed with one checkpoint rewrite; one status per partition, ok
+// for one that has no log.
+TEST(LogManager, RemovePartitionsAcrossTopicsAndDirs) {
+  TempDir d;
+  auto m = LogManager::open(opts(d, 2));
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
+  std::vector<std::string> dirs;
+  for (const auto& [t, p] : std::vector<std::pair<std::string, int32_t>>{{"a", 0}, {"a", 1}, {"b", 0}, {"b", 1}}) {
+    auto log = (*m)->create(t, p, small_config());
+    ASSERT_TRUE(log.is_ok());
+    append(**log, 2);
+    dirs.push_back((*log)->dir());
+  }
+  ASSERT_TRUE((*m)->write_checkpoints());
+  std::vector<Status> each;
+  ASSERT_TRUE((*m)->remove_partitions({{"a", 0}, {"b", 1}, {"c", 7}}, &each));
+  ASSERT_EQ(each.size(), 3u);
+  EXPECT_TRUE(each[0] && each[1] && each[2]);
+  EXPECT_FALSE(path_exists(dirs[0]));
+  EXPECT_TRUE(path_exists(dirs[1]));
+  EXPECT_TRUE(path_exists(dirs[2]));
+  EXPECT_FALSE(path_exists(dirs[3]));
+  EXPECT_EQ((*m)->logs().size(), 2u);
+  OffsetMap named;
+  for (int i = 0; i < 2; ++i) {
+    auto rp = read_offset_checkpoint(d.sub("data" + std::to_string(i) + "/recovery-point-offset-checkpoint"));
+    ASSERT_TRUE(rp.is_ok());
+    named.insert(rp->begin(), rp->end());
+  }
+  EXPECT_EQ(named.count(TopicPartition{"a", 0}) + named.count(TopicPartition{"b", 1}), 0u);
+  EXPECT_EQ(named.count(TopicPartition{"a", 1}) + named.count(TopicPartition{"b", 0}), 2u);
+}
+
 TEST(LogManager, CleanShutdownAndReopen) {
   TempDir d;
   auto o = opts(d);
