@@ -54,6 +54,15 @@ def _first_ack_after(wl, t, partition=None):
     return min(ends) - t if ends else None
 
 
+def _no_producer_errors(wl, during):
+    """No failed delivery and no fatal error reached the application; on a
+    failure, what the client logged too (partition stalls need its view)."""
+    failed, fatal = wl.producer_errors()
+    assert not failed and not fatal, \
+        (f"during {during}: {len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; "
+         f"seed {wl.seed}; last client errors {wl.errors[-15:]}")
+
+
 def _report(name, wl, res, pauses=()):
     """One line per scenario for the long-run record (printed with -s)."""
     line = f"{name}: {res.stats}"
@@ -147,9 +156,7 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic, ibp):
         assert asked > 0, "no follower truncated with OffsetForLeaderEpoch"
     # Issue 14: the idempotent producer rides out every kill without an error
     # reaching the application (no failed delivery, no fatal error).
-    failed, fatal = wl.producer_errors()
-    assert not failed and not fatal, \
-        f"{len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; seed {wl.seed}"
+    _no_producer_errors(wl, "the leader kills")
 
 
 ROLLING_ROUNDS = int(os.environ.get("CLUSTER_ROLLING_ROUNDS", "2"))
@@ -192,8 +199,7 @@ def test_rolling_restart_loses_nothing(cluster_factory, topic):
             _progress(wl, 50)
             gaps.append(max(_unavailability(wl, t0, time.monotonic()).values()))
     res = _finish(c, wl, topic)
-    failed, fatal = wl.producer_errors()
-    assert not failed and not fatal, f"producer errors during the rolling restarts: {failed[:5]} {fatal}; seed {wl.seed}"
+    _no_producer_errors(wl, "the rolling restarts")
     gaps.sort()
     print(f"rolling restart x{ROLLING_ROUNDS}: {res.stats}; longest per-partition gap between acks per restart (s): "
           f"median {gaps[len(gaps) // 2]:.2f}, max {gaps[-1]:.2f}, n={len(gaps)}")
@@ -240,9 +246,7 @@ def test_leader_power_cut_loses_no_acked_write(cluster_factory, topic):
         c.start_broker(leader)
         _progress(wl, 50)
     _report(f"leader power cut x{POWER_CUTS}", wl, _finish(c, wl, topic), [x for x in pauses if x is not None])
-    failed, fatal = wl.producer_errors()
-    assert not failed and not fatal, \
-        f"{len(failed)} writes reported failed (e.g. {failed[:5]}), fatal error: {fatal}; seed {wl.seed}"
+    _no_producer_errors(wl, "the power cuts")
 
 
 def test_paused_follower_leaves_and_rejoins_the_isr(cluster_factory, topic):
