@@ -20,6 +20,7 @@ def judge(run, results):
     for topic, r in results.items():
         assert r.stats["ok"] > 100 and r.stats["drained"], (topic, r.stats)
         assert r.stats["replica_logs"] == PARTITIONS * min(3, run.n), (topic, r.stats)
+    assert not run.hung, f"client threads did not stop: {run.hung}"
 
 
 def test_cluster_short():
