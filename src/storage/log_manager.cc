@@ -309,25 +309,9 @@ std::vector<std::string> LogManager::offline_dirs() const {
 }
 
 Status LogManager::remove(const std::string& topic, int32_t partition) {
-  Entry e;
-  {
-    std::lock_guard lk(mu_);
-    auto it = logs_.find(TopicPartition{topic, partition});
-    if (it == logs_.end())
-      return Status::error("unknown partition " + topic + "-" + std::to_string(partition), 3);
-    e = it->second;
-    logs_.erase(it);
-  }
-  (void)e.log->close();
-  std::string target = e.log->dir() + "." + hex_id() + "-delete";
-  // Rename first: a crash mid-delete leaves a `-delete` dir that the next
-  // start removes instead of a half-deleted partition that it would load.
-  if (fs().rename(e.log->dir().c_str(), target.c_str()) != 0) return errno_status("rename " + e.log->dir());
-  Status s = sync_dir(e.root);
-  if (!s) return s;
-  s = remove_all(target);
-  if (!s) return s;
-  return write_checkpoints();
+  if (!get(topic, partition))
+    return Status::error("unknown partition " + topic + "-" + std::to_string(partition), 3);
+  return remove_partitions({TopicPartition{topic, partition}});
 }
 
 Status LogManager::remove_topic(const std::string& topic, int32_t count) {

@@ -60,8 +60,9 @@ class LogManager {
   std::shared_ptr<Log> get(const std::string& topic, int32_t partition) const;
   // Idempotent: an existing log gets `config` applied and is returned.
   Result<std::shared_ptr<Log>> create(const std::string& topic, int32_t partition, const LogConfig& config);
-  // Renames the dir to `<dir>.<id>-delete`, then removes it, then rewrites
-  // the checkpoints without it.
+  // Renames the dir to `<dir>.<id>-delete` (and syncs its log dir), then
+  // removes it, then rewrites the checkpoints without it. An unknown
+  // partition is an error (code 3).
   Status remove(const std::string& topic, int32_t partition);
   // remove() for every partition of `topic` in [0, count) that has a log,
   // with one log-dir sync and one checkpoint rewrite for all of them: a
