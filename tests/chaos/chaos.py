@@ -118,8 +118,12 @@ class Run:
                                     errors=self.errors)
 
         def cons(h, topic, name, mode="assign", committed=True, group=None):
+            # Group members log librdkafka's group state machine (stderr),
+            # so that a close that hangs can be told from a broker answer
+            # that never came.
             return RecordedConsumer(h, self.bootstrap, topic, PARTITIONS, name, mode, committed,
-                                    group=group and f"{group}-{run_id}", errors=self.errors)
+                                    group=group and f"{group}-{run_id}", errors=self.errors,
+                                    conf={"debug": "cgrp"} if group else None)
         self.producers = [prod(main, "chaos-main", "p0", "idempotent", 150),
                           prod(main, "chaos-main", "t0", "txn", 100),
                           prod(plain, "chaos-plain", "q0", "plain", 100)]
