@@ -59,8 +59,12 @@ class Workload:
         self.run_id = uuid.UUID(int=self.rng.getrandbits(128)).hex[:8]
         self.history = checker.History()
         self.errors = []  # (when, text) of client errors, for the report
+        # The producer logs its idempotence state and leader changes
+        # (stderr, shown when a test fails): a partition whose writes stall
+        # needs the client's view to tell a client stall from a broker one.
         self.producer = RecordedProducer(self.history, bootstrap, topic, partitions, "p0", "idempotent", self.rng,
-                                         rate=rate, run_id=self.run_id, conf=producer_conf, errors=self.errors)
+                                         rate=rate, run_id=self.run_id,
+                                         conf={"debug": "eos,topic", **(producer_conf or {})}, errors=self.errors)
         self.consumer_conf = consumer_conf
         self.consumer = self._consumer("c0")
 
