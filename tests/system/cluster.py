@@ -317,7 +317,8 @@ class ClusterBroker:
 
     def signal(self, sig):
         if not self.alive():
-            raise ClusterError(f"broker {self.id} is not running")
+            rc = self.proc.returncode if self.proc is not None else None
+            raise ClusterError(f"broker {self.id} is not running (exit {rc}):\n{_tail(_read(self.log_path()))}")
         self.proc.send_signal(sig)
 
     def stop(self, timeout=STOP_TIMEOUT_S):
