@@ -36,25 +36,27 @@ std::string str(const std::map<std::string, std::string>& m, const char* key, co
 
 }  // namespace
 
+const cluster::EndPoint* BrokerSettings::advertised_on(std::string_view listener) const {
+  for (const cluster::EndPoint& ep : advertised) {
+    if (ep.listener == listener) return &ep;
+  }
+  return nullptr;
+}
+
 BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   BrokerSettings s;
   s.broker_id = cfg.broker_id();
-  auto listeners = cfg.listeners();
-  if (!listeners.empty()) {
-    s.bind_host = listeners[0].host.empty() ? "0.0.0.0" : listeners[0].host;
-    s.port = listeners[0].port;
+  if (!cfg.listeners().empty()) s.listeners.clear();
+  for (const config::Listener& l : cfg.listeners()) {
+    s.listeners.push_back({l.name, l.security_protocol, l.host.empty() ? "0.0.0.0" : l.host, l.port});
   }
-  auto advertised = cfg.advertised_listeners();
-  if (!advertised.empty()) s.advertised_listener_name = advertised[0].name;
-  else if (!listeners.empty()) s.advertised_listener_name = listeners[0].name;
-  if (!advertised.empty()) {
-    s.advertised_host = advertised[0].host;
-    s.advertised_port = advertised[0].port;
-  } else {
-    s.advertised_host = s.bind_host;
-    s.advertised_port = s.port;
+  // advertised_listeners() defaults to listeners and has its hosts resolved
+  // (BrokerConfig::resolve); a wildcard bind address is not routable.
+  if (!cfg.advertised_listeners().empty()) s.advertised.clear();
+  for (const config::Listener& l : cfg.advertised_listeners()) {
+    std::string host = l.host.empty() || l.host == "0.0.0.0" ? "127.0.0.1" : l.host;
+    s.advertised.push_back({l.name, std::move(host), l.port, l.security_protocol});
   }
-  if (s.advertised_host.empty() || s.advertised_host == "0.0.0.0") s.advertised_host = "127.0.0.1";
   s.log_dirs = cfg.log_dirs();
   s.zookeeper_connect = cfg.get("zookeeper.connect");
   s.zookeeper_session_timeout_ms = static_cast<int32_t>(cfg.get_long("zookeeper.session.timeout.ms"));
@@ -62,8 +64,7 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
                                           ? static_cast<int32_t>(cfg.get_long("zookeeper.connection.timeout.ms"))
                                           : s.zookeeper_session_timeout_ms;
   s.broker_rack = cfg.get("broker.rack");
-  s.inter_broker_listener_name = cfg.get_optional("inter.broker.listener.name").value_or(s.advertised_listener_name);
-  for (auto& c : s.inter_broker_listener_name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  s.inter_broker_listener_name = cfg.inter_broker_listener_name();
   s.num_replica_fetchers = static_cast<int32_t>(cfg.get_long("num.replica.fetchers"));
   s.replica_fetch_max_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.max.bytes"));
   s.replica_fetch_min_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.min.bytes"));

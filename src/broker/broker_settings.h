@@ -12,8 +12,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "cluster/zk_data.h"
 #include "storage/log_config.h"
 
 namespace spool::config {
@@ -50,12 +52,25 @@ class TopicDefaults {
   std::shared_ptr<const Map> map_ = std::make_shared<const Map>();
 };
 
+// One entry of `listeners`: where the broker accepts connections.
+struct ListenerSettings {
+  std::string name = "PLAINTEXT";  // upper-cased listener name
+  std::string security_protocol = "PLAINTEXT";
+  std::string bind_host = "127.0.0.1";  // "0.0.0.0" = every IPv4 interface
+  uint16_t port = 9092;
+};
+
 struct BrokerSettings {
   int32_t broker_id = 0;
-  std::string bind_host = "127.0.0.1";
-  uint16_t port = 9092;
-  std::string advertised_host = "127.0.0.1";
-  uint16_t advertised_port = 9092;
+  // listeners, in the configured order (one net::Server serves them all).
+  std::vector<ListenerSettings> listeners{ListenerSettings{}};
+  // advertised.listeners (default: listeners), hosts resolved: what this
+  // broker registers and tells clients, per listener name. A listener
+  // missing here is served but not advertised (Kafka's rule): clients on it
+  // see no broker endpoints.
+  std::vector<cluster::EndPoint> advertised{cluster::EndPoint{"PLAINTEXT", "127.0.0.1", 9092, "PLAINTEXT"}};
+  // This broker's advertised endpoint on `listener`; nullptr when none.
+  const cluster::EndPoint* advertised_on(std::string_view listener) const;
   std::vector<std::string> log_dirs;
   int32_t num_partitions = 1;
   int16_t default_replication_factor = 1;
@@ -101,12 +116,13 @@ struct BrokerSettings {
   int64_t transaction_abort_timed_out_interval_ms = 10000;      // transaction.abort.timed.out.transaction.cleanup.interval.ms
   int64_t transaction_remove_expired_interval_ms = 3600000;     // transaction.remove.expired.transaction.cleanup.interval.ms
   // Cluster mode (issue 13): on when zookeeper.connect is non-empty.
-  std::string advertised_listener_name = "PLAINTEXT";  // the (one) listener's name
   std::string zookeeper_connect;                      // zookeeper.connect ("" = single node)
   int32_t zookeeper_session_timeout_ms = 18000;       // zookeeper.session.timeout.ms
   int32_t zookeeper_connection_timeout_ms = 18000;    // zookeeper.connection.timeout.ms (default: the session timeout)
   std::string broker_rack;                            // broker.rack ("" = none)
-  std::string inter_broker_listener_name = "PLAINTEXT";  // inter.broker.listener.name (default: the first listener)
+  // inter.broker.listener.name; unset: the listener named PLAINTEXT (Kafka's
+  // default, from security.inter.broker.protocol), else the first advertised.
+  std::string inter_broker_listener_name = "PLAINTEXT";
   int32_t num_replica_fetchers = 1;                   // num.replica.fetchers
   int32_t replica_fetch_max_bytes = 1048576;          // replica.fetch.max.bytes
   int32_t replica_fetch_min_bytes = 1;                // replica.fetch.min.bytes

@@ -28,12 +28,7 @@ cluster::ZooKeeperOptions zk_options(const BrokerSettings& s) {
 cluster::RegistrarOptions registrar_options(const BrokerSettings& s, const std::string& proposed_cluster_id) {
   cluster::RegistrarOptions o;
   o.broker_id = s.broker_id;
-  cluster::EndPoint ep;
-  ep.listener = s.advertised_listener_name;
-  ep.host = s.advertised_host;
-  ep.port = s.advertised_port;
-  ep.security_protocol = "PLAINTEXT";  // the only protocol served (config refuses others)
-  o.endpoints.push_back(ep);
+  o.endpoints = s.advertised;  // every advertised listener, in order
   if (!s.broker_rack.empty()) o.rack = s.broker_rack;
   o.proposed_cluster_id = proposed_cluster_id;
   // A previous process of this broker may still own /brokers/ids/N for up to
@@ -134,6 +129,7 @@ Status ClusterMember::start(ConfigChanges::Handlers config_handlers) {
   channel_ = std::make_unique<cluster::controller::QueuedBrokerChannel>(*transport_);
   cluster::controller::ControllerConfig cc;
   cc.broker_id = settings_.broker_id;
+  cc.inter_broker_listener = settings_.inter_broker_listener_name;
   cc.unclean_leader_election_enable = settings_.unclean_leader_election_enable;
   cc.delete_topic_enable = settings_.delete_topic_enable;
   cc.auto_leader_rebalance_enable = settings_.auto_leader_rebalance_enable;

@@ -11,16 +11,21 @@ namespace spool::broker {
 
 void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
   ByteReader r(frame.data(), frame.size());
-  RequestContext ctx{{}, conn, std::move(responder), listener_, roles_};
+  if (conn.listener >= listeners_.size()) {  // a server with more listeners than this dispatcher knows
+    responder.close(fmt::format("no dispatch entry for listener {}", conn.listener));
+    return;
+  }
+  const ServedListener& on = listeners_[conn.listener];
+  RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
   if (!protocol::decode_request_header(r, ctx.header)) {
     ctx.close("undecodable request header");
     return;
   }
   const auto& h = ctx.header;
-  const ApiEntry* api = find_served_api(h.api_key, roles_);
+  const ApiEntry* api = find_served_api(h.api_key, on.roles);
   if (h.api_key == protocol::ApiVersionsRequest::kApiKey && (api == nullptr || h.api_version > api->max_version)) {
     // KIP-511: a client newer than us learns our range from a v0-shaped answer.
-    ctx.responder.send(encode_unsupported_api_versions(h.correlation_id, roles_));
+    ctx.responder.send(encode_unsupported_api_versions(h.correlation_id, on.roles));
     return;
   }
   if (api == nullptr) {

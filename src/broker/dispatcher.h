@@ -1,4 +1,4 @@
-// Dispatcher: the net::RequestHandler of one listener of the broker. Decodes
+// Dispatcher: the net::RequestHandler of the broker's listeners. Decodes
 // the request header, looks the API up in the handler table
 // (handlers/handler_table.h: the same table the ApiVersions answer is built
 // from), checks the version and that the API is served on this listener, and
@@ -8,25 +8,33 @@
 // unaffected. Runs on reactor threads; never blocks.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "broker/broker_context.h"
 #include "broker/handlers/handler_table.h"
 #include "net/request_handler.h"
 
 namespace spool::broker {
 
+// How one listener of the server is served: its name (Metadata,
+// FindCoordinator and DescribeCluster answer with the brokers' endpoints on
+// the listener the request came in on) and its roles (the APIs served there).
+struct ServedListener {
+  std::string name = "PLAINTEXT";
+  ListenerSet roles = kClientOnly;
+};
+
 class Dispatcher : public net::RequestHandler {
  public:
-  explicit Dispatcher(BrokerContext& ctx, Listener listener = Listener::kClient)
-      : ctx_(ctx), listener_(listener), roles_(listeners(listener)) {}
-  // A listener playing several roles (cluster mode: kClientAndInterBroker).
-  Dispatcher(BrokerContext& ctx, Listener listener, ListenerSet roles)
-      : ctx_(ctx), listener_(listener), roles_(roles) {}
+  // One entry per net::ServerOptions::listeners entry, in the same order.
+  explicit Dispatcher(BrokerContext& ctx, std::vector<ServedListener> listeners = {ServedListener{}})
+      : ctx_(ctx), listeners_(std::move(listeners)) {}
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:
   BrokerContext& ctx_;
-  Listener listener_;
-  ListenerSet roles_;
+  const std::vector<ServedListener> listeners_;
 };
 
 }  // namespace spool::broker

@@ -1,7 +1,8 @@
-// The listeners a connection can arrive on. Today every connection is a
-// client one; controller and inter-broker listeners come with clustering and
-// security. Each handler-table entry names the listeners its API is served
-// on (broker/handlers/handler_table.h). Plain values; thread-safe.
+// The roles a listener plays: which APIs are served on it. Each
+// handler-table entry names the roles its API is served to
+// (broker/handlers/handler_table.h); a single node's listeners are client
+// ones, a cluster member's serve the other brokers too (Kafka's ZooKeeper
+// mode: every listener serves every API). Plain values; thread-safe.
 #pragma once
 
 #include <cstdint>

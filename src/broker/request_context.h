@@ -8,6 +8,7 @@
 // request: respond(), no_response() or close().
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "broker/listener.h"
@@ -37,7 +38,9 @@ struct RequestContext {
   protocol::RequestHeader header;
   net::ConnectionInfo conn;
   mutable net::Responder responder;  // thread-safe; answering does not change the context
-  Listener listener = Listener::kClient;  // the listener the request arrived on
+  // The name of the listener the request arrived on (a copy: a parked
+  // request may outlive the Dispatcher; names fit the small-string buffer).
+  std::string listener_name = "PLAINTEXT";
   // The roles that listener plays (kClientAndInterBroker on a cluster member).
   ListenerSet roles = kClientOnly;
 

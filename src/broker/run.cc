@@ -40,8 +40,8 @@ storage::LogManager::Options log_manager_options(const BrokerSettings& settings)
 
 net::ServerOptions server_options(const BrokerSettings& settings) {
   net::ServerOptions so;
-  so.host = settings.bind_host;
-  so.port = settings.port;
+  so.listeners.clear();
+  for (const ListenerSettings& l : settings.listeners) so.listeners.push_back({l.name, l.bind_host, l.port});
   so.threads = settings.reactor_threads;
   so.max_request_bytes = settings.socket_request_max_bytes;
   so.max_connections = settings.max_connections;
@@ -242,9 +242,13 @@ int run_broker(const config::BrokerConfig& cfg) {
     ctx.metadata = &member->metadata();
     ctx.config_store = &member->store();
   }
-  // A cluster member's one listener also serves the other brokers (the
-  // inter-broker APIs are advertised only then).
-  Dispatcher dispatcher(ctx, Listener::kClient, member ? kClientAndInterBroker : kClientOnly);
+  // Every listener of a cluster member also serves the other brokers (the
+  // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
+  std::vector<ServedListener> served;
+  for (const ListenerSettings& l : settings.listeners) {
+    served.push_back({l.name, member ? kClientAndInterBroker : kClientOnly});
+  }
+  Dispatcher dispatcher(ctx, std::move(served));
   net::ServerOptions so = server_options(settings);
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
     so.request_pool = std::make_shared<net::RequestMemoryPool>(bytes);
@@ -258,7 +262,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   if (Status s = server.start(); !s) {
     txns.shutdown();
     groups.shutdown();  // its loader reads the logs fail_start closes
-    return fail_start(s.message());  // names host and port
+    return fail_start(s.message());  // names listener, host and port
   }
   if (member) {
     // Registration last: clients learn of this broker only from it. The
@@ -287,9 +291,17 @@ int run_broker(const config::BrokerConfig& cfg) {
                           const config::BrokerConfigLayers& before, const config::BrokerConfigLayers& after) {
     apply_dynamic_change(targets, before.effective(), after.effective());
   });
-  spdlog::info("spool broker {} serving on {}:{} (advertised {}:{}), cluster id {}, data in {}",
-               settings.broker_id, so.host, server.port(), settings.advertised_host, settings.advertised_port,
-               (*logs)->cluster_id(), settings.log_dirs[0]);
+  std::string serving;
+  for (size_t i = 0; i < so.listeners.size(); ++i) {
+    const auto& l = so.listeners[i];
+    serving += fmt::format("{}{} {}:{}", i == 0 ? "" : ", ", l.name, l.host, server.port(i));
+  }
+  std::string advertised;
+  for (const cluster::EndPoint& ep : settings.advertised) {
+    advertised += (advertised.empty() ? "" : ", ") + cluster::endpoint_connection_string(ep);
+  }
+  spdlog::info("spool broker {} serving on {} (advertised {}), cluster id {}, data in {}", settings.broker_id, serving,
+               advertised, (*logs)->cluster_id(), settings.log_dirs[0]);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

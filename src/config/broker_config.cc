@@ -111,6 +111,9 @@ Status BrokerConfig::resolve() {
     auto adv = parse_listeners(get("advertised.listeners"), "advertised.listeners", *protocols, false);
     if (!adv) return adv.status();
     advertised_listeners_ = std::move(*adv);
+    if (advertised_listeners_.empty()) {
+      return Status::error("invalid value for config 'advertised.listeners': at least one listener is required");
+    }
   } else {
     advertised_listeners_ = listeners_;
   }
@@ -123,6 +126,10 @@ Status BrokerConfig::resolve() {
                            "' is not defined in listeners");
     }
   }
+  auto advertised_named = [this](const std::string& name) {
+    return std::any_of(advertised_listeners_.begin(), advertised_listeners_.end(),
+                       [&](const Listener& l) { return l.name == name; });
+  };
   if (is_set("inter.broker.listener.name")) {
     std::string name = get("inter.broker.listener.name");
     for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -130,6 +137,14 @@ Status BrokerConfig::resolve() {
       return Status::error("invalid value for config 'inter.broker.listener.name': listener '" + name +
                            "' is not defined in listeners");
     }
+    if (!advertised_named(name)) {
+      return Status::error("invalid value for config 'inter.broker.listener.name': listener '" + name +
+                           "' is not defined in advertised.listeners (the other brokers could not reach it)");
+    }
+    inter_broker_listener_name_ = name;
+  } else {
+    std::string by_protocol = get("security.inter.broker.protocol");
+    inter_broker_listener_name_ = advertised_named(by_protocol) ? by_protocol : advertised_listeners_.front().name;
   }
   for (Listener& l : advertised_listeners_) {
     if (l.host == "0.0.0.0" || l.host == "::") {

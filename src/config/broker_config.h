@@ -51,6 +51,11 @@ class BrokerConfig {
   int32_t broker_id() const { return broker_id_; }
   const std::vector<Listener>& listeners() const { return listeners_; }
   const std::vector<Listener>& advertised_listeners() const { return advertised_listeners_; }
+  // inter.broker.listener.name, upper-cased; unset: the advertised listener
+  // named after security.inter.broker.protocol (Kafka's rule, PLAINTEXT by
+  // default) or, when there is none, the first advertised listener (Spool's
+  // addition, so one listener of any name needs no extra key).
+  const std::string& inter_broker_listener_name() const { return inter_broker_listener_name_; }
   const std::vector<std::string>& log_dirs() const { return log_dirs_; }
   int32_t num_partitions() const { return static_cast<int32_t>(get_long("num.partitions")); }
   int16_t default_replication_factor() const { return static_cast<int16_t>(get_long("default.replication.factor")); }
@@ -108,6 +113,7 @@ class BrokerConfig {
   int32_t broker_id_ = 0;
   std::vector<Listener> listeners_;
   std::vector<Listener> advertised_listeners_;
+  std::string inter_broker_listener_name_;
   std::vector<std::string> log_dirs_;
   int64_t log_roll_ms_ = 0;
   int64_t log_roll_jitter_ms_ = 0;

@@ -11,14 +11,7 @@ namespace {
 constexpr const char* kListenerPrefix = "listener.name.";
 
 void refuse_listeners(const BrokerConfig& cfg, std::vector<Refusal>& out) {
-  const auto& listeners = cfg.listeners();
-  if (listeners.size() > 1) {
-    std::string all;
-    for (const Listener& l : listeners) all += (all.empty() ? "" : ", ") + l.to_string();
-    out.push_back({"listeners", "only one listener is served yet, but " + std::to_string(listeners.size()) +
-                                    " are configured (" + all + ")"});
-  }
-  for (const Listener& l : listeners) {
+  for (const Listener& l : cfg.listeners()) {
     if (l.security_protocol != "PLAINTEXT") {
       out.push_back({"listeners", "listener " + l.to_string() + " uses security protocol " + l.security_protocol +
                                       ", and only PLAINTEXT is served yet (TLS and SASL are not supported yet)"});
@@ -43,7 +36,7 @@ std::vector<Refusal> refused_settings(const BrokerConfig& cfg) {
     if (const KeyDef* def = find_broker_key(key)) {
       if (def->acts == Acts::kRefused && !is_off_value(*def, value)) out.push_back({key, def->refusal});
     } else if (key.starts_with(kListenerPrefix) && !value.empty()) {
-      out.push_back({key, "per-listener overrides are not supported yet (only one PLAINTEXT listener is served; "
+      out.push_back({key, "per-listener overrides are not supported yet (only PLAINTEXT listeners are served; "
                           "TLS and SASL are not supported yet)"});
     }
   }

@@ -32,7 +32,7 @@ int32_t load_be32(const uint8_t* p) {
 
 }  // namespace
 
-Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
+Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id, uint32_t listener,
                        const ServerOptions& options, RequestHandler& handler,
                        std::atomic<size_t>& open_count, LogRateLimiter& reject_log)
     : reactor_(reactor),
@@ -46,6 +46,7 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
       sendq_(options.sendfile),
       clock_(clock_or_system(options.clock)) {
   info_.id = id;
+  info_.listener = listener;
   info_.peer = "unknown";
   peer_address_ = "unknown";
 }

@@ -49,7 +49,7 @@ enum class SlotState : uint8_t { kPending, kReady, kNoResponse, kClose, kAbandon
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id,
+  Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id, uint32_t listener,
              const ServerOptions& options, RequestHandler& handler,
              std::atomic<size_t>& open_count, LogRateLimiter& reject_log);
 

@@ -19,6 +19,7 @@ namespace spool::net {
 struct ConnectionInfo {
   uint64_t id = 0;    // unique per Server, never reused
   std::string peer;   // "ip:port" ("[ipv6]:port" for IPv6 peers)
+  uint32_t listener = 0;  // index of the ServerOptions::listeners entry it came in on
 };
 
 class RequestHandler {

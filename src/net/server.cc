@@ -51,14 +51,25 @@ class Server::Impl {
   Status start();
   void start_accepting();
   void stop();
-  uint16_t port() const { return port_.load(std::memory_order_acquire); }
+  uint16_t port(size_t listener) const {
+    return listener < ports_.size() ? ports_[listener].load(std::memory_order_acquire) : 0;
+  }
   size_t connection_count() const { return open_count_.load(std::memory_order_relaxed); }
   void set_max_connections(int n) { max_connections_.store(n, std::memory_order_relaxed); }
 
  private:
-  Result<tcp::endpoint> resolve_listen_endpoint();
-  void do_accept();
-  void on_accept(const std::error_code& ec, tcp::socket socket, Reactor& target);
+  // One listener's acceptor and its retry timer, on reactors_[0].
+  struct Acceptor {
+    Acceptor(asio::io_context& ctx, uint32_t index) : acceptor(ctx), retry(ctx), index(index) {}
+    tcp::acceptor acceptor;
+    asio::steady_timer retry;
+    uint32_t index;  // into options_.listeners
+  };
+
+  Result<tcp::endpoint> resolve_listen_endpoint(const ListenAddress& where);
+  Status open_acceptor(uint32_t index);
+  void do_accept(Acceptor& a);
+  void on_accept(Acceptor& a, const std::error_code& ec, tcp::socket socket, Reactor& target);
   // Logs, every reject_log interval, the counts of rejection lines
   // suppressed in windows that ended (reactors_[0]).
   void arm_reject_log_timer();
@@ -72,31 +83,49 @@ class Server::Impl {
   bool accepting_ = false;  // under lifecycle_mu_
 
   std::vector<std::unique_ptr<Reactor>> reactors_;
-  // The acceptor and its retry timer live on reactors_[0].
-  std::optional<tcp::acceptor> acceptor_;
-  std::optional<asio::steady_timer> accept_retry_;
+  std::vector<std::unique_ptr<Acceptor>> acceptors_;  // one per listener, in options_.listeners order
   std::optional<asio::steady_timer> reject_log_timer_;
   size_t next_reactor_ = 0;  // accept handler only
 
   std::atomic<uint64_t> next_id_{1};
   std::atomic<size_t> open_count_{0};
-  std::atomic<uint16_t> port_{0};
+  std::vector<std::atomic<uint16_t>> ports_ = std::vector<std::atomic<uint16_t>>(options_.listeners.size());
   std::atomic<int> max_connections_{options_.max_connections};  // max.connections, dynamic
 };
 
-Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint() {
+Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint(const ListenAddress& where) {
   std::error_code ec;
-  if (options_.host.empty()) return tcp::endpoint(asio::ip::address_v4::any(), options_.port);
-  auto addr = asio::ip::make_address(options_.host, ec);
-  if (!ec) return tcp::endpoint(addr, options_.port);
+  if (where.host.empty()) return tcp::endpoint(asio::ip::address_v4::any(), where.port);
+  auto addr = asio::ip::make_address(where.host, ec);
+  if (!ec) return tcp::endpoint(addr, where.port);
   tcp::resolver resolver(reactors_[0]->ctx);
-  auto results = resolver.resolve(options_.host, std::to_string(options_.port),
+  auto results = resolver.resolve(where.host, std::to_string(where.port),
                                   tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || results.empty()) {
-    return Status::error("cannot resolve listen host '" + options_.host +
-                         "': " + (ec ? ec.message() : std::string("no address")));
+    return Status::error("cannot resolve listen host '" + where.host + "' of listener " + where.name + ": " +
+                         (ec ? ec.message() : std::string("no address")));
   }
   return results.begin()->endpoint();
+}
+
+Status Server::Impl::open_acceptor(uint32_t index) {
+  const ListenAddress& where = options_.listeners[index];
+  auto endpoint = resolve_listen_endpoint(where);
+  if (!endpoint) return endpoint.status();
+  auto a = std::make_unique<Acceptor>(reactors_[0]->ctx, index);
+  std::error_code ec;
+  a->acceptor.open(endpoint->protocol(), ec);
+  if (!ec) a->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) a->acceptor.bind(*endpoint, ec);
+  if (!ec) a->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::error("cannot listen on " + where.host + ":" + std::to_string(where.port) + " (listener " +
+                         where.name + "): " + ec.message());
+  }
+  ports_[index].store(a->acceptor.local_endpoint(ec).port(), std::memory_order_release);
+  spdlog::info("net: listener {} on {}:{}", where.name, endpoint->address().to_string(), port(index));
+  acceptors_.push_back(std::move(a));
+  return Status::ok();
 }
 
 Status Server::Impl::start() {
@@ -109,31 +138,20 @@ Status Server::Impl::start() {
   int threads = options_.threads > 0 ? options_.threads
                                      : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(threads, 1);
+  if (options_.listeners.empty()) return Status::error("no listener to accept connections on");
   for (int i = 0; i < threads; ++i) reactors_.push_back(std::make_unique<Reactor>());
 
-  auto endpoint = resolve_listen_endpoint();
-  if (!endpoint) {
-    teardown();
-    return endpoint.status();
+  for (uint32_t i = 0; i < options_.listeners.size(); ++i) {
+    if (Status s = open_acceptor(i); !s) {
+      teardown();
+      return s;
+    }
   }
-  const std::string where = options_.host + ":" + std::to_string(options_.port);
-  std::error_code ec;
-  acceptor_.emplace(reactors_[0]->ctx);
-  acceptor_->open(endpoint->protocol(), ec);
-  if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(*endpoint, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    teardown();
-    return Status::error("cannot listen on " + where + ": " + ec.message());
-  }
-  port_.store(acceptor_->local_endpoint(ec).port(), std::memory_order_release);
-  accept_retry_.emplace(reactors_[0]->ctx);
   reject_log_timer_.emplace(reactors_[0]->ctx);
   arm_reject_log_timer();
   if (options_.accept_on_start) {
     accepting_ = true;
-    do_accept();
+    for (auto& a : acceptors_) do_accept(*a);
   }
 
   try {
@@ -163,9 +181,8 @@ Status Server::Impl::start() {
     return Status::error(std::string("cannot start reactor threads: ") + e.what());
   }
   running_ = true;
-  spdlog::info("net: listening on {}:{} ({} reactor threads, max request {} bytes, max {} connections)",
-               endpoint->address().to_string(), port(), threads, options_.max_request_bytes,
-               options_.max_connections);
+  spdlog::info("net: serving {} listener(s) ({} reactor threads, max request {} bytes, max {} connections)",
+               acceptors_.size(), threads, options_.max_request_bytes, options_.max_connections);
   return Status::ok();
 }
 
@@ -174,9 +191,11 @@ void Server::Impl::start_accepting() {
   if (!running_ || accepting_) return;
   accepting_ = true;
   asio::post(reactors_[0]->ctx, [this] {
-    if (acceptor_ && acceptor_->is_open()) do_accept();
+    for (auto& a : acceptors_) {
+      if (a->acceptor.is_open()) do_accept(*a);
+    }
   });
-  spdlog::info("net: accepting connections on port {}", port());
+  spdlog::info("net: accepting connections on {} listener(s)", acceptors_.size());
 }
 
 void Server::Impl::arm_reject_log_timer() {
@@ -188,24 +207,25 @@ void Server::Impl::arm_reject_log_timer() {
   });
 }
 
-void Server::Impl::do_accept() {
+void Server::Impl::do_accept(Acceptor& a) {
   Reactor& target = *reactors_[next_reactor_];
   next_reactor_ = (next_reactor_ + 1) % reactors_.size();
   // The socket is created on the target reactor, so the connection is pinned
   // there from the first byte.
-  acceptor_->async_accept(target.ctx, [this, &target](const std::error_code& ec, tcp::socket socket) {
-    on_accept(ec, std::move(socket), target);
+  a.acceptor.async_accept(target.ctx, [this, &a, &target](const std::error_code& ec, tcp::socket socket) {
+    on_accept(a, ec, std::move(socket), target);
   });
 }
 
-void Server::Impl::on_accept(const std::error_code& ec, tcp::socket socket, Reactor& target) {
-  if (!acceptor_->is_open() || ec == asio::error::operation_aborted) return;
+void Server::Impl::on_accept(Acceptor& a, const std::error_code& ec, tcp::socket socket, Reactor& target) {
+  if (!a.acceptor.is_open() || ec == asio::error::operation_aborted) return;
   if (ec) {
     // Typically EMFILE/ENFILE: retrying at once would spin the reactor.
-    spdlog::warn("net: accept failed: {}; retrying in 100 ms", ec.message());
-    accept_retry_->expires_after(std::chrono::milliseconds(100));
-    accept_retry_->async_wait([this](const std::error_code& wait_ec) {
-      if (!wait_ec && acceptor_->is_open()) do_accept();
+    spdlog::warn("net: accept failed on listener {}: {}; retrying in 100 ms", options_.listeners[a.index].name,
+                 ec.message());
+    a.retry.expires_after(std::chrono::milliseconds(100));
+    a.retry.async_wait([this, &a](const std::error_code& wait_ec) {
+      if (!wait_ec && a.acceptor.is_open()) do_accept(a);
     });
     return;
   }
@@ -220,13 +240,13 @@ void Server::Impl::on_accept(const std::error_code& ec, tcp::socket socket, Reac
   } else {
     open_count_.fetch_add(1, std::memory_order_relaxed);
     const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(target.ctx, [this, &target, id, socket = std::move(socket)]() mutable {
-      auto conn = std::make_shared<Connection>(target, std::move(socket), id, options_, handler_,
+    asio::post(target.ctx, [this, &target, id, listener = a.index, socket = std::move(socket)]() mutable {
+      auto conn = std::make_shared<Connection>(target, std::move(socket), id, listener, options_, handler_,
                                                open_count_, reject_log_);
       conn->start();
     });
   }
-  do_accept();
+  do_accept(a);
 }
 
 void Server::Impl::stop() {
@@ -240,13 +260,15 @@ void Server::Impl::stop() {
   }
   running_ = false;
 
-  // Phase 1: close the acceptor, so no accept handler posts a new connection
-  // after phase 2 has swept a reactor.
+  // Phase 1: close the acceptors, so no accept handler posts a new
+  // connection after phase 2 has swept a reactor.
   std::promise<void> acceptor_closed;
   asio::post(reactors_[0]->ctx, [this, &acceptor_closed] {
     std::error_code ignored;
-    acceptor_->close(ignored);
-    accept_retry_.reset();
+    for (auto& a : acceptors_) {
+      a->acceptor.close(ignored);
+      a->retry.cancel();
+    }
     reject_log_timer_.reset();
     acceptor_closed.set_value();
   });
@@ -266,16 +288,17 @@ void Server::Impl::stop() {
   for (auto& r : reactors_) {
     if (r->thread.joinable()) r->thread.join();
   }
+  const uint16_t first_port = port(0);
   teardown();
-  spdlog::info("net: server on port {} stopped", port());
+  spdlog::info("net: server on port {} stopped", first_port);
 }
 
 void Server::Impl::teardown() {
   // Responders still held elsewhere must not post into a dead io_context.
   for (auto& r : reactors_) r->gate->close();
-  accept_retry_.reset();
   reject_log_timer_.reset();
-  acceptor_.reset();
+  acceptors_.clear();
+  for (auto& p : ports_) p.store(0, std::memory_order_release);
   reactors_.clear();  // destroys pending handlers with their io_context
 }
 
@@ -284,7 +307,7 @@ Server::Server(ServerOptions options, RequestHandler& handler)
 Server::~Server() = default;
 Status Server::start() { return impl_->start(); }
 void Server::start_accepting() { impl_->start_accepting(); }
-uint16_t Server::port() const { return impl_->port(); }
+uint16_t Server::port(size_t listener) const { return impl_->port(listener); }
 void Server::stop() { impl_->stop(); }
 size_t Server::connection_count() const { return impl_->connection_count(); }
 void Server::set_max_connections(int n) { impl_->set_max_connections(n); }

@@ -1,4 +1,4 @@
-// Server: the TCP listener and its reactor threads (docs/ARCHITECTURE.md sections 3 and 4).
+// Server: the TCP listeners and their shared reactor threads (docs/ARCHITECTURE.md sections 3 and 4).
 //
 // Protocol-agnostic: it reads size-prefixed frames, hands each to the
 // RequestHandler and writes the answers back, size-prefixed, in request order.
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/backpressure.h"
 #include "net/request_handler.h"
@@ -27,9 +28,19 @@
 
 namespace spool::net {
 
-struct ServerOptions {
+// One address the server accepts connections on (a broker listener). Every
+// connection carries the index of the address it came in on
+// (ConnectionInfo::listener), so the handler can tell listeners apart.
+struct ListenAddress {
+  std::string name = "PLAINTEXT";  // the listener's name, for log lines
   std::string host = "127.0.0.1";  // "" or "0.0.0.0" = all IPv4 interfaces; names are resolved
   uint16_t port = 9092;            // 0 = ephemeral (see Server::port())
+};
+
+struct ServerOptions {
+  // At least one. All share the reactor threads and the limits below
+  // (max.connections counts every listener's connections).
+  std::vector<ListenAddress> listeners{ListenAddress{}};
   int threads = 0;                 // 0 = std::thread::hardware_concurrency()
   // socket.request.max.bytes: a frame size above it (or <= 0) closes the
   // connection with a log line, before anything is allocated.
@@ -74,14 +85,16 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // bind + listen (SO_REUSEADDR) and start the reactor threads. Fails on a
-  // bad host, a bind/listen error, or if called twice.
+  // bind + listen (SO_REUSEADDR) on every listener and start the reactor
+  // threads. Fails on no listener, a bad host, a bind/listen error (naming
+  // the listener), or if called twice; then nothing is left listening.
   Status start();
   // Begins accepting when ServerOptions::accept_on_start was off (Kafka's
   // enableRequestProcessing); a no-op when already accepting or not started.
   void start_accepting();
-  // Actual bound port (useful with port 0); 0 before start().
-  uint16_t port() const;
+  // Actual bound port of listener `listener` (useful with port 0); 0 before
+  // start() or for an index past the listeners.
+  uint16_t port(size_t listener = 0) const;
   // Stop accepting, close every connection (on_disconnect is called for
   // each), join the reactor threads. Pending answers are dropped.
   void stop();

@@ -141,9 +141,12 @@ class Broker:
             return super().__new__(KafkaPeerBroker)
         return super().__new__(cls)
 
-    def __init__(self, overrides=None, log_dir=None, port=None, name="broker"):
+    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None):
+        """extra_listeners: {NAME: port}, more PLAINTEXT listeners on
+        127.0.0.1 after the PLAINTEXT one on `port`, all advertised."""
         self.bin = spool_bin()
         self.overrides = dict(overrides or {})
+        self.extra_listeners = dict(extra_listeners or {})
         self._own_dir = log_dir is None
         self.work_dir = tempfile.mkdtemp(prefix="spool-test-")
         self.log_dir = log_dir or os.path.join(self.work_dir, "data")
@@ -163,9 +166,13 @@ class Broker:
 
     # -- process control ---------------------------------------------------
     def _args(self):
-        args = [self.bin, "broker",
-                "--override", f"listeners=PLAINTEXT://127.0.0.1:{self.port}",
+        listeners = ",".join([f"PLAINTEXT://127.0.0.1:{self.port}"] +
+                             [f"{n}://127.0.0.1:{p}" for n, p in self.extra_listeners.items()])
+        args = [self.bin, "broker", "--override", f"listeners={listeners}",
                 "--override", f"log.dirs={self.log_dir}"]
+        if self.extra_listeners:
+            protocols = ",".join(["PLAINTEXT:PLAINTEXT"] + [f"{n}:PLAINTEXT" for n in self.extra_listeners])
+            args += ["--override", f"listener.security.protocol.map={protocols}"]
         for k, v in self.overrides.items():
             args += ["--override", f"{k}={v}"]
         return args
@@ -267,8 +274,8 @@ class KafkaPeerBroker(Broker):
     Brokers on the same log_dir share data, as with Spool), else a folder in
     work_dir; Kafka's log.dirs is DIR/data and becomes self.log_dir."""
 
-    def __init__(self, overrides=None, log_dir=None, port=None, name="broker"):
-        super().__init__(overrides=overrides, log_dir=log_dir, port=port, name=name)
+    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None):
+        super().__init__(overrides=overrides, log_dir=log_dir, port=port, name=name, extra_listeners=extra_listeners)
         self.bin = KAFKA_PEER
         self.peer_dir = self.log_dir
         self.log_dir = os.path.join(self.peer_dir, "data")
@@ -280,6 +287,8 @@ class KafkaPeerBroker(Broker):
 
     def _run(self, *args, timeout):
         env = dict(os.environ,
+                   KAFKA_PEER_EXTRA_LISTENERS=",".join(f"{n}://127.0.0.1:{p}"
+                                                       for n, p in self.extra_listeners.items()),
                    KAFKA_PEER_WATCH_PID=str(os.getpid()),  # no JVM outlives this process
                    KAFKA_PEER_START_TIMEOUT=str(int(timeout)),
                    KAFKA_PEER_STOP_TIMEOUT=str(int(PEER_STOP_TIMEOUT_S)))

@@ -29,12 +29,16 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
 // fewer live brokers than that factor fails the creation (logged), as Kafka.
 void cluster_auto_create(BrokerContext& b, const std::string& topic);
 
-// The Metadata partition entries of `topic` from the cache (empty when unknown).
+// The Metadata partition entries of `topic` from the cache (empty when
+// unknown), as seen from `listener`: a live leader without an endpoint there
+// answers leader -1 with LISTENER_NOT_FOUND (v6+) or LEADER_NOT_AVAILABLE,
+// as Kafka.
 std::vector<protocol::MetadataResponse::MetadataResponseTopic::MetadataResponsePartition> cluster_partitions(
-    BrokerContext& b, const std::string& topic);
+    BrokerContext& b, const std::string& topic, const std::string& listener, int16_t version);
 
-// The live broker `id` on this broker's listener: host and port; false when
-// not live or without that listener.
-bool cluster_broker_endpoint(BrokerContext& b, int32_t id, std::string* host, int32_t* port);
+// The live broker `id` on `listener`: host and port; false when not live or
+// without that listener.
+bool cluster_broker_endpoint(BrokerContext& b, int32_t id, const std::string& listener, std::string* host,
+                             int32_t* port);
 
 }  // namespace spool::broker

@@ -47,7 +47,7 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
     resp.controller_id = b.metadata->controller_id();
     for (const auto& lb : b.metadata->live_brokers()) {
       for (const auto& ep : lb.endpoints) {
-        if (ep.listener != b.settings.advertised_listener_name) continue;
+        if (ep.listener != ctx.listener_name) continue;
         auto& br = resp.brokers.emplace_back();
         br.broker_id = lb.id;
         br.host = ep.host;
@@ -62,14 +62,16 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
   }
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
-  auto& self = resp.brokers.emplace_back();
-  self.broker_id = b.settings.broker_id;
-  self.host = b.settings.advertised_host;
-  self.port = b.settings.advertised_port;
-  self.is_fenced = false;
-  if (b.config != nullptr) {
-    auto rack = b.config->get_optional("broker.rack");
-    if (rack && !rack->empty()) self.rack = std::move(rack);
+  if (const cluster::EndPoint* ep = b.settings.advertised_on(ctx.listener_name)) {
+    auto& self = resp.brokers.emplace_back();
+    self.broker_id = b.settings.broker_id;
+    self.host = ep->host;
+    self.port = ep->port;
+    self.is_fenced = false;
+    if (b.config != nullptr) {
+      auto rack = b.config->get_optional("broker.rack");
+      if (rack && !rack->empty()) self.rack = std::move(rack);
+    }
   }
   if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterAuthorizedOperations;
   ctx.respond(resp);

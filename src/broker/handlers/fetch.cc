@@ -60,7 +60,7 @@ namespace {
 // KIP-951 (v16+): a FENCED_LEADER_EPOCH partition names its leader, this
 // node at its epoch, in CurrentLeader, and the answer lists that leader's
 // endpoint once in NodeEndpoints.
-void name_leaders(const BrokerContext& b, const std::vector<FetchPartitionWanted>& wanted,
+void name_leaders(const BrokerContext& b, std::string_view listener, const std::vector<FetchPartitionWanted>& wanted,
                   std::vector<FetchPartitionResult>& results,
                   std::vector<protocol::FetchResponse::NodeEndpoint>& leaders) {
   for (size_t i = 0; i < results.size() && i < wanted.size(); ++i) {
@@ -75,11 +75,12 @@ void name_leaders(const BrokerContext& b, const std::vector<FetchPartitionWanted
     if (!partition) continue;  // gone since the read: leader unknown
     pr.current_leader.leader_id = b.settings.broker_id;
     pr.current_leader.leader_epoch = partition->leader_epoch();
-    if (leaders.empty()) {
+    const cluster::EndPoint* self = b.settings.advertised_on(listener);
+    if (leaders.empty() && self != nullptr) {
       auto& n = leaders.emplace_back();
       n.node_id = b.settings.broker_id;
-      n.host = b.settings.advertised_host;
-      n.port = b.settings.advertised_port;
+      n.host = self->host;
+      n.port = self->port;
     }
   }
 }
@@ -119,7 +120,7 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
   BrokerContext* broker = &b;
   b.replicas.fetch_messages(std::move(params), [broker, ctx, session](std::vector<FetchPartitionResult> results) {
     std::vector<protocol::FetchResponse::NodeEndpoint> leaders;
-    if (ctx.version() >= 16) name_leaders(*broker, session->partitions(), results, leaders);
+    if (ctx.version() >= 16) name_leaders(*broker, ctx.listener_name, session->partitions(), results, leaders);
     const size_t partitions = results.size();
     auto resp = session->make_response(std::move(results));
     if (!resp.responses.empty()) resp.node_endpoints = std::move(leaders);

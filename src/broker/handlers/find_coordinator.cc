@@ -45,7 +45,7 @@ struct Lookup {
   Lookup(ErrorCode e, const char* m) : error(e), message(m) {}
   ErrorCode error = ErrorCode::kNone;
   const char* message = "NONE";
-  int32_t node_id = -2;  // -2: this broker (single node); else the coordinator found (cluster mode)
+  int32_t node_id = -1;  // the coordinator found (with its endpoint below)
   std::string host;
   int32_t port = -1;
 };
@@ -55,7 +55,7 @@ struct Lookup {
 // cache shows it; COORDINATOR_NOT_AVAILABLE while the topic does not exist
 // (its creation is queued, cluster_handlers.h) or the partition has no live
 // leader.
-Lookup find_in_cluster(BrokerContext& b, int8_t key_type, const std::string& key) {
+Lookup find_in_cluster(BrokerContext& b, const std::string& listener, int8_t key_type, const std::string& key) {
   const Lookup unavailable{ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
   if (key_type == kShareKey) return {ErrorCode::kInvalidRequest, "Share groups are not supported."};
   if (key_type == kTransactionKey && key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
@@ -70,15 +70,14 @@ Lookup find_in_cluster(BrokerContext& b, int8_t key_type, const std::string& key
   auto view = b.metadata->describe_partition(TopicPartition{topic, p});
   if (!view || view->leader < 0) return unavailable;
   Lookup found;
-  if (!cluster_broker_endpoint(b, view->leader, &found.host, &found.port)) return unavailable;
+  if (!cluster_broker_endpoint(b, view->leader, listener, &found.host, &found.port)) return unavailable;
   found.node_id = view->leader;
   return found;
 }
 
 // may_create false: a coordinator topic that does not exist yet is answered
 // COORDINATOR_NOT_AVAILABLE instead of created (the admin executor refused).
-Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key, bool may_create) {
-  if (b.cluster != nullptr && b.metadata != nullptr) return find_in_cluster(b, key_type, key);
+Lookup find_local(BrokerContext& b, int8_t key_type, const std::string& key, bool may_create) {
   const Lookup unavailable{ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
   if (key_type == kTransactionKey) {
     if (key.empty()) return {ErrorCode::kInvalidRequest, "The transactional id is empty."};
@@ -95,6 +94,22 @@ Lookup find_one(BrokerContext& b, int8_t key_type, const std::string& key, bool 
   if (!may_create) return unavailable;
   if (ErrorCode e = b.groups->ensure_offsets_topic(); e != ErrorCode::kNone) return {e, unavailable.message};
   return {};
+}
+
+// The lookup of one key, with the coordinator's endpoint on the request's
+// listener (this broker's on a single node); a coordinator without one there
+// is COORDINATOR_NOT_AVAILABLE, as Kafka.
+Lookup find_one(BrokerContext& b, const std::string& listener, int8_t key_type, const std::string& key,
+                bool may_create) {
+  if (b.cluster != nullptr && b.metadata != nullptr) return find_in_cluster(b, listener, key_type, key);
+  Lookup l = find_local(b, key_type, key, may_create);
+  if (l.error != ErrorCode::kNone) return l;
+  const cluster::EndPoint* self = b.settings.advertised_on(listener);
+  if (self == nullptr) return {ErrorCode::kCoordinatorNotAvailable, "The coordinator is not available."};
+  l.node_id = b.settings.broker_id;
+  l.host = self->host;
+  l.port = self->port;
+  return l;
 }
 
 // Whether answering key_type would create (and load) a coordinator topic:
@@ -140,13 +155,13 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
         c.error_message = "This most likely occurs because of a request being malformed by the client library or "
                           "the message was sent to an incompatible broker. See the broker logs for more details.";
       } else {
-        l = find_one(b, key_type, key, may_create);
+        l = find_one(b, ctx.listener_name, key_type, key, may_create);
       }
       c.error_code = l.error;
       if (l.error == ErrorCode::kNone) {
-        c.node_id = l.node_id == -2 ? b.settings.broker_id : l.node_id;
-        c.host = l.node_id == -2 ? b.settings.advertised_host : l.host;
-        c.port = l.node_id == -2 ? b.settings.advertised_port : l.port;
+        c.node_id = l.node_id;
+        c.host = l.host;
+        c.port = l.port;
       } else {
         c.node_id = -1;
         c.host = "";
@@ -157,14 +172,14 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
     return;
   }
 
-  Lookup l = known_type ? find_one(b, key_type, req.key, may_create)
+  Lookup l = known_type ? find_one(b, ctx.listener_name, key_type, req.key, may_create)
                         : Lookup{ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request"};
   resp.error_code = l.error;
   resp.error_message = l.message;
   if (l.error == ErrorCode::kNone) {
-    resp.node_id = l.node_id == -2 ? b.settings.broker_id : l.node_id;
-    resp.host = l.node_id == -2 ? b.settings.advertised_host : l.host;
-    resp.port = l.node_id == -2 ? b.settings.advertised_port : l.port;
+    resp.node_id = l.node_id;
+    resp.host = l.host;
+    resp.port = l.port;
   } else {
     resp.node_id = -1;
     resp.host = "";

@@ -172,10 +172,14 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
   const protocol::Uuid kNoId{};
 
   Resp resp;
-  auto& broker = resp.brokers.emplace_back();
-  broker.node_id = b.settings.broker_id;
-  broker.host = b.settings.advertised_host;
-  broker.port = b.settings.advertised_port;
+  // This broker on the request's listener (none when advertised.listeners
+  // leaves that listener out, as Kafka lists only registered endpoints).
+  if (const cluster::EndPoint* self = b.settings.advertised_on(ctx.listener_name)) {
+    auto& broker = resp.brokers.emplace_back();
+    broker.node_id = b.settings.broker_id;
+    broker.host = self->host;
+    broker.port = self->port;
+  }
   resp.cluster_id = b.logs.cluster_id();
   resp.controller_id = b.settings.broker_id;
   resp.error_code = ErrorCode::kNone;

@@ -25,7 +25,9 @@ using protocol::ErrorCode;
 using Resp = protocol::MetadataResponse;
 
 std::vector<Resp::MetadataResponseTopic::MetadataResponsePartition> cluster_partitions(BrokerContext& b,
-                                                                                       const std::string& topic) {
+                                                                                       const std::string& topic,
+                                                                                       const std::string& listener,
+                                                                                       int16_t version) {
   std::vector<Resp::MetadataResponseTopic::MetadataResponsePartition> out;
   for (const auto& pm : b.metadata->topic_partitions(topic)) {
     auto view = b.metadata->describe_partition(pm.tp);
@@ -38,12 +40,17 @@ std::vector<Resp::MetadataResponseTopic::MetadataResponsePartition> cluster_part
     p.replica_nodes = view->replicas;
     p.isr_nodes = view->isr;
     p.offline_replicas = view->offline_replicas;
+    if (view->leader >= 0 && !b.metadata->endpoint(view->leader, listener)) {
+      p.error_code = version >= 6 ? ErrorCode::kListenerNotFound : ErrorCode::kLeaderNotAvailable;
+      p.leader_id = -1;
+    }
   }
   return out;
 }
 
-bool cluster_broker_endpoint(BrokerContext& b, int32_t id, std::string* host, int32_t* port) {
-  auto ep = b.metadata->endpoint(id, b.settings.advertised_listener_name);
+bool cluster_broker_endpoint(BrokerContext& b, int32_t id, const std::string& listener, std::string* host,
+                             int32_t* port) {
+  auto ep = b.metadata->endpoint(id, listener);
   if (!ep) return false;
   *host = ep->host;
   *port = ep->port;
@@ -52,13 +59,14 @@ bool cluster_broker_endpoint(BrokerContext& b, int32_t id, std::string* host, in
 
 namespace {
 
-void describe_cached(BrokerContext& b, const std::string& name, Resp::MetadataResponseTopic& t) {
+void describe_cached(BrokerContext& b, const RequestContext& ctx, const std::string& name,
+                     Resp::MetadataResponseTopic& t) {
   t.error_code = ErrorCode::kNone;
   t.name = name;
   auto parts = b.metadata->topic_partitions(name);
   if (!parts.empty()) t.topic_id = parts.front().topic_id;
   t.is_internal = is_internal_topic(name);
-  t.partitions = cluster_partitions(b, name);
+  t.partitions = cluster_partitions(b, name, ctx.listener_name, ctx.version());
 }
 
 }  // namespace
@@ -69,7 +77,7 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
   Resp resp;
   for (const auto& lb : b.metadata->live_brokers()) {
     for (const auto& ep : lb.endpoints) {
-      if (ep.listener != b.settings.advertised_listener_name) continue;
+      if (ep.listener != ctx.listener_name) continue;
       auto& broker = resp.brokers.emplace_back();
       broker.node_id = lb.id;
       broker.host = ep.host;
@@ -138,7 +146,7 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
     auto& t = resp.topics.emplace_back();
     t.name = name;
     if (b.metadata->contains_topic(name)) {
-      describe_cached(b, name, t);
+      describe_cached(b, ctx, name, t);
     } else if (!is_valid_topic_name(name)) {
       t.error_code = ErrorCode::kInvalidTopicException;
     } else if ((may_create && !is_internal_topic(name)) || (name == kConsumerOffsetsTopic && b.groups != nullptr)) {

@@ -56,7 +56,7 @@ constexpr int16_t kFirstZstdVersion = 7;  // KIP-110
 // KIP-951 (v10+): a partition answered NOT_LEADER_OR_FOLLOWER names the
 // leader (here: this node, at the partition's epoch) and the response lists
 // that leader's endpoint once.
-void add_current_leaders(const BrokerContext& b, protocol::ProduceResponse& resp) {
+void add_current_leaders(const BrokerContext& b, std::string_view listener, protocol::ProduceResponse& resp) {
   for (auto& tr : resp.responses) {
     for (auto& pr : tr.partition_responses) {
       if (pr.error_code != ErrorCode::kNotLeaderOrFollower) continue;
@@ -64,11 +64,12 @@ void add_current_leaders(const BrokerContext& b, protocol::ProduceResponse& resp
       if (!partition) continue;  // leader unknown: the tag stays at its default (-1, -1)
       pr.current_leader.leader_id = b.settings.broker_id;
       pr.current_leader.leader_epoch = partition->leader_epoch();
-      if (resp.node_endpoints.empty()) {
+      const cluster::EndPoint* self = b.settings.advertised_on(listener);
+      if (resp.node_endpoints.empty() && self != nullptr) {
         auto& n = resp.node_endpoints.emplace_back();
         n.node_id = b.settings.broker_id;
-        n.host = b.settings.advertised_host;
-        n.port = b.settings.advertised_port;
+        n.host = self->host;
+        n.port = self->port;
       }
     }
   }
@@ -210,7 +211,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       }
       return;
     }
-    if (v >= 10 && any_error) add_current_leaders(*broker, *shape);
+    if (v >= 10 && any_error) add_current_leaders(*broker, ctx.listener_name, *shape);
     ctx.respond(*shape);
   };
   b.replicas.append_records(acks, req.timeout_ms, entries, std::move(answer));

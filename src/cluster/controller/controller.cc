@@ -29,7 +29,7 @@ Controller::Controller(ControllerConfig config, MetadataStore& store, BrokerChan
       store_(store),
       channel_(channel),
       zk_(store),
-      batch_(ctx_, config_.broker_id),
+      batch_(ctx_, config_.broker_id, config_.inter_broker_listener),
       psm_(ctx_, zk_, batch_, channel, config_),
       rsm_(ctx_, zk_, batch_, channel, config_),
       sink_(std::make_shared<WatchSink>()),

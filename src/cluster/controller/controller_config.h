@@ -11,6 +11,9 @@ namespace spool::cluster::controller {
 
 struct ControllerConfig {
   int32_t broker_id = -1;  // broker.id
+  // inter.broker.listener.name: the endpoint of a leader that LeaderAndIsr's
+  // live leaders name (followers fetch from it).
+  std::string inter_broker_listener = "PLAINTEXT";
   // unclean.leader.election.enable, the broker default (Kafka's false).
   bool unclean_leader_election_enable = false;
   // The topic-level unclean.leader.election.enable override, when the topic

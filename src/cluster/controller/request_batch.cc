@@ -133,12 +133,13 @@ void RequestBatch::send(BrokerChannel& channel, int32_t controller_epoch) {
       for (int32_t l : leaders) {
         auto bi = ctx_.brokers.find(l);
         if (bi == ctx_.brokers.end()) continue;
+        const auto& eps = bi->second.endpoints;
+        auto ep = std::find_if(eps.begin(), eps.end(), [&](const BrokerEndpoint& e) { return e.listener == listener_; });
+        if (ep == eps.end()) continue;
         LiveLeader ll;
         ll.broker_id = l;
-        if (!bi->second.endpoints.empty()) {
-          ll.host_name = bi->second.endpoints.front().host;
-          ll.port = bi->second.endpoints.front().port;
-        }
+        ll.host_name = ep->host;
+        ll.port = ep->port;
         req.live_leaders.push_back(std::move(ll));
       }
       channel.send(b, std::move(req));

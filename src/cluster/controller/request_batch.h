@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "cluster/controller/broker_channel.h"
@@ -34,7 +35,11 @@ namespace spool::cluster::controller {
 
 class RequestBatch {
  public:
-  RequestBatch(const ControllerContext& context, int32_t controller_id) : ctx_(context), controller_id_(controller_id) {}
+  // `listener`: inter.broker.listener.name, whose endpoints LeaderAndIsr's
+  // live leaders carry (a leader without one is left out; its followers log
+  // that they cannot fetch).
+  RequestBatch(const ControllerContext& context, int32_t controller_id, std::string listener = "PLAINTEXT")
+      : ctx_(context), controller_id_(controller_id), listener_(std::move(listener)) {}
 
   bool empty() const { return lai_.empty() && um_brokers_.empty() && stop_.empty(); }
   void clear();
@@ -56,6 +61,7 @@ class RequestBatch {
 
   const ControllerContext& ctx_;
   int32_t controller_id_;
+  std::string listener_;
   // broker -> partition -> state (a later add for the same partition wins,
   // its position stays), kept in first-insertion order.
   std::map<int32_t, std::vector<LeaderAndIsrPartition>> lai_;

@@ -227,7 +227,7 @@ class LifecycleHandlersTest : public ::testing::Test {
     ctx_->admin = &admin_;
     dispatcher_ = std::make_unique<Dispatcher>(*ctx_);
     net::ServerOptions so;
-    so.port = 0;
+    so.listeners[0].port = 0;
     so.threads = 1;
     server_ = std::make_unique<net::Server>(so, *dispatcher_);
     Status s = server_->start();

@@ -224,8 +224,8 @@ TEST(BrokerConfig, Listeners) {
   EXPECT_EQ(r->listeners()[0].to_string(), "PLAINTEXT://[::1]:9093");
   ASSERT_EQ(r->advertised_listeners().size(), 1u);
   EXPECT_EQ(r->advertised_listeners()[0].port, 19092);
-  // Several listeners parse (names, protocols, advertised subset), and are
-  // then refused until they are served (refusal_test.cc).
+  // Several listeners parse (names, protocols, advertised subset); those
+  // not PLAINTEXT are then refused until they are served (refusal_test.cc).
   std::map<std::string, std::string> protocols = {{"PLAINTEXT", "PLAINTEXT"}, {"SSL", "SSL"}};
   auto parsed = parse_listeners("PLAINTEXT://[::1]:9093,SSL://localhost:9094", "listeners", protocols, true);
   ASSERT_TRUE(parsed.is_ok()) << parsed.status().message();
@@ -236,6 +236,32 @@ TEST(BrokerConfig, Listeners) {
   r = with({"listeners=INTERNAL://:9092", "listener.security.protocol.map=INTERNAL:PLAINTEXT"});
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_EQ(r->listeners()[0].security_protocol, "PLAINTEXT");
+}
+
+TEST(BrokerConfig, InterBrokerListenerName) {
+  const char* two = "listeners=CLIENT://127.0.0.1:9092,REPLICATION://127.0.0.1:9093";
+  const char* map = "listener.security.protocol.map=CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,PLAINTEXT:PLAINTEXT";
+  // Named: upper-cased, and it must be advertised (the others connect to it).
+  auto r = with({two, map, "inter.broker.listener.name=replication"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->inter_broker_listener_name(), "REPLICATION");
+  std::string e = error_of({two, map, "inter.broker.listener.name=REPLICATION",
+                            "advertised.listeners=CLIENT://client.example:9092"});
+  EXPECT_NE(e.find("not defined in advertised.listeners"), std::string::npos) << e;
+  // Unset: Kafka's PLAINTEXT (security.inter.broker.protocol) when there is
+  // such a listener, else Spool's first advertised one.
+  r = with({"listeners=EXTERNAL://127.0.0.1:9092,PLAINTEXT://127.0.0.1:9093",
+            "listener.security.protocol.map=EXTERNAL:PLAINTEXT,PLAINTEXT:PLAINTEXT"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->inter_broker_listener_name(), "PLAINTEXT");
+  r = with({two, map});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->inter_broker_listener_name(), "CLIENT");
+  r = with({two, map, "advertised.listeners=REPLICATION://10.0.0.2:9093,CLIENT://client.example:9092"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->inter_broker_listener_name(), "REPLICATION");
+  e = error_of({two, map, "advertised.listeners="});
+  EXPECT_NE(e.find("advertised.listeners"), std::string::npos) << e;
 }
 
 TEST(BrokerConfig, BadListeners) {
@@ -294,19 +320,15 @@ TEST(BrokerConfig, AcceptsKafkaKRaftServerProperties) {
       "offsets.topic.replication.factor=1\n");
   ASSERT_TRUE(props.is_ok());
   std::vector<std::string> warnings;
-  // Two listeners (the controller's too) are refused until they are served.
+  // Both listeners are served (Spool has no KRaft quorum: the CONTROLLER
+  // one is one more PLAINTEXT listener); only PLAINTEXT is advertised.
   auto r = BrokerConfig::from_properties(*props, &warnings);
-  ASSERT_FALSE(r.is_ok());
-  EXPECT_NE(r.status().message().find("listeners: only one listener is served yet, but 2 are configured"),
-            std::string::npos)
-      << r.status().message();
-  // With the client listener alone, a single-voter KRaft file starts.
-  for (auto& [k, v] : *props)
-    if (k == "listeners") v = "PLAINTEXT://:9092";
-  r = BrokerConfig::from_properties(*props, &warnings);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
-  ASSERT_EQ(r->listeners().size(), 1u);
+  ASSERT_EQ(r->listeners().size(), 2u);
+  EXPECT_EQ(r->listeners()[1].name, "CONTROLLER");
+  ASSERT_EQ(r->advertised_listeners().size(), 1u);
   EXPECT_EQ(r->advertised_listeners()[0].host, "localhost");
+  EXPECT_EQ(r->inter_broker_listener_name(), "PLAINTEXT");
   EXPECT_EQ(r->get_list("process.roles"), (std::vector<std::string>{"broker", "controller"}));
 }
 

@@ -317,7 +317,7 @@ TEST_P(ServerRegionTest, AnswersWithFileRegionsAreByteIdentical) {
   TempFile f(3 * 1024 * 1024, 11);
   RegionHandler handler(f);
   ServerOptions o;
-  o.port = 0;
+  o.listeners[0].port = 0;
   o.threads = 1;
   o.sendfile = GetParam();
   Server server(o, handler);
@@ -345,7 +345,7 @@ TEST(ServerRegion, EnvironmentTurnsSendfileOff) {
   TempFile f(100000, 13);
   RegionHandler handler(f);
   ServerOptions o;
-  o.port = 0;
+  o.listeners[0].port = 0;
   o.threads = 1;
   Server server(o, handler);
   ::unsetenv("SPOOL_SENDFILE");

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -76,7 +77,7 @@ class Workers {
 
 ServerOptions test_options() {
   ServerOptions o;
-  o.port = 0;
+  o.listeners[0].port = 0;
   o.threads = 2;
   return o;
 }
@@ -478,7 +479,7 @@ TEST_F(NetServerTest, PeerResetWithAnswersPendingIsHarmless) {
 TEST_F(NetServerTest, StartFailsWhenPortIsTaken) {
   start();
   auto o = test_options();
-  o.port = port();
+  o.listeners[0].port = port();
   TestHandler other;
   Server second(o, other);
   Status st = second.start();
@@ -486,10 +487,57 @@ TEST_F(NetServerTest, StartFailsWhenPortIsTaken) {
   EXPECT_NE(st.message().find("cannot listen"), std::string::npos) << st.message();
   second.stop();
 
-  o.host = "not a host name!";
-  o.port = 0;
+  o.listeners[0].host = "not a host name!";
+  o.listeners[0].port = 0;
   Server third(o, other);
   EXPECT_FALSE(third.start().is_ok());
+}
+
+TEST_F(NetServerTest, EveryListenerAcceptsAndItsConnectionsKnowWhich) {
+  ServerOptions o = test_options();
+  o.listeners = {{"CLIENT", "127.0.0.1", 0}, {"REPLICATION", "127.0.0.1", 0}, {"ADMIN", "127.0.0.1", 0}};
+  handler_.fn = [](const ConnectionInfo& c, Bytes frame, Responder r) {
+    r.send(to_bytes(tag(to_string(frame) + " on ", static_cast<int>(c.listener))));
+  };
+  start(o);
+  std::set<uint16_t> ports;
+  for (size_t i = 0; i < 3; ++i) ports.insert(server_->port(i));
+  EXPECT_EQ(ports.size(), 3u);
+  EXPECT_EQ(ports.count(0), 0u);
+  EXPECT_EQ(server_->port(3), 0);  // past the listeners
+  for (int i : {2, 0, 1}) {
+    TestClient c(server_->port(static_cast<size_t>(i)));
+    ASSERT_TRUE(c.send_frame("hello"));
+    EXPECT_EQ(c.read_frame(), tag("hello on ", i));
+  }
+}
+
+TEST_F(NetServerTest, MaxConnectionsCountsEveryListener) {
+  ServerOptions o = test_options();
+  o.listeners = {{"A", "127.0.0.1", 0}, {"B", "127.0.0.1", 0}};
+  o.max_connections = 1;
+  start(o);
+  TestClient a(server_->port(0));
+  ASSERT_TRUE(a.send_frame("one"));
+  EXPECT_EQ(a.read_frame(), "one");
+  TestClient b(server_->port(1), 500);
+  b.send_frame("two");
+  EXPECT_EQ(b.read_frame(), std::nullopt);  // closed at accept: the limit is the server's
+}
+
+TEST_F(NetServerTest, ALaterListenerThatCannotBindLeavesNothingListening) {
+  start();  // takes a port
+  ServerOptions o = test_options();
+  o.listeners = {{"FREE", "127.0.0.1", 0}, {"TAKEN", "127.0.0.1", port()}};
+  TestHandler other;
+  Server second(o, other);
+  Status st = second.start();
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("listener TAKEN"), std::string::npos) << st.message();
+  EXPECT_EQ(second.port(0), 0);
+  o.listeners.clear();
+  Server none(o, other);
+  EXPECT_FALSE(none.start().is_ok());
 }
 
 TEST_F(NetServerTest, ManyConcurrentClientsAllAnsweredCorrectly) {

@@ -107,6 +107,26 @@ TEST_F(RequestBatchTest, PerBrokerOrderIsLeaderAndIsrUpdateMetadataStopReplica) 
   EXPECT_EQ(sr.partitions[0], (StopReplicaPartition{tp, 4, false}));
 }
 
+TEST_F(RequestBatchTest, LiveLeadersAreNamedOnTheInterBrokerListener) {
+  // Broker 1 registered a client listener first: followers must get its
+  // REPLICATION endpoint, and a leader without one is left out.
+  ctx.brokers[1].endpoints.insert(ctx.brokers[1].endpoints.begin(), BrokerEndpoint{"CLIENT", "c1", 7001, "PLAINTEXT"});
+  ctx.brokers[1].endpoints.push_back(BrokerEndpoint{"REPLICATION", "r1", 8001, "PLAINTEXT"});
+  auto live_leaders_sent = [&](const std::string& listener) {
+    RequestBatch b(ctx, 7, listener);
+    b.add_leader_and_isr({2}, tp, ctx.leadership[tp], ctx.replicas(tp), false);
+    b.send(channel, ctx.epoch);
+    auto sent = transport.sent(2);
+    EXPECT_FALSE(sent.empty());
+    return std::get<LeaderAndIsrRequest>(sent.front()).live_leaders;  // first per broker (see above)
+  };
+  auto leaders = live_leaders_sent("REPLICATION");
+  ASSERT_EQ(leaders.size(), 1u);
+  EXPECT_EQ(leaders[0], (LiveLeader{1, "r1", 8001}));
+  transport.clear();
+  EXPECT_TRUE(live_leaders_sent("NOWHERE").empty());
+}
+
 TEST_F(RequestBatchTest, TopicBeingDeletedGetsLeaderMinusTwoAndEpochMinusTwo) {
   ctx.topics_to_delete.insert("t");
   batch.add_update_metadata({1}, {tp});
