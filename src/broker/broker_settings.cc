@@ -94,7 +94,6 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.leader_imbalance_check_interval_ms = cfg.get_long("leader.imbalance.check.interval.seconds") * 1000;
   s.message_max_bytes = cfg.message_max_bytes();
   s.socket_request_max_bytes = cfg.socket_request_max_bytes();
-  s.max_connections = cfg.max_connections();
   s.connections_max_idle_ms = cfg.connections_max_idle_ms();
   s.reactor_threads = cfg.reactor_threads();
   if (s.reactor_threads <= 0) s.reactor_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -84,7 +84,6 @@ struct BrokerSettings {
   // topic defaults, which dynamic configs change.
   int32_t message_max_bytes = 1048588;
   int32_t socket_request_max_bytes = 104857600;
-  int32_t max_connections = INT32_MAX;
   int64_t connections_max_idle_ms = 600000;
   int reactor_threads = 0;
   int64_t retention_check_interval_ms = 300000;

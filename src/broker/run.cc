@@ -44,7 +44,6 @@ net::ServerOptions server_options(const BrokerSettings& settings) {
   for (const ListenerSettings& l : settings.listeners) so.listeners.push_back({l.name, l.bind_host, l.port});
   so.threads = settings.reactor_threads;
   so.max_request_bytes = settings.socket_request_max_bytes;
-  so.max_connections = settings.max_connections;
   so.idle_timeout_ms = settings.connections_max_idle_ms;
   return so;
 }
@@ -68,9 +67,14 @@ void apply_topic_config_change(BrokerContext& ctx, const std::string& topic,
   if (!r) spdlog::error("applying the config change of topic '{}' failed: {}", topic, r.status().message());
 }
 
+// max.connections, max.connections.per.ip and its overrides (all dynamic).
+net::ConnectionLimits connection_limits(const config::BrokerConfig& cfg) {
+  return {cfg.max_connections(), cfg.max_connections_per_ip(), cfg.max_connections_per_ip_overrides()};
+}
+
 // What a dynamic broker config change reaches besides the topic defaults
 // DynamicBrokerConfig keeps itself (Kafka's BrokerReconfigurables): topic
-// configs rebuilt on new defaults, the producer expiration, max.connections,
+// configs rebuilt on new defaults, the producer expiration, the connection limits,
 // the cleaner's backoff, the replication throttle rates (KIP-73 quotas), and
 // the controller when unclean.leader.election.enable turned on.
 struct DynamicTargets {
@@ -85,7 +89,7 @@ void apply_dynamic_change(const DynamicTargets& t, const config::BrokerConfig& w
   if (config::effective_topic_config(was, {}) != config::effective_topic_config(now, {}))
     t.replicas.reapply_topic_defaults();
   storage::set_default_producer_expiration_ms(now.get_long("producer.id.expiration.ms"));
-  t.server.set_max_connections(now.max_connections());
+  t.server.set_connection_limits(connection_limits(now));
   t.logs.set_cleaner_backoff_ms(now.get_long("log.cleaner.backoff.ms"));
   if (t.replication != nullptr) {
     t.replication->set_throttle_rates(now.get_long("leader.replication.throttled.rate"),
@@ -257,7 +261,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   // false until the end of KafkaServer.startup): until then it is no member,
   // its metadata is empty and the controller it will run does not exist.
   so.accept_on_start = member == nullptr;
-  so.max_connections = dynamic.current()->effective().max_connections();
+  so.connection_limits = connection_limits(dynamic.current()->effective());
   net::Server server(so, dispatcher);
   if (Status s = server.start(); !s) {
     txns.shutdown();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "config/config_def.h"
+#include "config/host_counts.h"
 #include "config/refusal.h"
 #include "config/topic_config.h"
 
@@ -153,6 +154,11 @@ Status BrokerConfig::resolve() {
     }
     if (l.host.empty()) l.host = local_hostname();
   }
+  // Kafka's rule: no connection at all per IP only makes sense with
+  // addresses allowed more by an override.
+  if (get_long("max.connections.per.ip") == 0 && max_connections_per_ip_overrides().empty()) {
+    return Status::error("max.connections.per.ip can be set to zero only if max.connections.per.ip.overrides is set");
+  }
   if (is_set("inter.broker.listener.name") && is_set("security.inter.broker.protocol")) {
     return Status::error("inter.broker.listener.name and security.inter.broker.protocol cannot both be set");
   }
@@ -183,6 +189,11 @@ Status BrokerConfig::resolve() {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   reactor_threads_ = static_cast<int32_t>(threads);
   return Status::ok();
+}
+
+std::map<std::string, int> BrokerConfig::max_connections_per_ip_overrides() const {
+  auto parsed = parse_host_counts(get("max.connections.per.ip.overrides"));
+  return parsed ? std::move(*parsed) : std::map<std::string, int>{};
 }
 
 bool BrokerConfig::log_cleanup_compact() const {

@@ -79,6 +79,9 @@ class BrokerConfig {
   int32_t message_max_bytes() const { return static_cast<int32_t>(get_long("message.max.bytes")); }
   int32_t socket_request_max_bytes() const { return static_cast<int32_t>(get_long("socket.request.max.bytes")); }
   int32_t max_connections() const { return static_cast<int32_t>(get_long("max.connections")); }
+  int32_t max_connections_per_ip() const { return static_cast<int32_t>(get_long("max.connections.per.ip")); }
+  // max.connections.per.ip.overrides, host -> count (checked at parse time).
+  std::map<std::string, int> max_connections_per_ip_overrides() const;
   int64_t connections_max_idle_ms() const { return get_long("connections.max.idle.ms"); }
   int32_t num_recovery_threads_per_data_dir() const { return static_cast<int32_t>(get_long("num.recovery.threads.per.data.dir")); }
   std::vector<std::string> log_cleanup_policy() const { return get_list("log.cleanup.policy"); }

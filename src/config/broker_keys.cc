@@ -20,7 +20,7 @@ constexpr const char* kTls = "TLS is not supported yet";
 constexpr const char* kSasl = "SASL authentication is not supported yet";
 constexpr const char* kAuthz = "ACL authorization is not supported yet";
 constexpr const char* kQuota = "quotas are not enforced yet";
-constexpr const char* kConnQuota = "connection quotas (per IP, creation rate) are not enforced yet";
+constexpr const char* kConnQuota = "the connection creation rate quota is not enforced yet";
 constexpr const char* kCluster = "ZooKeeper-to-KRaft migration is not supported";
 constexpr const char* kZk = "Spool has no SASL or TLS for its ZooKeeper session, so secure ACLs and ZooKeeper TLS cannot be applied";
 constexpr const char* kTiered = "tiered storage is not supported yet";
@@ -130,8 +130,8 @@ constexpr KeyDef kBrokerKeys[] = {
     {"socket.receive.buffer.bytes", I, "102400", no_check(), N},
     {"socket.request.max.bytes", I, "104857600", at_least(1), Y},
     {"socket.listen.backlog.size", I, "50", at_least(1), N},
-    {"max.connections.per.ip", I, INT_MAX_S, at_least(0), R, kConnQuota},
-    {"max.connections.per.ip.overrides", Str, "", no_check(), R, kConnQuota},
+    {"max.connections.per.ip", I, INT_MAX_S, at_least(0), Y},
+    {"max.connections.per.ip.overrides", Str, "", host_counts(), Y},
     {"max.connections", I, INT_MAX_S, at_least(0), Y},
     {"max.connection.creation.rate", I, INT_MAX_S, at_least(0), R, kConnQuota},
     {"connections.max.idle.ms", L, "600000", no_check(), Y},

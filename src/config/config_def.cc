@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "config/kafka_version.h"
+#include "config/host_counts.h"
 #include "config/throttled_replicas.h"
 
 namespace spool::config {
@@ -151,6 +152,8 @@ std::string describe_allowed(const KeyDef& def) {
       return "a Kafka version such as 2.8 or 2.7-IV1";
     case CheckKind::kThrottledReplicas:
       return "the wildcard (*) or a list in the form PartitionId:BrokerId,PartitionId:BrokerId";
+    case CheckKind::kHostCounts:
+      return "a list in the form host:count,host:count (count an int >= 0)";
     case CheckKind::kNone:
       break;
   }
@@ -208,6 +211,9 @@ Result<std::string> parse_value(const KeyDef& def, std::string_view raw) {
       if (c.kind == CheckKind::kOneOfNoCase && !choice_matches(c.choices, v, true)) return bad(def, raw, "not allowed");
       if (c.kind == CheckKind::kNonEmpty && v.empty()) return bad(def, raw, "empty");
       if (c.kind == CheckKind::kKafkaVersion && !parse_kafka_version(v)) return bad(def, raw, "not a Kafka version");
+      if (c.kind == CheckKind::kHostCounts) {
+        if (std::string why = check_host_counts(v); !why.empty()) return bad(def, raw, why);
+      }
       if (def.type == ConfigType::kClass && v.empty()) return bad(def, raw, "empty class name");
       return std::string(v);
     }

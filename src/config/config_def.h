@@ -32,6 +32,7 @@ enum class CheckKind : uint8_t {
   kNonEmpty,     // string must not be empty
   kKafkaVersion, // a Kafka release version (config/kafka_version.h), e.g. "2.7-IV1"
   kThrottledReplicas,  // "*" or "PartitionId:BrokerId" items (config/throttled_replicas.h)
+  kHostCounts,         // "host:count" items (config/host_counts.h)
 };
 
 struct Check {
@@ -53,6 +54,7 @@ constexpr Check list_of(const char* c) { return {CheckKind::kListOf, 0, 0, 0, 0,
 constexpr Check non_empty() { return {CheckKind::kNonEmpty, 0, 0, 0, 0, nullptr}; }
 constexpr Check kafka_version() { return {CheckKind::kKafkaVersion, 0, 0, 0, 0, nullptr}; }
 constexpr Check throttled_replicas() { return {CheckKind::kThrottledReplicas, 0, 0, 0, 0, nullptr}; }
+constexpr Check host_counts() { return {CheckKind::kHostCounts, 0, 0, 0, 0, nullptr}; }
 
 // Whether Spool reads the key today.
 //   kYes:     acted on.

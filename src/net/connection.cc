@@ -34,14 +34,15 @@ int32_t load_be32(const uint8_t* p) {
 
 Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id, uint32_t listener,
                        const ServerOptions& options, RequestHandler& handler,
-                       std::atomic<size_t>& open_count, LogRateLimiter& reject_log)
+                       ConnectionQuotas& quotas, std::string admitted_ip, LogRateLimiter& reject_log)
     : reactor_(reactor),
       executor_(reactor.ctx.get_executor()),
       gate_(reactor.gate),
       socket_(std::move(socket)),
       options_(options),
       handler_(handler),
-      open_count_(open_count),
+      quotas_(quotas),
+      admitted_ip_(std::move(admitted_ip)),
       reject_log_(reject_log),
       sendq_(options.sendfile),
       clock_(clock_or_system(options.clock)) {
@@ -102,7 +103,7 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   slots_.clear();
   release_pooled(pooled);
   reactor_.conns.erase(info_.id);
-  open_count_.fetch_sub(1, std::memory_order_relaxed);
+  quotas_.release(admitted_ip_);
   try {
     handler_.on_disconnect(info_);
   } catch (const std::exception& e) {

@@ -51,7 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t id, uint32_t listener,
              const ServerOptions& options, RequestHandler& handler,
-             std::atomic<size_t>& open_count, LogRateLimiter& reject_log);
+             ConnectionQuotas& quotas, std::string admitted_ip, LogRateLimiter& reject_log);
 
   // Registers with the reactor and starts reading. Reactor thread.
   void start();
@@ -102,7 +102,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ConnectionInfo info_;
   const ServerOptions& options_;
   RequestHandler& handler_;
-  std::atomic<size_t>& open_count_;
+  ConnectionQuotas& quotas_;
+  const std::string admitted_ip_;  // what quotas_ counted it under
   LogRateLimiter& reject_log_;
   std::string peer_address_;  // the peer's IP alone: the key of reject_log_
   std::atomic<bool> closed_{false};

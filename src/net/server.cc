@@ -54,8 +54,8 @@ class Server::Impl {
   uint16_t port(size_t listener) const {
     return listener < ports_.size() ? ports_[listener].load(std::memory_order_acquire) : 0;
   }
-  size_t connection_count() const { return open_count_.load(std::memory_order_relaxed); }
-  void set_max_connections(int n) { max_connections_.store(n, std::memory_order_relaxed); }
+  size_t connection_count() const { return quotas_.open(); }
+  void set_connection_limits(const ConnectionLimits& limits) { quotas_.set_limits(limits); }
 
  private:
   // One listener's acceptor and its retry timer, on reactors_[0].
@@ -88,9 +88,9 @@ class Server::Impl {
   size_t next_reactor_ = 0;  // accept handler only
 
   std::atomic<uint64_t> next_id_{1};
-  std::atomic<size_t> open_count_{0};
+
   std::vector<std::atomic<uint16_t>> ports_ = std::vector<std::atomic<uint16_t>>(options_.listeners.size());
-  std::atomic<int> max_connections_{options_.max_connections};  // max.connections, dynamic
+  ConnectionQuotas quotas_{options_.connection_limits};  // dynamic
 };
 
 Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint(const ListenAddress& where) {
@@ -181,8 +181,9 @@ Status Server::Impl::start() {
     return Status::error(std::string("cannot start reactor threads: ") + e.what());
   }
   running_ = true;
-  spdlog::info("net: serving {} listener(s) ({} reactor threads, max request {} bytes, max {} connections)",
-               acceptors_.size(), threads, options_.max_request_bytes, options_.max_connections);
+  spdlog::info("net: serving {} listener(s) ({} reactor threads, max request {} bytes, max {} connections, {} per IP)",
+               acceptors_.size(), threads, options_.max_request_bytes, options_.connection_limits.max_connections,
+               options_.connection_limits.max_per_ip);
   return Status::ok();
 }
 
@@ -229,20 +230,19 @@ void Server::Impl::on_accept(Acceptor& a, const std::error_code& ec, tcp::socket
     });
     return;
   }
-  const size_t limit = static_cast<size_t>(std::max(0, max_connections_.load(std::memory_order_relaxed)));
-  if (open_count_.load(std::memory_order_relaxed) >= limit) {
+  std::error_code ep_ec;
+  auto ep = socket.remote_endpoint(ep_ec);
+  const std::string address = ep_ec ? std::string("unknown") : ep.address().to_string();
+  if (auto refused = quotas_.admit(address)) {
+    log_rejected(reject_log_, address, spdlog::level::warn, "net: {}; closing new connection from {}:{}", *refused,
+                 address, ep.port());
     std::error_code ignored;
-    auto ep = socket.remote_endpoint(ignored);
-    const std::string address = ep.address().to_string();
-    log_rejected(reject_log_, address, spdlog::level::warn,
-                 "net: max.connections ({}) reached; closing new connection from {}:{}", limit, address, ep.port());
     socket.close(ignored);
   } else {
-    open_count_.fetch_add(1, std::memory_order_relaxed);
     const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(target.ctx, [this, &target, id, listener = a.index, socket = std::move(socket)]() mutable {
+    asio::post(target.ctx, [this, &target, id, listener = a.index, address, socket = std::move(socket)]() mutable {
       auto conn = std::make_shared<Connection>(target, std::move(socket), id, listener, options_, handler_,
-                                               open_count_, reject_log_);
+                                               quotas_, address, reject_log_);
       conn->start();
     });
   }
@@ -310,6 +310,6 @@ void Server::start_accepting() { impl_->start_accepting(); }
 uint16_t Server::port(size_t listener) const { return impl_->port(listener); }
 void Server::stop() { impl_->stop(); }
 size_t Server::connection_count() const { return impl_->connection_count(); }
-void Server::set_max_connections(int n) { impl_->set_max_connections(n); }
+void Server::set_connection_limits(const ConnectionLimits& limits) { impl_->set_connection_limits(limits); }
 
 }  // namespace spool::net

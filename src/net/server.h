@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "net/backpressure.h"
+#include "net/connection_quotas.h"
 #include "net/request_handler.h"
 #include "net/responder.h"
 #include "util/clock.h"
@@ -45,8 +46,9 @@ struct ServerOptions {
   // socket.request.max.bytes: a frame size above it (or <= 0) closes the
   // connection with a log line, before anything is allocated.
   int32_t max_request_bytes = 104857600;
-  // max.connections: connections beyond it are closed right after accept.
-  int max_connections = INT32_MAX;
+  // max.connections, max.connections.per.ip and its overrides: a connection
+  // beyond them is closed right after accept (net/connection_quotas.h).
+  ConnectionLimits connection_limits;
   // connections.max.idle.ms: close connections without traffic and without
   // outstanding requests for this long (<= 0 disables).
   int64_t idle_timeout_ms = 600000;
@@ -100,10 +102,10 @@ class Server {
   void stop();
   // Open connections right now (approximate while connections come and go).
   size_t connection_count() const;
-  // Changes ServerOptions::max_connections while running (dynamic
-  // max.connections): new connections beyond it are closed at accept; open
-  // ones stay. Any thread.
-  void set_max_connections(int n);
+  // Changes ServerOptions::connection_limits while running (dynamic
+  // max.connections and per-IP limits): new connections beyond them are
+  // closed at accept; open ones stay. Any thread (resolves override hosts).
+  void set_connection_limits(const ConnectionLimits& limits);
 
   class Impl;
 

@@ -33,10 +33,11 @@ TEST(DynamicKeys, AcceptedKeysAreActedOnAndLive) {
   for (const char* k : {"log.retention.ms", "message.max.bytes", "min.insync.replicas",
                         "unclean.leader.election.enable", "log.cleanup.policy", "max.connections",
                         "leader.replication.throttled.rate", "follower.replication.throttled.rate",
-                        "producer.id.expiration.ms", "log.cleaner.backoff.ms"})
+                        "producer.id.expiration.ms", "log.cleaner.backoff.ms", "max.connections.per.ip",
+                        "max.connections.per.ip.overrides"})
     EXPECT_TRUE(accepts_dynamic_update(k)) << k;
   for (const char* k : {"log.dirs", "log.retention.hours", "num.replica.fetchers", "compression.type",
-                        "max.connections.per.ip", "ssl.keystore.location", "listeners", "broker.id"})
+                        "max.connection.creation.rate", "ssl.keystore.location", "listeners", "broker.id"})
     EXPECT_FALSE(accepts_dynamic_update(k)) << k;
 }
 
@@ -96,7 +97,7 @@ TEST(DynamicKeys, SpoolRefusesWhatItCannotApplyLive) {
       << fetchers.message();
   Status ignored = check({{"compression.type", "zstd"}});
   EXPECT_NE(ignored.message().find("compression.type (Spool does not act on this config)"), std::string::npos);
-  Status closed = check({{"max.connections.per.ip", "2147483647"}});  // even the off value
+  Status closed = check({{"max.connection.creation.rate", "2147483647"}});  // even the off value
   EXPECT_EQ(closed.kafka_code(), kInvalidRequestCode);
   EXPECT_NE(closed.message().find("fails closed"), std::string::npos);
   Status listener = check({{"listener.name.plaintext.ssl.keystore.location", "/k"}});

@@ -86,11 +86,12 @@ TEST(Refusal, TheIssuesListIsRefused) {
   EXPECT_GT(sasl, 25u);
   for (const char* k : {"authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found",
                         "client.quota.callback.class", "security.inter.broker.protocol", "zookeeper.set.acl",
-                        "max.connections.per.ip", "remote.log.storage.system.enable", "delegation.token.secret.key"})
+                        "max.connection.creation.rate", "remote.log.storage.system.enable", "delegation.token.secret.key"})
     EXPECT_TRUE(refused(k)) << k;
   // Cluster mode reads these (issue 13); the ZooKeeper TLS/ACL keys stay refused.
   for (const char* k : {"zookeeper.connect", "zookeeper.session.timeout.ms", "broker.rack", "num.replica.fetchers",
-                        "unclean.leader.election.enable", "inter.broker.listener.name"})
+                        "unclean.leader.election.enable", "inter.broker.listener.name", "max.connections.per.ip",
+                        "max.connections.per.ip.overrides"})
     EXPECT_EQ(find_broker_key(k)->acts, Acts::kYes) << k;
   for (const char* k : {"zookeeper.ssl.client.enable", "zookeeper.ssl.keystore.location"}) EXPECT_TRUE(refused(k)) << k;
   // Harmless tuning keeps the warning.

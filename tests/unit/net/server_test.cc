@@ -251,7 +251,7 @@ TEST_F(NetServerTest, HalfClosedPeerStillGetsItsAnswers) {
 
 TEST_F(NetServerTest, MaxConnectionsEnforced) {
   auto o = test_options();
-  o.max_connections = 2;
+  o.connection_limits.max_connections = 2;
   start(o);
   auto a = std::make_unique<TestClient>(port());
   TestClient b(port());
@@ -515,7 +515,7 @@ TEST_F(NetServerTest, EveryListenerAcceptsAndItsConnectionsKnowWhich) {
 TEST_F(NetServerTest, MaxConnectionsCountsEveryListener) {
   ServerOptions o = test_options();
   o.listeners = {{"A", "127.0.0.1", 0}, {"B", "127.0.0.1", 0}};
-  o.max_connections = 1;
+  o.connection_limits.max_connections = 1;
   start(o);
   TestClient a(server_->port(0));
   ASSERT_TRUE(a.send_frame("one"));
@@ -523,6 +523,26 @@ TEST_F(NetServerTest, MaxConnectionsCountsEveryListener) {
   TestClient b(server_->port(1), 500);
   b.send_frame("two");
   EXPECT_EQ(b.read_frame(), std::nullopt);  // closed at accept: the limit is the server's
+}
+
+TEST_F(NetServerTest, PerAddressLimitClosesConnectionsOverIt) {
+  ServerOptions o = test_options();
+  o.connection_limits.max_per_ip = 2;
+  start(o);
+  TestClient a(port()), b(port());
+  ASSERT_TRUE(a.send_frame("a"));
+  ASSERT_TRUE(b.send_frame("b"));
+  EXPECT_EQ(a.read_frame(), "a");
+  EXPECT_EQ(b.read_frame(), "b");
+  TestClient c(port(), 500);
+  c.send_frame("c");
+  EXPECT_EQ(c.read_frame(), std::nullopt);  // 127.0.0.1 already has 2
+  // An override for the address, applied live, lets one more in.
+  server_->set_connection_limits({INT32_MAX, 2, {{"127.0.0.1", 3}}});
+  TestClient d(port());
+  ASSERT_TRUE(d.send_frame("d"));
+  EXPECT_EQ(d.read_frame(), "d");
+  EXPECT_EQ(server_->connection_count(), 3u);
 }
 
 TEST_F(NetServerTest, ALaterListenerThatCannotBindLeavesNothingListening) {

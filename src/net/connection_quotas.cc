@@ -1,0 +1,87 @@
+#include "net/connection_quotas.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+#include <asio/ip/address.hpp>
+#include <spdlog/spdlog.h>
+
+namespace spool::net {
+namespace {
+
+// The addresses of `host` in asio's text form: the literal itself when it is
+// one, else what getaddrinfo gives (empty when it does not resolve).
+std::vector<std::string> addresses_of(const std::string& host) {
+  std::error_code ec;
+  auto literal = asio::ip::make_address(host, ec);
+  if (!ec) return {literal.to_string()};
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::vector<std::string> out;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return out;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    char text[NI_MAXHOST];
+    if (getnameinfo(a->ai_addr, a->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) continue;
+    auto addr = asio::ip::make_address(text, ec);
+    if (!ec) out.push_back(addr.to_string());
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+}  // namespace
+
+ConnectionQuotas::ConnectionQuotas(const ConnectionLimits& limits) { set_limits(limits); }
+
+void ConnectionQuotas::set_limits(const ConnectionLimits& limits) {
+  std::unordered_map<std::string, int> resolved;
+  for (const auto& [host, count] : limits.per_ip_overrides) {
+    auto addresses = addresses_of(host);
+    if (addresses.empty()) {
+      spdlog::warn("net: max.connections.per.ip.overrides: host '{}' does not resolve; its override is not applied",
+                   host);
+    }
+    for (const auto& a : addresses) resolved[a] = count;
+  }
+  std::lock_guard lock(mu_);
+  max_connections_ = limits.max_connections;
+  max_per_ip_ = limits.max_per_ip;
+  overrides_ = std::move(resolved);
+}
+
+std::optional<std::string> ConnectionQuotas::admit(const std::string& ip) {
+  std::lock_guard lock(mu_);
+  if (open_ >= static_cast<size_t>(std::max(0, max_connections_))) {
+    return "max.connections (" + std::to_string(max_connections_) + ") reached";
+  }
+  auto o = overrides_.find(ip);
+  const int limit = o != overrides_.end() ? o->second : max_per_ip_;
+  int& mine = per_ip_[ip];
+  if (mine >= limit) {
+    if (mine == 0) per_ip_.erase(ip);
+    return "address " + ip + " already has the configured maximum of " + std::to_string(limit) + " connections";
+  }
+  ++mine;
+  ++open_;
+  return std::nullopt;
+}
+
+void ConnectionQuotas::release(const std::string& ip) {
+  std::lock_guard lock(mu_);
+  auto it = per_ip_.find(ip);
+  if (it == per_ip_.end()) return;  // never admitted
+  --open_;
+  if (--it->second <= 0) per_ip_.erase(it);
+}
+
+size_t ConnectionQuotas::open() const {
+  std::lock_guard lock(mu_);
+  return open_;
+}
+
+}  // namespace spool::net

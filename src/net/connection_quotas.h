@@ -1,0 +1,54 @@
+// ConnectionQuotas: how many connections a server keeps open (Kafka's
+// ConnectionQuotas): max.connections over every listener, and
+// max.connections.per.ip per client address, raised or lowered for some
+// addresses by max.connections.per.ip.overrides. A connection over a limit
+// is closed right after accept; open ones are never closed by a lower limit.
+//
+// Contract
+// - admit(ip) counts a new connection from `ip` in, or returns why it may
+//   not be: the total is at max.connections, or `ip` is at its own limit
+//   (its override, else max.connections.per.ip). release(ip) counts it out
+//   (an address with nothing admitted is ignored).
+// - Overrides name hosts or IP addresses; set_limits() resolves names
+//   (every address a name has gets its count; a name that does not resolve
+//   is logged and skipped, as Kafka's InetAddress lookup would fail it at
+//   config time). Addresses compare in asio's text form.
+// Threading: any thread; one mutex, taken once per connection, not per request.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace spool::net {
+
+struct ConnectionLimits {
+  int max_connections = INT32_MAX;                 // max.connections
+  int max_per_ip = INT32_MAX;                      // max.connections.per.ip
+  std::map<std::string, int> per_ip_overrides;     // max.connections.per.ip.overrides (host or IP -> count)
+};
+
+class ConnectionQuotas {
+ public:
+  explicit ConnectionQuotas(const ConnectionLimits& limits = {});
+  void set_limits(const ConnectionLimits& limits);
+
+  // nullopt: admitted and counted; else why it is refused.
+  std::optional<std::string> admit(const std::string& ip);
+  void release(const std::string& ip);
+  size_t open() const;
+
+ private:
+  mutable std::mutex mu_;
+  int max_connections_ = INT32_MAX;
+  int max_per_ip_ = INT32_MAX;
+  std::unordered_map<std::string, int> overrides_;  // resolved address -> count
+  size_t open_ = 0;
+  std::unordered_map<std::string, int> per_ip_;     // address -> open connections
+};
+
+}  // namespace spool::net
