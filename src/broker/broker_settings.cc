@@ -65,6 +65,7 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
                                           : s.zookeeper_session_timeout_ms;
   s.broker_rack = cfg.get("broker.rack");
   s.inter_broker_listener_name = cfg.inter_broker_listener_name();
+  s.control_plane_listener_name = cfg.control_plane_listener_name();
   s.num_replica_fetchers = static_cast<int32_t>(cfg.get_long("num.replica.fetchers"));
   s.replica_fetch_max_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.max.bytes"));
   s.replica_fetch_min_bytes = static_cast<int32_t>(cfg.get_long("replica.fetch.min.bytes"));

@@ -122,6 +122,13 @@ struct BrokerSettings {
   // inter.broker.listener.name; unset: the listener named PLAINTEXT (Kafka's
   // default, from security.inter.broker.protocol), else the first advertised.
   std::string inter_broker_listener_name = "PLAINTEXT";
+  // control.plane.listener.name ("" = none): the listener the controller's
+  // requests and the requests to the controller (AlterPartition,
+  // ControlledShutdown) use; else the inter-broker one (Kafka's ZooKeeper mode).
+  std::string control_plane_listener_name;
+  const std::string& controller_listener() const {
+    return control_plane_listener_name.empty() ? inter_broker_listener_name : control_plane_listener_name;
+  }
   int32_t num_replica_fetchers = 1;                   // num.replica.fetchers
   int32_t replica_fetch_max_bytes = 1048576;          // replica.fetch.max.bytes
   int32_t replica_fetch_min_bytes = 1;                // replica.fetch.min.bytes

@@ -123,7 +123,7 @@ Status ClusterMember::start(ConfigChanges::Handlers config_handlers) {
                cluster_id_);
 
   cluster::controller::WireTransportOptions wo;
-  wo.listener = settings_.inter_broker_listener_name;
+  wo.listener = settings_.controller_listener();
   wo.request_timeout_ms = settings_.controller_socket_timeout_ms;
   transport_ = std::make_unique<cluster::controller::WireTransport>(wo, *network_, timer_);
   channel_ = std::make_unique<cluster::controller::QueuedBrokerChannel>(*transport_);
@@ -250,7 +250,7 @@ bool ClusterMember::controlled_shutdown() {
   const int tries = std::max(1, settings_.controlled_shutdown_max_retries);
   for (int attempt = 1; attempt <= tries; ++attempt) {
     const int32_t controller_id = metadata_.controller_id();
-    auto ep = controller_id < 0 ? std::nullopt : metadata_.endpoint(controller_id, settings_.inter_broker_listener_name);
+    auto ep = controller_id < 0 ? std::nullopt : metadata_.endpoint(controller_id, settings_.controller_listener());
     std::string why;
     if (!ep) {
       why = "no controller known";

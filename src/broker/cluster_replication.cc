@@ -36,7 +36,7 @@ ClusterReplication::ClusterReplication(const BrokerSettings& settings, ClusterMe
   fetchers_ = std::make_unique<replica::ReplicaFetcherManager>(fo, endpoint_);
   cluster::AlterPartitionSenderOptions ao;
   ao.broker_id = settings.broker_id;
-  ao.listener = settings.inter_broker_listener_name;
+  ao.listener = settings.controller_listener();
   ao.request_timeout_ms = settings.controller_socket_timeout_ms;
   ClusterMember* m = &member;
   sender_ = std::make_unique<cluster::AlterPartitionSender>(ao, member.network(), member.metadata(), member.timer(),

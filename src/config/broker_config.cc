@@ -147,6 +147,19 @@ Status BrokerConfig::resolve() {
     std::string by_protocol = get("security.inter.broker.protocol");
     inter_broker_listener_name_ = advertised_named(by_protocol) ? by_protocol : advertised_listeners_.front().name;
   }
+  if (is_set("control.plane.listener.name") && !get("control.plane.listener.name").empty()) {
+    std::string name = get("control.plane.listener.name");
+    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (!advertised_named(name)) {
+      return Status::error("invalid value for config 'control.plane.listener.name': listener '" + name +
+                           "' is not defined in advertised.listeners");
+    }
+    if (name == inter_broker_listener_name_) {
+      return Status::error("control.plane.listener.name, when defined, should have a different value from the "
+                           "inter broker listener name; both are " + name);
+    }
+    control_plane_listener_name_ = name;
+  }
   for (Listener& l : advertised_listeners_) {
     if (l.host == "0.0.0.0" || l.host == "::") {
       return Status::error("advertised.listeners cannot use the nonroutable meta-address " + l.host +

@@ -56,6 +56,9 @@ class BrokerConfig {
   // default) or, when there is none, the first advertised listener (Spool's
   // addition, so one listener of any name needs no extra key).
   const std::string& inter_broker_listener_name() const { return inter_broker_listener_name_; }
+  // control.plane.listener.name, upper-cased; "" when unset. Advertised,
+  // and not the inter-broker listener (Kafka's rules).
+  const std::string& control_plane_listener_name() const { return control_plane_listener_name_; }
   const std::vector<std::string>& log_dirs() const { return log_dirs_; }
   int32_t num_partitions() const { return static_cast<int32_t>(get_long("num.partitions")); }
   int16_t default_replication_factor() const { return static_cast<int16_t>(get_long("default.replication.factor")); }
@@ -117,6 +120,7 @@ class BrokerConfig {
   std::vector<Listener> listeners_;
   std::vector<Listener> advertised_listeners_;
   std::string inter_broker_listener_name_;
+  std::string control_plane_listener_name_;
   std::vector<std::string> log_dirs_;
   int64_t log_roll_ms_ = 0;
   int64_t log_roll_jitter_ms_ = 0;

@@ -125,7 +125,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"advertised.listeners", Str, null, no_check(), Y},
     {"listener.security.protocol.map", Str, "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL", no_check(), Y},
     {"early.start.listeners", Str, null, no_check(), N},
-    {"control.plane.listener.name", Str, null, no_check(), R, kListener},
+    {"control.plane.listener.name", Str, null, no_check(), Y},
     {"socket.send.buffer.bytes", I, "102400", no_check(), N},
     {"socket.receive.buffer.bytes", I, "102400", no_check(), N},
     {"socket.request.max.bytes", I, "104857600", at_least(1), Y},

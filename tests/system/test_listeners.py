@@ -7,11 +7,12 @@ as Kafka does. Real clients bootstrapped on one listener stay on it.
   PLAINTEXT and SECOND. Passes against Spool and against the Apache Kafka 4.4
   peer: cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q test_listeners.py
 - test_cluster_replicates_over_the_inter_broker_listener: three brokers
-  (ZooKeeper mode, so Spool only: the peer is a KRaft cluster) with CLIENT
-  and REPLICATION listeners and inter.broker.listener.name=REPLICATION.
-  Every acks=all write needs all three replicas (min.insync.replicas=3), so
-  replication runs; the survivors' lost-connection lines after a kill -9
-  show which port they fetched from.
+  (ZooKeeper mode, so Spool only: the peer is a KRaft cluster) with CLIENT,
+  REPLICATION and CONTROL listeners, inter.broker.listener.name=REPLICATION
+  and control.plane.listener.name=CONTROL. Every acks=all write needs all
+  three replicas (min.insync.replicas=3), so replication runs; the open
+  TCP connections and the survivors' lost-connection lines after a kill -9
+  show which ports the brokers used.
 """
 
 import os
@@ -116,15 +117,32 @@ def test_each_listener_answers_with_its_own_endpoints():
         b.cleanup()
 
 
+def accepted_ports():
+    """Local ports of the established TCP connections on this machine (the
+    server side of each shows its listening port)."""
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[3] == "01":  # ESTABLISHED
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
 def test_cluster_replicates_over_the_inter_broker_listener(cluster_factory):
     if which_cluster_peer() == "kafka":
         pytest.skip("ZooKeeper-mode cluster: the Kafka peer is a KRaft cluster (its own listener rules)")
     client = [free_port() for _ in range(3)]
     replication = [free_port() for _ in range(3)]
-    per_broker = {i: {"listeners": f"CLIENT://127.0.0.1:{client[i]},REPLICATION://127.0.0.1:{replication[i]}"}
+    control = [free_port() for _ in range(3)]
+    per_broker = {i: {"listeners": f"CLIENT://127.0.0.1:{client[i]},REPLICATION://127.0.0.1:{replication[i]},"
+                                   f"CONTROL://127.0.0.1:{control[i]}"}
                   for i in range(3)}
-    c = cluster_factory(3, overrides={"listener.security.protocol.map": "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT",
-                                      "inter.broker.listener.name": "REPLICATION"},
+    c = cluster_factory(3, overrides={"listener.security.protocol.map":
+                                      "CLIENT:PLAINTEXT,REPLICATION:PLAINTEXT,CONTROL:PLAINTEXT",
+                                      "inter.broker.listener.name": "REPLICATION",
+                                      "control.plane.listener.name": "CONTROL"},
                         ports=client, broker_overrides=per_broker)
     # Each listener's answers name every broker on that listener only.
     assert brokers_seen(client[1]) == [(i, "127.0.0.1", client[i]) for i in range(3)]
@@ -141,6 +159,11 @@ def test_cluster_replicates_over_the_inter_broker_listener(cluster_factory):
     assert all(r[0] is None for r in reports), [r for r in reports if r[0] is not None][:3]
     read = ck_util.consume(c.bootstrap, topic, partitions=(0, 1, 2), expected=len(values))
     assert sorted(m.value().decode() for m in read) == sorted(values)
+    # Nobody else knows the REPLICATION and CONTROL ports: the connections
+    # there are the replica fetchers' (every broker leads a partition) and
+    # the controller's (it talks to every broker, itself included).
+    open_ports = accepted_ports()
+    assert set(replication) <= open_ports and set(control) <= open_ports, (replication, control, open_ports)
 
     # The others reached broker 0 on its REPLICATION port, never its CLIENT one.
     c.kill9(0)

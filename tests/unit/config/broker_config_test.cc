@@ -262,6 +262,16 @@ TEST(BrokerConfig, InterBrokerListenerName) {
   EXPECT_EQ(r->inter_broker_listener_name(), "REPLICATION");
   e = error_of({two, map, "advertised.listeners="});
   EXPECT_NE(e.find("advertised.listeners"), std::string::npos) << e;
+  // control.plane.listener.name: advertised, and not the inter-broker one.
+  r = with({two, map, "control.plane.listener.name=replication"});
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->control_plane_listener_name(), "REPLICATION");
+  EXPECT_EQ(r->inter_broker_listener_name(), "CLIENT");
+  EXPECT_EQ(with({two, map})->control_plane_listener_name(), "");
+  e = error_of({two, map, "control.plane.listener.name=CLIENT"});
+  EXPECT_NE(e.find("different value from the inter broker listener name"), std::string::npos) << e;
+  e = error_of({two, map, "control.plane.listener.name=REPLICATION", "advertised.listeners=CLIENT://h:9092"});
+  EXPECT_NE(e.find("'control.plane.listener.name'"), std::string::npos) << e;
 }
 
 TEST(BrokerConfig, BadListeners) {
