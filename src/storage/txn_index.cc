@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "storage/file_util.h"
@@ -24,6 +25,26 @@ int64_t get_i64(const uint8_t* p) {
   uint64_t u = 0;
   for (int i = 0; i < 8; ++i) u = (u << 8) | p[i];
   return static_cast<int64_t>(u);
+}
+
+// An entry that can have been written by index_completed_txn: version 0, a
+// producer id, a first offset strictly below its marker (an aborted
+// transaction with nothing in this partition has no entry), and a last
+// stable offset at most one past the marker (it is the LSO once the abort
+// completed, never beyond the log end then).
+bool plausible(int16_t version, const AbortedTxn& t) {
+  return version == TxnIndex::kVersion && t.producer_id >= 0 && t.first_offset >= 0 &&
+         t.first_offset < t.last_offset && t.last_stable_offset >= 0 && t.last_stable_offset <= t.last_offset + 1;
+}
+
+// The entries of `buf` as they lie in the file (for the repair decision).
+std::vector<AbortedTxn> decoded_prefix(const Bytes& buf) {
+  std::vector<AbortedTxn> out;
+  for (size_t pos = 0; pos + TxnIndex::kEntrySize <= buf.size(); pos += TxnIndex::kEntrySize) {
+    const uint8_t* p = buf.data() + pos;
+    out.push_back({get_i64(p + 2), get_i64(p + 10), get_i64(p + 18), get_i64(p + 26)});
+  }
+  return out;
 }
 
 }  // namespace
@@ -50,18 +71,46 @@ Result<std::unique_ptr<TxnIndex>> TxnIndex::open(std::string path) {
   Bytes buf(static_cast<size_t>(*size));
   auto n = pread_full(fd, buf.data(), buf.size(), 0);
   if (!n) return n.status();
-  size_t valid = 0;
+  // A power cut can leave the unsynced tail torn, zero-filled or holding
+  // entries twice; a bad entry (a garbage last stable offset above all)
+  // would hide later aborts from read_committed fetches. So every entry is
+  // checked on its own, duplicates are dropped and the rest sorted by marker
+  // offset; what went is logged and the file rewritten (and synced).
+  size_t bad = 0, duplicate = 0;
   for (size_t pos = 0; pos + kEntrySize <= *n; pos += kEntrySize) {
     const uint8_t* p = buf.data() + pos;
     int16_t version = static_cast<int16_t>((p[0] << 8) | p[1]);
     AbortedTxn t{get_i64(p + 2), get_i64(p + 10), get_i64(p + 18), get_i64(p + 26)};
-    if (version != kVersion || t.producer_id < 0 || t.first_offset < 0 || t.last_offset < t.first_offset) break;
+    if (!plausible(version, t)) {
+      ++bad;
+      continue;
+    }
     idx->entries_.push_back(t);
-    valid = pos + kEntrySize;
   }
-  if (valid != *n) {
-    spdlog::warn("{}: dropping {} unparsable byte(s) of the transaction index", idx->path_, *n - valid);
-    if (fs().ftruncate(fd, static_cast<off_t>(valid)) != 0) return errno_status("truncate " + idx->path_);
+  size_t partial = *n % kEntrySize;
+  // One marker offset holds one producer's marker, so one entry per last
+  // offset: of two, one is torn, and a tear zeroes what it loses, so the one
+  // with the higher first offset (then producer id) is kept.
+  std::sort(idx->entries_.begin(), idx->entries_.end(), [](const AbortedTxn& a, const AbortedTxn& b) {
+    if (a.last_offset != b.last_offset) return a.last_offset < b.last_offset;
+    if (a.first_offset != b.first_offset) return a.first_offset > b.first_offset;
+    return a.producer_id > b.producer_id;
+  });
+  const size_t before = idx->entries_.size();
+  idx->entries_.erase(std::unique(idx->entries_.begin(), idx->entries_.end(),
+                                  [](const AbortedTxn& a, const AbortedTxn& b) { return a.last_offset == b.last_offset; }),
+                      idx->entries_.end());
+  duplicate = before - idx->entries_.size();
+  const std::vector<AbortedTxn> as_stored = decoded_prefix(buf);
+  const bool reordered = !std::equal(idx->entries_.begin(), idx->entries_.end(), as_stored.begin(), as_stored.end());
+  if (bad > 0 || duplicate > 0 || partial > 0 || reordered) {
+    spdlog::warn("{}: transaction index repaired: {} implausible and {} duplicate or torn entr(ies) dropped, {} "
+                 "byte(s) of a partial entry cut{}; {} entries kept",
+                 idx->path_, bad, duplicate, partial, reordered ? ", entries sorted" : "", idx->entries_.size());
+    std::lock_guard lk(idx->mu_);
+    Status s = idx->rewrite_locked();
+    if (s) s = data_sync(fd);
+    if (!s) return s;
   }
   return idx;
 }

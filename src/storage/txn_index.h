@@ -9,9 +9,13 @@
 // right after the abort completed). The file exists only once an entry does.
 //
 // The entries are also kept in memory (aborts are rare; a segment holds few),
-// so a fetch never reads the file. A file that does not parse (bad version,
-// partial tail) keeps its valid prefix; recovery re-adds what is missing from
-// the producer-state replay.
+// so a fetch never reads the file. Opening repairs what a power cut can leave
+// in the unsynced tail: implausible entries (zero-filled or torn: bad
+// version, first offset not below the marker, a last stable offset beyond
+// the marker + 1), a partial entry and all but one entry per marker offset
+// (the one a tear zeroed least) are dropped, the rest is sorted by marker
+// offset, and the file is rewritten and synced (logged);
+// recovery re-adds what is missing from the producer-state replay.
 // Threading: one writer (the owning Log, under its append lock) and any
 // number of readers; an internal mutex guards the entry list.
 // Failure: I/O errors are Status values with KAFKA_STORAGE_ERROR.

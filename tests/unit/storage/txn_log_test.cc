@@ -116,6 +116,47 @@ TEST(TxnIndexTest, TruncateAndTornTail) {
   EXPECT_EQ(std::filesystem::file_size(path), TxnIndex::kEntrySize);
 }
 
+// What the hour-long chaos run found on its power-cut broker: a .txnindex
+// whose unsynced tail came back with zero-filled and torn entries and
+// entries twice. A torn entry's huge last stable offset ended collect()'s
+// search early, so later aborts were served to read_committed consumers as
+// committed data (G1a). Opening now keeps exactly the entries that can have
+// been written, once each, in marker order, and rewrites the file.
+TEST(TxnIndexTest, PowerCutGarbageIsDroppedAndEveryAbortStaysVisible) {
+  TempDir dir;
+  const std::string path = dir.sub("x.txnindex");
+  const AbortedTxn e1{5, 10, 20, 21}, e2{6, 25, 40, 41}, e3{5, 50, 60, 61};
+  auto entry = [](int16_t version, const AbortedTxn& t) {
+    uint8_t b[TxnIndex::kEntrySize];
+    encode_aborted_txn(t, b);
+    b[0] = static_cast<uint8_t>(static_cast<uint16_t>(version) >> 8);
+    b[1] = static_cast<uint8_t>(version & 0xff);
+    return std::string(reinterpret_cast<const char*>(b), sizeof b);
+  };
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << entry(0, e1) << std::string(TxnIndex::kEntrySize, '\0')  // a zero-filled page
+      << entry(0, e3)                                                // out of marker order
+      << entry(0, {0, 0, 45, INT64_C(0x7fff000000000000)})          // torn: a garbage LSO
+      << entry(0, e2) << entry(0, e1)                                // a duplicate
+      << entry(0, {0, 0, 40, 41})                                    // e2 torn: its first bytes zeroed
+      << entry(1, {7, 1, 2, 3})                                      // not version 0
+      << entry(0, {8, 30, 30, 31})                                   // first offset not below the marker
+      << std::string(9, '\x7f');                                    // a partial entry
+  }
+  auto idx = TxnIndex::open(path);
+  ASSERT_TRUE(idx.is_ok()) << idx.status().message();
+  EXPECT_EQ((*idx)->entries(), (std::vector<AbortedTxn>{e1, e2, e3}));
+  EXPECT_EQ(std::filesystem::file_size(path), 3 * TxnIndex::kEntrySize);
+  std::vector<AbortedTxn> out;
+  EXPECT_FALSE((*idx)->collect(0, 100, out));  // nothing ends the search early
+  EXPECT_EQ(out, (std::vector<AbortedTxn>{e1, e2, e3}));
+  // Opened again, the repaired file is taken as it is.
+  auto again = TxnIndex::open(path);
+  ASSERT_TRUE(again.is_ok());
+  EXPECT_EQ((*again)->entries(), (std::vector<AbortedTxn>{e1, e2, e3}));
+}
+
 // ---- producer state ----
 
 ProducerBatch data(int64_t pid, int16_t epoch, int32_t seq, int64_t first, int64_t last, bool txn) {
