@@ -55,7 +55,6 @@ class TopicDefaults {
 // One entry of `listeners`: where the broker accepts connections.
 struct ListenerSettings {
   std::string name = "PLAINTEXT";  // upper-cased listener name
-  std::string security_protocol = "PLAINTEXT";
   std::string bind_host = "127.0.0.1";  // "0.0.0.0" = every IPv4 interface
   uint16_t port = 9092;
 };

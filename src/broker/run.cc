@@ -89,7 +89,8 @@ void apply_dynamic_change(const DynamicTargets& t, const config::BrokerConfig& w
   if (config::effective_topic_config(was, {}) != config::effective_topic_config(now, {}))
     t.replicas.reapply_topic_defaults();
   storage::set_default_producer_expiration_ms(now.get_long("producer.id.expiration.ms"));
-  t.server.set_connection_limits(connection_limits(now));
+  // Only on a change of them: applying resolves the overrides' host names.
+  if (connection_limits(was) != connection_limits(now)) t.server.set_connection_limits(connection_limits(now));
   t.logs.set_cleaner_backoff_ms(now.get_long("log.cleaner.backoff.ms"));
   if (t.replication != nullptr) {
     t.replication->set_throttle_rates(now.get_long("leader.replication.throttled.rate"),

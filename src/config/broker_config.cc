@@ -132,8 +132,7 @@ Status BrokerConfig::resolve() {
                        [&](const Listener& l) { return l.name == name; });
   };
   if (is_set("inter.broker.listener.name")) {
-    std::string name = get("inter.broker.listener.name");
-    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string name = listener_name(get("inter.broker.listener.name"));
     if (!listener_named(name)) {
       return Status::error("invalid value for config 'inter.broker.listener.name': listener '" + name +
                            "' is not defined in listeners");
@@ -148,8 +147,7 @@ Status BrokerConfig::resolve() {
     inter_broker_listener_name_ = advertised_named(by_protocol) ? by_protocol : advertised_listeners_.front().name;
   }
   if (is_set("control.plane.listener.name") && !get("control.plane.listener.name").empty()) {
-    std::string name = get("control.plane.listener.name");
-    for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string name = listener_name(get("control.plane.listener.name"));
     if (!advertised_named(name)) {
       return Status::error("invalid value for config 'control.plane.listener.name': listener '" + name +
                            "' is not defined in advertised.listeners");

@@ -28,6 +28,8 @@ Status bad_entry(std::string_view key, std::string_view entry, const std::string
 
 }  // namespace
 
+std::string listener_name(std::string_view s) { return upper(s); }
+
 std::string Listener::to_string() const {
   bool v6 = host.find(':') != std::string::npos;
   return name + "://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
@@ -41,7 +43,7 @@ Result<std::map<std::string, std::string>> parse_security_protocol_map(std::stri
       return Status::error("invalid value for config 'listener.security.protocol.map': '" + item +
                            "' (expected NAME:PROTOCOL)");
     }
-    std::string name = upper(trim(std::string_view(item).substr(0, colon)));
+    std::string name = listener_name(trim(std::string_view(item).substr(0, colon)));
     std::string proto = upper(trim(std::string_view(item).substr(colon + 1)));
     if (!is_known_protocol(proto)) {
       return Status::error("invalid value for config 'listener.security.protocol.map': unknown security protocol '" +
@@ -65,7 +67,7 @@ Result<std::vector<Listener>> parse_listeners(std::string_view value, std::strin
     size_t sep = entry.find("://");
     if (sep == std::string::npos || sep == 0) return bad_entry(key, entry, "has no listener name");
     Listener l;
-    l.name = upper(entry.substr(0, sep));
+    l.name = listener_name(entry.substr(0, sep));
     std::string_view rest = std::string_view(entry).substr(sep + 3);
     size_t colon = rest.rfind(':');
     if (colon == std::string_view::npos) return bad_entry(key, entry, "has no port");

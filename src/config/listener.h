@@ -25,6 +25,10 @@ struct Listener {
   bool operator==(const Listener&) const = default;
 };
 
+// A listener name as the keys name it, normalised (upper-cased, Kafka's
+// ListenerName.normalised).
+std::string listener_name(std::string_view s);
+
 // "NAME:PROTOCOL,..." -> name -> protocol. Names are upper-cased.
 Result<std::map<std::string, std::string>> parse_security_protocol_map(std::string_view value);
 

@@ -30,6 +30,7 @@ struct ConnectionLimits {
   int max_connections = INT32_MAX;                 // max.connections
   int max_per_ip = INT32_MAX;                      // max.connections.per.ip
   std::map<std::string, int> per_ip_overrides;     // max.connections.per.ip.overrides (host or IP -> count)
+  bool operator==(const ConnectionLimits&) const = default;
 };
 
 class ConnectionQuotas {

@@ -63,6 +63,7 @@ namespace {
 void name_leaders(const BrokerContext& b, std::string_view listener, const std::vector<FetchPartitionWanted>& wanted,
                   std::vector<FetchPartitionResult>& results,
                   std::vector<protocol::FetchResponse::NodeEndpoint>& leaders) {
+  const cluster::EndPoint* self = b.settings.advertised_on(listener);
   for (size_t i = 0; i < results.size() && i < wanted.size(); ++i) {
     auto& pr = results[i];
     if (pr.error_code != ErrorCode::kFencedLeaderEpoch) continue;
@@ -75,7 +76,6 @@ void name_leaders(const BrokerContext& b, std::string_view listener, const std::
     if (!partition) continue;  // gone since the read: leader unknown
     pr.current_leader.leader_id = b.settings.broker_id;
     pr.current_leader.leader_epoch = partition->leader_epoch();
-    const cluster::EndPoint* self = b.settings.advertised_on(listener);
     if (leaders.empty() && self != nullptr) {
       auto& n = leaders.emplace_back();
       n.node_id = b.settings.broker_id;

@@ -57,6 +57,7 @@ constexpr int16_t kFirstZstdVersion = 7;  // KIP-110
 // leader (here: this node, at the partition's epoch) and the response lists
 // that leader's endpoint once.
 void add_current_leaders(const BrokerContext& b, std::string_view listener, protocol::ProduceResponse& resp) {
+  const cluster::EndPoint* self = b.settings.advertised_on(listener);
   for (auto& tr : resp.responses) {
     for (auto& pr : tr.partition_responses) {
       if (pr.error_code != ErrorCode::kNotLeaderOrFollower) continue;
@@ -64,7 +65,6 @@ void add_current_leaders(const BrokerContext& b, std::string_view listener, prot
       if (!partition) continue;  // leader unknown: the tag stays at its default (-1, -1)
       pr.current_leader.leader_id = b.settings.broker_id;
       pr.current_leader.leader_epoch = partition->leader_epoch();
-      const cluster::EndPoint* self = b.settings.advertised_on(listener);
       if (resp.node_endpoints.empty() && self != nullptr) {
         auto& n = resp.node_endpoints.emplace_back();
         n.node_id = b.settings.broker_id;
