@@ -48,7 +48,7 @@ BrokerSettings settings_from_config(const config::BrokerConfig& cfg) {
   s.broker_id = cfg.broker_id();
   if (!cfg.listeners().empty()) s.listeners.clear();
   for (const config::Listener& l : cfg.listeners()) {
-    s.listeners.push_back({l.name, l.host.empty() ? "0.0.0.0" : l.host, l.port});
+    s.listeners.push_back({l.name, l.host.empty() ? "0.0.0.0" : l.host, l.port, l.security_protocol});
   }
   // advertised_listeners() defaults to listeners and has its hosts resolved
   // (BrokerConfig::resolve); a wildcard bind address is not routable.

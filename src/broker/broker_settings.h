@@ -57,6 +57,8 @@ struct ListenerSettings {
   std::string name = "PLAINTEXT";  // upper-cased listener name
   std::string bind_host = "127.0.0.1";  // "0.0.0.0" = every IPv4 interface
   uint16_t port = 9092;
+  std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SASL_PLAINTEXT (others are refused at start)
+  bool sasl() const { return security_protocol == "SASL_PLAINTEXT" || security_protocol == "SASL_SSL"; }
 };
 
 struct BrokerSettings {

@@ -1,13 +1,29 @@
 #include "broker/dispatcher.h"
 
+#include <chrono>
+
 #include <spdlog/spdlog.h>
 
 #include "broker/handlers/handler_table.h"
 #include "broker/handlers/handlers.h"
+#include "broker/sasl_authenticator.h"
 #include "protocol/api_table.h"
 #include "protocol/api_versions_request.h"
 
 namespace spool::broker {
+namespace {
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::shared_ptr<net::ConnectionSession> Dispatcher::on_connect(const net::ConnectionInfo& conn) {
+  if (conn.listener >= listeners_.size() || !listeners_[conn.listener].sasl) return nullptr;
+  return std::make_shared<SaslAuthenticator>(listeners_[conn.listener].sasl);
+}
 
 void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
   ByteReader r(frame.data(), frame.size());
@@ -16,12 +32,36 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     return;
   }
   const ServedListener& on = listeners_[conn.listener];
+  auto* auth = on.sasl ? static_cast<SaslAuthenticator*>(conn.session.get()) : nullptr;
+  if (on.sasl && auth == nullptr) {
+    responder.close("no authentication state on a SASL listener");
+    return;
+  }
+  if (auth != nullptr && auth->expects_raw_token()) {
+    auth->on_raw_token(frame, std::move(responder), steady_ms());
+    return;
+  }
   RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
   if (!protocol::decode_request_header(r, ctx.header)) {
     ctx.close("undecodable request header");
     return;
   }
   const auto& h = ctx.header;
+  if (auth != nullptr) {
+    const int64_t now = steady_ms();
+    switch (auth->route(h.api_key, now)) {
+      case SaslAuthenticator::Route::kServe:
+        ctx.principal = auth->principal();
+        break;
+      case SaslAuthenticator::Route::kAuthenticate:
+        auth->on_request(ctx, r, now);
+        return;
+      case SaslAuthenticator::Route::kReject:
+      case SaslAuthenticator::Route::kExpired:
+        ctx.close(auth->refusal(h.api_key));
+        return;
+    }
+  }
   const ApiEntry* api = find_served_api(h.api_key, on.roles);
   if (h.api_key == protocol::ApiVersionsRequest::kApiKey && (api == nullptr || h.api_version > api->max_version)) {
     // KIP-511: a client newer than us learns our range from a v0-shaped answer.

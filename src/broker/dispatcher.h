@@ -5,15 +5,20 @@
 // hands the body to the entry's handler. A frame whose header cannot be decoded, an unknown API key or
 // an unsupported version (other than ApiVersions, which gets the KIP-511
 // answer) closes that connection with a log line; other clients are
-// unaffected. Runs on reactor threads; never blocks.
+// unaffected. On a SASL listener each connection gets a SaslAuthenticator
+// (its net session), which owns every frame until the client is
+// authenticated (broker/sasl_authenticator.h); requests carry the
+// connection's principal. Runs on reactor threads; never blocks.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "broker/broker_context.h"
 #include "broker/handlers/handler_table.h"
 #include "net/request_handler.h"
+#include "security/sasl_listener.h"
 
 namespace spool::broker {
 
@@ -23,6 +28,8 @@ namespace spool::broker {
 struct ServedListener {
   std::string name = "PLAINTEXT";
   ListenerSet roles = kClientOnly;
+  // Set on a SASL listener: its clients must authenticate first.
+  std::shared_ptr<const security::SaslListenerConfig> sasl;
 };
 
 class Dispatcher : public net::RequestHandler {
@@ -30,6 +37,7 @@ class Dispatcher : public net::RequestHandler {
   // One entry per net::ServerOptions::listeners entry, in the same order.
   explicit Dispatcher(BrokerContext& ctx, std::vector<ServedListener> listeners = {ServedListener{}})
       : ctx_(ctx), listeners_(std::move(listeners)) {}
+  std::shared_ptr<net::ConnectionSession> on_connect(const net::ConnectionInfo& conn) override;
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:

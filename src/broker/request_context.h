@@ -43,6 +43,9 @@ struct RequestContext {
   std::string listener_name = "PLAINTEXT";
   // The roles that listener plays (kClientAndInterBroker on a cluster member).
   ListenerSet roles = kClientOnly;
+  // Who sent it: "User:<name>" on a SASL listener once authenticated,
+  // "User:ANONYMOUS" on a PLAINTEXT one (Kafka's KafkaPrincipal form).
+  std::string principal = "User:ANONYMOUS";
 
   int16_t version() const { return header.api_version; }
 

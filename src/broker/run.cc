@@ -20,6 +20,7 @@
 #include "cluster/producer_id_blocks.h"
 #include "config/topic_config.h"
 #include "net/server.h"
+#include "security/sasl_listener.h"
 
 namespace spool::broker {
 namespace {
@@ -119,6 +120,18 @@ int run_broker(const config::BrokerConfig& cfg) {
   if (settings.log_dirs.empty()) {
     spdlog::error("no log.dirs configured");
     return 1;
+  }
+  // What each SASL listener offers (its mechanisms, PLAIN's users), checked
+  // before anything opens.
+  std::vector<std::shared_ptr<const security::SaslListenerConfig>> sasl(settings.listeners.size());
+  for (size_t i = 0; i < settings.listeners.size(); ++i) {
+    if (!settings.listeners[i].sasl()) continue;
+    auto c = security::sasl_listener_config(cfg, settings.listeners[i].name);
+    if (!c) {
+      spdlog::error("refusing to start: {}", c.status().message());
+      return 1;
+    }
+    sasl[i] = std::make_shared<const security::SaslListenerConfig>(std::move(*c));
   }
   auto power_cut = TestPowerCut::from_env(settings.log_dirs);  // before any file opens
   if (!power_cut) {
@@ -250,11 +263,13 @@ int run_broker(const config::BrokerConfig& cfg) {
   // Every listener of a cluster member also serves the other brokers (the
   // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
   std::vector<ServedListener> served;
-  for (const ListenerSettings& l : settings.listeners) {
-    served.push_back({l.name, member ? kClientAndInterBroker : kClientOnly});
+  net::ServerOptions so = server_options(settings);
+  for (size_t i = 0; i < settings.listeners.size(); ++i) {
+    const ListenerSettings& l = settings.listeners[i];
+    served.push_back({l.name, member ? kClientAndInterBroker : kClientOnly, sasl[i]});
+    if (sasl[i]) so.listeners[i].max_unauthenticated_request_bytes = sasl[i]->max_receive_bytes;
   }
   Dispatcher dispatcher(ctx, std::move(served));
-  net::ServerOptions so = server_options(settings);
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)
     so.request_pool = std::make_shared<net::RequestMemoryPool>(bytes);
   // A cluster member binds now (its port goes into the registration) but

@@ -6,6 +6,7 @@
 
 #include "broker/run.h"
 #include "config/broker_config.h"
+#include "security/sasl_listener.h"
 #include "util/logging.h"
 
 namespace spool::cli {
@@ -15,6 +16,10 @@ int run_broker_command(const BrokerArgs& args) {
   auto cfg = config::BrokerConfig::load(args.config_file, args.overrides, &warnings);
   if (!cfg) {
     std::cerr << "spool broker: " << cfg.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (Status sasl = security::check_sasl_listeners(*cfg); !sasl) {
+    std::cerr << "spool broker: refusing to start: " << sasl.message() << "\n";
     return kExitUsage;
   }
   init_logging(cfg->log_level());

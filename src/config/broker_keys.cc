@@ -297,7 +297,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"client.quota.callback.class", C, null, no_check(), R, kQuota},
 
     // ---- Security: common and SSL
-    {"connections.max.reauth.ms", L, "0", no_check(), R, kSasl},
+    {"connections.max.reauth.ms", L, "0", at_least(0), Y},
     {"security.providers", Str, null, no_check(), R, kTls},
     {"principal.builder.class", C, "org.apache.kafka.common.security.authenticator.DefaultKafkaPrincipalBuilder", no_check(), R, kPrincipal},
     {"ssl.protocol", Str, "TLSv1.3", no_check(), R, kTls},
@@ -327,7 +327,7 @@ constexpr KeyDef kBrokerKeys[] = {
     // ---- SASL
     {"sasl.mechanism.inter.broker.protocol", Str, "GSSAPI", no_check(), R, kSasl},
     {"sasl.jaas.config", P, null, no_check(), R, kSasl},
-    {"sasl.enabled.mechanisms", Lst, "GSSAPI", no_check(), R, kSasl},
+    {"sasl.enabled.mechanisms", Lst, "GSSAPI", no_check(), Y},
     {"sasl.server.callback.handler.class", C, null, no_check(), R, kSasl},
     {"sasl.client.callback.handler.class", C, null, no_check(), R, kSasl},
     {"sasl.login.class", C, null, no_check(), R, kSasl},
@@ -346,7 +346,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"sasl.login.read.timeout.ms", I, null, no_check(), R, kSasl},
     {"sasl.login.retry.backoff.max.ms", L, "10000", no_check(), R, kSasl},
     {"sasl.login.retry.backoff.ms", L, "100", no_check(), R, kSasl},
-    {"sasl.server.max.receive.size", I, "524288", no_check(), R, kSasl},
+    {"sasl.server.max.receive.size", I, "524288", at_least(1), Y},
     {"sasl.oauthbearer.scope.claim.name", Str, "scope", no_check(), R, kSasl},
     {"sasl.oauthbearer.sub.claim.name", Str, "sub", no_check(), R, kSasl},
     {"sasl.oauthbearer.token.endpoint.url", Str, null, no_check(), R, kSasl},

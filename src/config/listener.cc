@@ -30,6 +30,32 @@ Status bad_entry(std::string_view key, std::string_view entry, const std::string
 
 std::string listener_name(std::string_view s) { return upper(s); }
 
+bool is_served_sasl_mechanism(std::string_view mechanism) {
+  for (std::string_view m : kSaslMechanisms) {
+    if (m == mechanism) return true;
+  }
+  return false;
+}
+
+std::string listener_key(std::string_view listener, std::string_view key) {
+  std::string prefix = "listener.name." + std::string(listener);
+  for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return prefix + "." + std::string(key);
+}
+
+bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners) {
+  for (const Listener& l : listeners) {
+    if (l.security_protocol != "SASL_PLAINTEXT" && l.security_protocol != "SASL_SSL") continue;
+    if (key == listener_key(l.name, "sasl.enabled.mechanisms")) return true;
+    for (std::string_view m : kSaslMechanisms) {
+      std::string mech(m);
+      for (char& c : mech) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (key == listener_key(l.name, mech + ".sasl.jaas.config")) return true;
+    }
+  }
+  return false;
+}
+
 std::string Listener::to_string() const {
   bool v6 = host.find(':') != std::string::npos;
   return name + "://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);

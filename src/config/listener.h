@@ -29,6 +29,18 @@ struct Listener {
 // ListenerName.normalised).
 std::string listener_name(std::string_view s);
 
+// The SASL mechanisms Spool serves (sasl.enabled.mechanisms may name only
+// these), as Kafka spells them.
+inline constexpr std::string_view kSaslMechanisms[] = {"PLAIN"};
+bool is_served_sasl_mechanism(std::string_view mechanism);
+
+// Per-listener override keys: "listener.name.<listener, lower-cased>." + key
+// (Kafka's ListenerName.configPrefix; the prefix is case-sensitive).
+std::string listener_key(std::string_view listener, std::string_view key);
+// The per-listener keys Spool acts on, for a SASL listener: its
+// sasl.enabled.mechanisms and, per served mechanism, <mechanism>.sasl.jaas.config.
+bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners);
+
 // "NAME:PROTOCOL,..." -> name -> protocol. Names are upper-cased.
 Result<std::map<std::string, std::string>> parse_security_protocol_map(std::string_view value);
 

@@ -11,10 +11,18 @@ namespace {
 constexpr const char* kListenerPrefix = "listener.name.";
 
 void refuse_listeners(const BrokerConfig& cfg, std::vector<Refusal>& out) {
+  const bool cluster = !cfg.get("zookeeper.connect").empty();
   for (const Listener& l : cfg.listeners()) {
-    if (l.security_protocol != "PLAINTEXT") {
+    if (l.security_protocol == "SSL" || l.security_protocol == "SASL_SSL") {
       out.push_back({"listeners", "listener " + l.to_string() + " uses security protocol " + l.security_protocol +
-                                      ", and only PLAINTEXT is served yet (TLS and SASL are not supported yet)"});
+                                      ", and TLS is not supported yet (PLAINTEXT and SASL_PLAINTEXT are served)"});
+    } else if (cluster && l.security_protocol != "PLAINTEXT" &&
+               (l.name == cfg.inter_broker_listener_name() || l.name == cfg.control_plane_listener_name())) {
+      out.push_back({l.name == cfg.inter_broker_listener_name() ? "inter.broker.listener.name"
+                                                                : "control.plane.listener.name",
+                     "listener " + l.name + " uses security protocol " + l.security_protocol +
+                         ", and Spool's brokers cannot authenticate to each other yet (the inter-broker and "
+                         "control-plane listeners must be PLAINTEXT)"});
     }
   }
 }
@@ -35,9 +43,11 @@ std::vector<Refusal> refused_settings(const BrokerConfig& cfg) {
   for (const auto& [key, value] : cfg.explicit_values()) {
     if (const KeyDef* def = find_broker_key(key)) {
       if (def->acts == Acts::kRefused && !is_off_value(*def, value)) out.push_back({key, def->refusal});
-    } else if (key.starts_with(kListenerPrefix) && !value.empty()) {
-      out.push_back({key, "per-listener overrides are not supported yet (only PLAINTEXT listeners are served; "
-                          "TLS and SASL are not supported yet)"});
+    } else if (key.starts_with(kListenerPrefix) && !value.empty() && !is_acted_listener_key(key, cfg.listeners())) {
+      out.push_back({key, "this per-listener override is not supported (Spool acts on "
+                          "listener.name.<sasl listener>.sasl.enabled.mechanisms and "
+                          "listener.name.<sasl listener>.<mechanism>.sasl.jaas.config, with the listener name "
+                          "lower-cased; TLS is not supported yet)"});
     }
   }
   refuse_listeners(cfg, out);

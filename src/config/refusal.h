@@ -7,9 +7,11 @@
 //   * every kRefused key of the broker key table (broker_keys.cc: TLS, SASL,
 //     ACLs, quotas, ZooKeeper, tiered storage...) set to anything but its off
 //     value (config_def.h, is_off_value);
-//   * per-listener overrides (`listener.name.<listener>.<key>`) with a value;
-//   * more than one listener, or a listener whose security protocol is not
-//     PLAINTEXT (only one PLAINTEXT listener is served yet);
+//   * per-listener overrides (`listener.name.<listener>.<key>`) with a value,
+//     except the SASL ones Spool acts on (listener.h, is_acted_listener_key);
+//   * a listener on SSL or SASL_SSL (TLS is not served yet) and, in cluster
+//     mode, an inter-broker or control-plane listener that is not PLAINTEXT
+//     (the brokers' own connections cannot authenticate yet);
 //   * a KRaft quorum of more than one voter (controller.quorum.voters or
 //     controller.quorum.bootstrap.servers with several entries): the brokers
 //     would each form a separate one-node cluster.

@@ -50,6 +50,13 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
   info_.listener = listener;
   info_.peer = "unknown";
   peer_address_ = "unknown";
+  frame_limit_ = options.max_request_bytes;
+  const int32_t pre_auth = listener < options.listeners.size()
+                               ? options.listeners[listener].max_unauthenticated_request_bytes : 0;
+  if (pre_auth > 0 && pre_auth < frame_limit_) {
+    frame_limit_ = pre_auth;
+    frame_limit_lifted_ = false;
+  }
 }
 
 void Connection::start() {
@@ -71,6 +78,12 @@ void Connection::start() {
   }
   reactor_.conns.emplace(info_.id, shared_from_this());
   spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
+  try {
+    info_.session = handler_.on_connect(info_);
+  } catch (const std::exception& e) {
+    close(std::string("connection handler threw: ") + e.what(), spdlog::level::err);
+    return;
+  }
 
   last_activity_ = clock_->monotonic_ms();
   if (options_.idle_timeout_ms > 0) {
@@ -128,9 +141,10 @@ void Connection::process_input() {
       const uint8_t* p = rbuf_.data() + rpos_;
       const int32_t size = load_be32(p);
       // Checked before any allocation: a hostile size must not cost memory.
-      if (size <= 0 || size > options_.max_request_bytes) {
-        close("frame size " + std::to_string(size) + " outside 1.." + std::to_string(options_.max_request_bytes) +
-                  " (socket.request.max.bytes)",
+      if (size <= 0 || size > frame_limit_) {
+        close("frame size " + std::to_string(size) + " outside 1.." + std::to_string(frame_limit_) +
+                  (frame_limit_lifted_ ? " (socket.request.max.bytes)"
+                                       : " before authentication (sasl.server.max.receive.size)"),
               spdlog::level::warn);
         return;
       }
@@ -274,6 +288,12 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
   // Handled: the request's bytes leave the pool now, as Kafka releases a
   // request's buffer before its response is sent.
   release_pooled(std::exchange(slot.pooled, 0));
+  if (state == SlotState::kReadyAuthenticated) {
+    // Before the answer can reach the client, so before its next frame.
+    frame_limit_ = options_.max_request_bytes;
+    frame_limit_lifted_ = true;
+    state = SlotState::kReady;
+  }
   slot.state = state;
   slot.data = std::move(data);
   slot.reason = std::move(reason);
@@ -296,12 +316,18 @@ void Connection::try_write() {
         }
         return;
       }
-      if (slot.state == SlotState::kReady) {
+      if (slot.state == SlotState::kReady || slot.state == SlotState::kReadyThenClose) {
         if (slot.data.size() > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
           close("response larger than 2 GiB", spdlog::level::err);
           return;
         }
         sendq_.push(std::move(slot.data));
+        if (slot.state == SlotState::kReadyThenClose) {
+          // Stays at the front as a close, done once its answer is written.
+          slot.state = SlotState::kClose;
+          slot.data = Response();
+          continue;
+        }
       } else {
         ++done_seq_;  // no_response: the slot is settled, nothing to write
       }

@@ -45,7 +45,9 @@
 
 namespace spool::net {
 
-enum class SlotState : uint8_t { kPending, kReady, kNoResponse, kClose, kAbandoned };
+// kReadyAuthenticated becomes kReady once it lifts the frame bound;
+// kReadyThenClose becomes kClose once its answer is queued for writing.
+enum class SlotState : uint8_t { kPending, kReady, kReadyAuthenticated, kReadyThenClose, kNoResponse, kClose, kAbandoned };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -107,6 +109,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   LogRateLimiter& reject_log_;
   std::string peer_address_;  // the peer's IP alone: the key of reject_log_
   std::atomic<bool> closed_{false};
+  // The largest frame read now: the listener's pre-authentication bound
+  // until an answer lifts it, else options_.max_request_bytes.
+  int32_t frame_limit_ = 0;
+  bool frame_limit_lifted_ = true;
 
   // Read side.
   FrameBytes rbuf_;  // kReadBufferSize while bytes are buffered or awaited, else empty

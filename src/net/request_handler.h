@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "net/responder.h"
@@ -16,15 +17,30 @@
 
 namespace spool::net {
 
+// State the handler keeps per connection (e.g. its authentication), created
+// by RequestHandler::on_connect and owned by the connection; net never looks
+// inside.
+class ConnectionSession {
+ public:
+  virtual ~ConnectionSession() = default;
+};
+
 struct ConnectionInfo {
   uint64_t id = 0;    // unique per Server, never reused
   std::string peer;   // "ip:port" ("[ipv6]:port" for IPv6 peers)
   uint32_t listener = 0;  // index of the ServerOptions::listeners entry it came in on
+  // What on_connect returned (null when it returned null). Used only from
+  // handle() and on_disconnect() of this connection, so from one thread at a
+  // time.
+  std::shared_ptr<ConnectionSession> session;
 };
 
 class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
+  // Called once per accepted connection, before its first frame; the result
+  // becomes ConnectionInfo::session.
+  virtual std::shared_ptr<ConnectionSession> on_connect(const ConnectionInfo& conn) { return nullptr; }
   // frame = the request bytes without the 4-byte size prefix (already
   // bounded by ServerOptions::max_request_bytes, never empty).
   virtual void handle(const ConnectionInfo& conn, FrameBytes frame, Responder responder) = 0;

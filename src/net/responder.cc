@@ -14,6 +14,14 @@ void Responder::send(Response response) {
   if (slot_) slot_->resolve(SlotState::kReady, std::move(response), std::string());
 }
 
+void Responder::send_authenticated(Response response) {
+  if (slot_) slot_->resolve(SlotState::kReadyAuthenticated, std::move(response), std::string());
+}
+
+void Responder::send_then_close(Response response, std::string_view reason) {
+  if (slot_) slot_->resolve(SlotState::kReadyThenClose, std::move(response), std::string(reason));
+}
+
 void Responder::no_response() {
   if (slot_) slot_->resolve(SlotState::kNoResponse, Response(), std::string());
 }

@@ -34,6 +34,13 @@ class Responder {
   // The same, with file regions spliced in (zero-copy Fetch answers); the
   // regions are sent with sendfile unless ServerOptions::sendfile is off.
   void send(Response response);
+  // The same, and the connection's client is authenticated from this answer
+  // on: later frames are bounded by max_request_bytes instead of the
+  // listener's max_unauthenticated_request_bytes.
+  void send_authenticated(Response response);
+  // The same, then closes the connection once this answer is written (a
+  // failed authentication: the client learns why, then is cut off).
+  void send_then_close(Response response, std::string_view reason);
   // Occupies the slot but writes nothing (acks=0 produce).
   void no_response();
   // Closes the connection once every earlier response is written; later

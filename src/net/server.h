@@ -36,6 +36,12 @@ struct ListenAddress {
   std::string name = "PLAINTEXT";  // the listener's name, for log lines
   std::string host = "127.0.0.1";  // "" or "0.0.0.0" = all IPv4 interfaces; names are resolved
   uint16_t port = 9092;            // 0 = ephemeral (see Server::port())
+  // > 0 on a listener whose clients must authenticate first: frames above
+  // it close the connection until an answer sent with
+  // Responder::send_authenticated lifts the bound to max_request_bytes
+  // (sasl.server.max.receive.size), so an unauthenticated client cannot make
+  // the broker allocate much.
+  int32_t max_unauthenticated_request_bytes = 0;
 };
 
 struct ServerOptions {

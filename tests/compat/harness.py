@@ -141,12 +141,15 @@ class Broker:
             return super().__new__(KafkaPeerBroker)
         return super().__new__(cls)
 
-    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None):
-        """extra_listeners: {NAME: port}, more PLAINTEXT listeners on
-        127.0.0.1 after the PLAINTEXT one on `port`, all advertised."""
+    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None,
+                 listener_protocols=None):
+        """extra_listeners: {NAME: port}, more listeners on 127.0.0.1 after
+        the PLAINTEXT one on `port`, all advertised; PLAINTEXT unless
+        listener_protocols ({NAME: protocol}) names another protocol."""
         self.bin = spool_bin()
         self.overrides = dict(overrides or {})
         self.extra_listeners = dict(extra_listeners or {})
+        self.listener_protocols = {n: (listener_protocols or {}).get(n, "PLAINTEXT") for n in self.extra_listeners}
         self._own_dir = log_dir is None
         self.work_dir = tempfile.mkdtemp(prefix="spool-test-")
         self.log_dir = log_dir or os.path.join(self.work_dir, "data")
@@ -171,7 +174,7 @@ class Broker:
         args = [self.bin, "broker", "--override", f"listeners={listeners}",
                 "--override", f"log.dirs={self.log_dir}"]
         if self.extra_listeners:
-            protocols = ",".join(["PLAINTEXT:PLAINTEXT"] + [f"{n}:PLAINTEXT" for n in self.extra_listeners])
+            protocols = ",".join(["PLAINTEXT:PLAINTEXT"] + [f"{n}:{p}" for n, p in self.listener_protocols.items()])
             args += ["--override", f"listener.security.protocol.map={protocols}"]
         for k, v in self.overrides.items():
             args += ["--override", f"{k}={v}"]
@@ -274,8 +277,10 @@ class KafkaPeerBroker(Broker):
     Brokers on the same log_dir share data, as with Spool), else a folder in
     work_dir; Kafka's log.dirs is DIR/data and becomes self.log_dir."""
 
-    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None):
-        super().__init__(overrides=overrides, log_dir=log_dir, port=port, name=name, extra_listeners=extra_listeners)
+    def __init__(self, overrides=None, log_dir=None, port=None, name="broker", extra_listeners=None,
+                 listener_protocols=None):
+        super().__init__(overrides=overrides, log_dir=log_dir, port=port, name=name, extra_listeners=extra_listeners,
+                         listener_protocols=listener_protocols)
         self.bin = KAFKA_PEER
         self.peer_dir = self.log_dir
         self.log_dir = os.path.join(self.peer_dir, "data")
@@ -289,6 +294,7 @@ class KafkaPeerBroker(Broker):
         env = dict(os.environ,
                    KAFKA_PEER_EXTRA_LISTENERS=",".join(f"{n}://127.0.0.1:{p}"
                                                        for n, p in self.extra_listeners.items()),
+                   KAFKA_PEER_EXTRA_PROTOCOLS=",".join(f"{n}:{p}" for n, p in self.listener_protocols.items()),
                    KAFKA_PEER_WATCH_PID=str(os.getpid()),  # no JVM outlives this process
                    KAFKA_PEER_START_TIMEOUT=str(int(timeout)),
                    KAFKA_PEER_STOP_TIMEOUT=str(int(PEER_STOP_TIMEOUT_S)))

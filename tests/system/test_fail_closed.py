@@ -122,7 +122,8 @@ def test_every_refused_key_stops_the_start():
     assert len(refused) > 100, f"only {len(refused)} refused keys"
     keys = {k for k, _ in refused}
     for must in ("authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "zookeeper.set.acl",
-                 "zookeeper.ssl.client.enable", "ssl.keystore.location", "sasl.enabled.mechanisms", "client.quota.callback.class"):
+                 "zookeeper.ssl.client.enable", "ssl.keystore.location", "sasl.jaas.config",
+                 "sasl.mechanism.inter.broker.protocol", "client.quota.callback.class"):
         assert must in keys, must
     for key, value in refused:
         rc, out = refused_start(["--override", f"{key}={value}"])
@@ -135,13 +136,20 @@ def test_every_refused_key_stops_the_start():
 
 def test_listeners_and_listener_overrides_are_refused():
     cases = [
-        (["--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_PLAINTEXT://127.0.0.1:{q}"],
-         ["listeners: listener SASL_PLAINTEXT://127.0.0.1:{q} uses security protocol SASL_PLAINTEXT"]),
+        (["--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_SSL://127.0.0.1:{q}"],
+         ["listeners: listener SASL_SSL://127.0.0.1:{q} uses security protocol SASL_SSL"]),
         (["--override", "listeners=SSL://127.0.0.1:{p}"], ["uses security protocol SSL"]),
         (["--override", "listener.name.plaintext.ssl.keystore.location=/etc/ks.p12"],
-         ["listener.name.plaintext.ssl.keystore.location: per-listener overrides"]),
+         ["listener.name.plaintext.ssl.keystore.location: this per-listener override is not supported"]),
         (["--override", "controller.quorum.voters=1@127.0.0.1:1,2@127.0.0.1:2"],
          ["controller.quorum.voters: a KRaft quorum"]),
+        # A SASL listener whose mechanisms Spool cannot serve: Kafka's
+        # default (GSSAPI), or PLAIN without users.
+        (["--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_PLAINTEXT://127.0.0.1:{q}"],
+         ["refusing to start", "'sasl.enabled.mechanisms': SASL mechanism GSSAPI is not supported"]),
+        (["--override", "sasl.enabled.mechanisms=PLAIN",
+          "--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_PLAINTEXT://127.0.0.1:{q}"],
+         ["refusing to start", "'listener.name.sasl_plaintext.plain.sasl.jaas.config' is not set"]),
     ]
     for args, wants in cases:
         p, q = free_port(), free_port()
@@ -155,11 +163,13 @@ def test_listeners_and_listener_overrides_are_refused():
 
 
 def test_secured_kafka_server_properties_is_refused():
-    port, sasl_port = free_port(), free_port()
+    port, sasl_port, ssl_port = free_port(), free_port(), free_port()
     work = tempfile.mkdtemp(prefix="spool-failclosed-")
     props = os.path.join(work, "server.properties")
     with open(props, "w") as f:
-        f.write(f"listeners=PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}\n"
+        f.write(f"listeners=PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port},"
+                f"SASL_SSL://127.0.0.1:{ssl_port}\n"
+                "listener.name.sasl_ssl.ssl.keystore.password=s3cret-ks\n"
                 "sasl.enabled.mechanisms=PLAIN\n"
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config="
                 "org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -168,12 +178,16 @@ def test_secured_kafka_server_properties_is_refused():
                 "allow.everyone.if.no.acl.found=true\n"
                 "super.users=User:admin\n"
                 f"log.dirs={work}/data\n")
-    rc, out, listened = run_watched([spool_bin(), "broker", "--config", props], (port, sasl_port))
+    rc, out, listened = run_watched([spool_bin(), "broker", "--config", props], (port, sasl_port, ssl_port))
     assert rc == 2, out
-    for key in ("listeners", "sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+    for key in ("listeners", "listener.name.sasl_ssl.ssl.keystore.password",
                 "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users"):
         assert f"\n  {key}: " in out, f"{key} not named:\n{out}"
-    assert "s3cret-pw" not in out, out
+    # SASL/PLAIN on SASL_PLAINTEXT is served (issue 17): not refused.
+    for key in ("sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config"):
+        assert f"\n  {key}: " not in out, f"{key} refused:\n{out}"
+    assert "SASL_SSL://127.0.0.1" in out and "SASL_PLAINTEXT://" not in out, out
+    assert "s3cret-pw" not in out and "s3cret-ks" not in out, out
     assert not listened, out
     assert not os.path.exists(os.path.join(work, "data"))
 

@@ -104,6 +104,10 @@
 #include "protocol/offset_for_leader_epoch_response.h"
 #include "protocol/produce_request.h"
 #include "protocol/produce_response.h"
+#include "protocol/sasl_authenticate_request.h"
+#include "protocol/sasl_authenticate_response.h"
+#include "protocol/sasl_handshake_request.h"
+#include "protocol/sasl_handshake_response.h"
 #include "protocol/sync_group_request.h"
 #include "protocol/sync_group_response.h"
 #include "protocol/txn_offset_commit_request.h"
@@ -153,6 +157,8 @@ void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
 void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_api_versions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_sasl_handshake(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_sasl_authenticate(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -210,6 +216,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(SyncGroup, 0, 5, handle_sync_group, kClientOnly, Groups)                                   \
   X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly, Groups)                         \
   X(ListGroups, 0, 5, handle_list_groups, kClientOnly, Groups)                                 \
+  X(SaslHandshake, 0, 1, handle_sasl_handshake, kClientOnly, Admin)                            \
   X(ApiVersions, 0, 5, handle_api_versions, kClientOnly, Admin)                                \
   X(CreateTopics, 2, 7, handle_create_topics, kClientOnly, Admin)                              \
   X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin)                              \
@@ -224,6 +231,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin)                        \
   X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin)                              \
   X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin)                       \
+  X(SaslAuthenticate, 0, 2, handle_sasl_authenticate, kClientOnly, Admin)                      \
   X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin)                      \
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups)                             \
   X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin)                              \

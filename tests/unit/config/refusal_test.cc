@@ -70,9 +70,14 @@ TEST(Refusal, TheIssuesListIsRefused) {
       ++ssl;
       EXPECT_TRUE(refused(name)) << name;
     }
-    if (name.starts_with("sasl.")) {
+    // SASL/PLAIN is served (issue 17): its keys act; the other mechanisms' stay refused.
+    const bool served_sasl = name == "sasl.enabled.mechanisms" || name == "sasl.server.max.receive.size";
+    if (name.starts_with("sasl.") && !served_sasl) {
       ++sasl;
       EXPECT_TRUE(refused(name)) << name;
+    }
+    if (served_sasl) {
+      EXPECT_EQ(d.acts, Acts::kYes) << name;
     }
     // Client quotas are not enforced; the replication throttles' window is (KIP-73).
     if (name.starts_with("quota.") || name.starts_with("controller.quota.")) {
@@ -91,7 +96,7 @@ TEST(Refusal, TheIssuesListIsRefused) {
   // Cluster mode reads these (issue 13); the ZooKeeper TLS/ACL keys stay refused.
   for (const char* k : {"zookeeper.connect", "zookeeper.session.timeout.ms", "broker.rack", "num.replica.fetchers",
                         "unclean.leader.election.enable", "inter.broker.listener.name", "max.connections.per.ip",
-                        "max.connections.per.ip.overrides"})
+                        "max.connections.per.ip.overrides", "connections.max.reauth.ms"})
     EXPECT_EQ(find_broker_key(k)->acts, Acts::kYes) << k;
   for (const char* k : {"zookeeper.ssl.client.enable", "zookeeper.ssl.keystore.location"}) EXPECT_TRUE(refused(k)) << k;
   // Harmless tuning keeps the warning.
@@ -101,10 +106,11 @@ TEST(Refusal, TheIssuesListIsRefused) {
 
 TEST(Refusal, SecuredKafkaServerPropertiesIsRefusedWithEveryKey) {
   auto props = parse_properties(
-      "listeners=PLAINTEXT://127.0.0.1:9093,SASL_PLAINTEXT://127.0.0.1:9094\n"
+      "listeners=PLAINTEXT://127.0.0.1:9093,SASL_PLAINTEXT://127.0.0.1:9094,SASL_SSL://127.0.0.1:9095\n"
       "sasl.enabled.mechanisms=PLAIN\n"
       "listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
       "required username=\"admin\" password=\"hunter2\";\n"
+      "listener.name.sasl_ssl.ssl.keystore.password=hunter3\n"
       "authorizer.class.name=kafka.security.authorizer.AclAuthorizer\n"
       "allow.everyone.if.no.acl.found=true\n"
       "super.users=User:admin\n");
@@ -112,21 +118,34 @@ TEST(Refusal, SecuredKafkaServerPropertiesIsRefusedWithEveryKey) {
   auto r = BrokerConfig::from_properties(*props, nullptr);
   ASSERT_FALSE(r.is_ok());
   const std::string& msg = r.status().message();
-  for (const char* k : {"listeners: listener SASL_PLAINTEXT://127.0.0.1:9094",
-                        "sasl.enabled.mechanisms:", "listener.name.sasl_plaintext.plain.sasl.jaas.config:",
+  for (const char* k : {"listeners: listener SASL_SSL://127.0.0.1:9095", "listener.name.sasl_ssl.ssl.keystore.password:",
                         "authorizer.class.name:", "allow.everyone.if.no.acl.found:", "super.users:"})
     EXPECT_TRUE(contains(msg, k)) << k << " missing in: " << msg;
+  // SASL/PLAIN on SASL_PLAINTEXT is served now: its keys are not refused.
+  for (const char* k : {"SASL_PLAINTEXT://", "sasl.enabled.mechanisms:", "listener.name.sasl_plaintext.plain"})
+    EXPECT_FALSE(contains(msg, k)) << k << " refused in: " << msg;
   EXPECT_FALSE(contains(msg, "hunter2")) << msg;
+  EXPECT_FALSE(contains(msg, "hunter3")) << msg;
 }
 
 TEST(Refusal, Listeners) {
   EXPECT_TRUE(with({"listeners=PLAINTEXT://127.0.0.1:9092"}).is_ok());
   EXPECT_TRUE(with({"listeners=INTERNAL://127.0.0.1:9092", "listener.security.protocol.map=INTERNAL:PLAINTEXT"}).is_ok());
-  for (const char* l : {"listeners=SSL://127.0.0.1:9093", "listeners=SASL_SSL://127.0.0.1:9093",
-                        "listeners=SASL_PLAINTEXT://127.0.0.1:9093"}) {
+  for (const char* l : {"listeners=SSL://127.0.0.1:9093", "listeners=SASL_SSL://127.0.0.1:9093"}) {
     auto r = with({l});
     ASSERT_FALSE(r.is_ok()) << l;
-    EXPECT_TRUE(contains(r.status().message(), "only PLAINTEXT is served yet")) << r.status().message();
+    EXPECT_TRUE(contains(r.status().message(), "TLS is not supported yet")) << r.status().message();
+  }
+  // SASL_PLAINTEXT is served on a single node (its mechanisms are checked at
+  // start, security/sasl_listener.h)...
+  EXPECT_TRUE(with({"listeners=SASL_PLAINTEXT://127.0.0.1:9093"}).is_ok());
+  // ... but not as a cluster's inter-broker or control-plane listener: the
+  // brokers cannot authenticate to each other yet.
+  for (const char* ib : {"inter.broker.listener.name=SASL_PLAINTEXT", "control.plane.listener.name=SASL_PLAINTEXT"}) {
+    auto r = with({"zookeeper.connect=127.0.0.1:2181", "listeners=PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9093",
+                   ib});
+    ASSERT_FALSE(r.is_ok()) << ib;
+    EXPECT_TRUE(contains(r.status().message(), "cannot authenticate to each other yet")) << r.status().message();
   }
   // An innocent-looking name mapped to SSL is still SSL.
   auto r = with({"listeners=INTERNAL://127.0.0.1:9092", "listener.security.protocol.map=INTERNAL:SSL"});
@@ -146,8 +165,23 @@ TEST(Refusal, Listeners) {
 TEST(Refusal, PerListenerOverridesAreRefusedWhenSet) {
   auto r = with({"listener.name.plaintext.ssl.keystore.location=/etc/kafka/ks.p12"});
   ASSERT_FALSE(r.is_ok());
-  EXPECT_TRUE(contains(r.status().message(), "listener.name.plaintext.ssl.keystore.location: per-listener overrides"))
+  EXPECT_TRUE(contains(r.status().message(),
+                       "listener.name.plaintext.ssl.keystore.location: this per-listener override is not supported"))
       << r.status().message();
+  // The SASL ones Spool acts on pass, for a SASL listener named lower-case in
+  // the key (Kafka's prefix); upper-case or on a PLAINTEXT listener they are refused.
+  const char* jaas = "org.apache.kafka.common.security.plain.PlainLoginModule required user_a=\"b\";";
+  const std::string sasl = "listeners=PLAINTEXT://127.0.0.1:9092,SASL_PLAINTEXT://127.0.0.1:9093";
+  EXPECT_TRUE(with({sasl, std::string("listener.name.sasl_plaintext.plain.sasl.jaas.config=") + jaas,
+                    "listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN"})
+                  .is_ok());
+  for (std::string bad : {std::string("listener.name.SASL_PLAINTEXT.plain.sasl.jaas.config=") + jaas,
+                          std::string("listener.name.plaintext.plain.sasl.jaas.config=") + jaas,
+                          std::string("listener.name.sasl_plaintext.gssapi.sasl.jaas.config=") + jaas}) {
+    r = with({sasl, bad});
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_TRUE(contains(r.status().message(), "this per-listener override is not supported")) << r.status().message();
+  }
   std::vector<std::string> warnings;
   ASSERT_TRUE(with({"listener.name.plaintext.ssl.keystore.location="}, &warnings).is_ok());
   EXPECT_EQ(warnings.size(), 1u);

@@ -1,0 +1,266 @@
+"""SASL/PLAIN on a SASL_PLAINTEXT listener (issue 17, Deliver 3).
+
+One broker with two listeners: PLAINTEXT (the harness's) and SASL
+(SASL_PLAINTEXT, sasl.enabled.mechanisms=PLAIN, users from
+listener.name.sasl.plain.sasl.jaas.config). Real clients (librdkafka through
+confluent-kafka, and kafka-python) and hand-built frames check:
+
+  * the right password connects and round-trips exact messages;
+  * a wrong password gets SASL_AUTHENTICATION_FAILED and a closed connection;
+  * a client that does not speak SASL, or names an unsupported mechanism,
+    is closed (UNSUPPORTED_SASL_MECHANISM first for the latter);
+  * frames before authentication are bounded by sasl.server.max.receive.size
+    (a claimed 1 GB frame costs nothing), and a garbage token fails cleanly;
+  * SaslHandshake v0 with raw tokens (old clients' framing) works;
+  * SaslHandshake on a PLAINTEXT listener gets ILLEGAL_SASL_STATE;
+  * KIP-368: connections.max.reauth.ms is told as the session lifetime, an
+    expired session is closed on its next request, and re-authenticating on
+    the same connection keeps it (with the same principal only).
+
+Every test also passes against the Apache Kafka 4.4 peer:
+  cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q test_sasl.py
+"""
+
+import time
+
+import kafka
+import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient
+
+import kafka_wire as w
+import sasl_wire as s
+from harness import Broker, free_port
+from workload import create_topic
+
+NONE, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED = 0, 33, 34, 58
+USERS = {"alice": "alice-secret", "bob": "bob-secret"}
+JAAS = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
+        + " ".join(f'user_{u}="{p}"' for u, p in USERS.items()) + ";")
+REAUTH_MS = 3000
+
+
+def sasl_broker(**extra):
+    port = free_port()
+    overrides = {"sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl.plain.sasl.jaas.config": JAAS}
+    overrides.update(extra)
+    b = Broker(overrides=overrides, extra_listeners={"SASL": port}, listener_protocols={"SASL": "SASL_PLAINTEXT"})
+    b.start()
+    return b, port
+
+
+@pytest.fixture(scope="module")
+def sasl_node():
+    b, port = sasl_broker()
+    try:
+        yield b, port
+    finally:
+        b.cleanup()
+
+
+@pytest.fixture(scope="module")
+def reauth_node():
+    b, port = sasl_broker(**{"connections.max.reauth.ms": str(REAUTH_MS)})
+    try:
+        yield b, port
+    finally:
+        b.cleanup()
+
+
+def client_conf(port, user="alice", password=None, **kw):
+    c = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SASL_PLAINTEXT",
+         "sasl.mechanisms": "PLAIN", "sasl.username": user,
+         "sasl.password": USERS.get(user, "") if password is None else password}
+    c.update(kw)
+    return c
+
+
+def authenticated(port, user="alice", password=None, version=1):
+    """A socket on the SASL listener after a successful PLAIN exchange (v1)."""
+    sock = w.connect(port, timeout=10)
+    err, mechs = s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))
+    assert (err, mechs) == (NONE, ["PLAIN"])
+    ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token(user, password or USERS[user]),
+                                                                   version)), version)
+    assert ans["error"] == NONE, ans
+    return sock, ans
+
+
+def assert_serves(sock, correlation_id=10):
+    frame = w.roundtrip(sock, s.metadata_v1(correlation_id))
+    assert frame is not None and frame[:4] == correlation_id.to_bytes(4, "big")
+
+
+def test_right_password_round_trips_with_librdkafka(sasl_node):
+    b, port = sasl_node
+    topic = "sasl-ck"
+    create_topic(b.bootstrap, topic, 1, 1)
+    values = [f"v{i}".encode() for i in range(50)]
+    p = Producer(client_conf(port, acks="all"))
+    for v in values:
+        p.produce(topic, v, partition=0)
+    assert p.flush(30) == 0
+    c = Consumer(client_conf(port, user="bob", **{"group.id": "sasl-g", "auto.offset.reset": "earliest"}))
+    try:
+        c.subscribe([topic])
+        got, deadline = [], time.monotonic() + 60
+        while len(got) < len(values) and time.monotonic() < deadline:
+            m = c.poll(0.5)
+            if m is None or (m.error() and m.error().code() == KafkaError._PARTITION_EOF):
+                continue
+            assert m.error() is None, m.error()
+            got.append(m.value())
+        assert got == values
+    finally:
+        c.close()
+
+
+def test_right_password_round_trips_with_kafka_python(sasl_node):
+    b, port = sasl_node
+    topic = "sasl-kp"
+    create_topic(b.bootstrap, topic, 1, 1)
+    conf = {"bootstrap_servers": f"127.0.0.1:{port}", "security_protocol": "SASL_PLAINTEXT",
+            "sasl_mechanism": "PLAIN", "sasl_plain_username": "bob", "sasl_plain_password": USERS["bob"]}
+    p = kafka.KafkaProducer(acks="all", **conf)
+    for i in range(20):
+        p.send(topic, f"k{i}".encode(), partition=0)
+    p.flush(30)
+    p.close()
+    c = kafka.KafkaConsumer(topic, auto_offset_reset="earliest", consumer_timeout_ms=10000, **conf)
+    got = [m.value for m in c]
+    c.close()
+    assert got == [f"k{i}".encode() for i in range(20)]
+
+
+def test_wrong_password_fails_and_closes(sasl_node):
+    _, port = sasl_node
+    sock = w.connect(port, timeout=10)
+    with sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN"))) == (NONE, ["PLAIN"])
+        ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token("alice", "wrong"))))
+        assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
+        assert ans["message"], ans
+        assert w.closed_by_peer(sock)
+    # librdkafka reports the failure as an authentication error.
+    errors = []
+    p = Producer(client_conf(port, password="wrong", error_cb=lambda e: errors.append(e)))
+    deadline = time.monotonic() + 20
+    while not errors and time.monotonic() < deadline:
+        p.poll(0.2)
+    assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
+
+
+def test_unknown_user_and_mismatched_authzid_fail(sasl_node):
+    _, port = sasl_node
+    for token in (s.plain_token("mallory", "alice-secret"), s.plain_token("alice", USERS["alice"], authzid="bob")):
+        with w.connect(port, timeout=10) as sock:
+            assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))[0] == NONE
+            ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, token)))
+            assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
+            assert w.closed_by_peer(sock)
+
+
+def test_garbage_token_fails_and_closes(sasl_node):
+    b, port = sasl_node
+    for token in (b"", b"\xff" * 300, b"\0\0\0\0", b"no-separators-at-all"):
+        with w.connect(port, timeout=10) as sock:
+            assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))[0] == NONE
+            ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, token)))
+            assert ans["error"] == SASL_AUTHENTICATION_FAILED, (token, ans)
+            assert w.closed_by_peer(sock)
+    sock, _ = authenticated(port)
+    with sock:
+        assert_serves(sock)
+
+
+def test_client_without_sasl_is_closed(sasl_node):
+    _, port = sasl_node
+    with w.connect(port, timeout=10) as sock:
+        sock.sendall(s.metadata_v1(1))
+        assert w.closed_by_peer(sock)
+    errors = []
+    a = AdminClient({"bootstrap.servers": f"127.0.0.1:{port}", "error_cb": lambda e: errors.append(e)})
+    with pytest.raises(KafkaException):
+        a.list_topics(timeout=5)
+
+
+def test_unsupported_mechanism_is_refused(sasl_node):
+    _, port = sasl_node
+    with w.connect(port, timeout=10) as sock:
+        err, mechs = s.parse_handshake(w.roundtrip(sock, s.handshake(1, "SCRAM-SHA-256")))
+        assert (err, mechs) == (UNSUPPORTED_SASL_MECHANISM, ["PLAIN"])
+        assert w.closed_by_peer(sock)
+
+
+def test_frames_before_authentication_are_bounded(sasl_node):
+    b, port = sasl_node
+    # A claimed 1 GB frame, and one just above sasl.server.max.receive.size
+    # (524288): closed before anything is read or allocated.
+    for size in (1 << 30, 524288 + 1):
+        with w.connect(port, timeout=10) as sock:
+            sock.sendall(size.to_bytes(4, "big") + b"\0" * 64)
+            assert w.closed_by_peer(sock)
+    # After authentication, socket.request.max.bytes bounds frames instead:
+    # a 600,000-byte message goes through.
+    topic = "sasl-big"
+    create_topic(b.bootstrap, topic, 1, 1)
+    p = Producer(client_conf(port, acks="all", **{"linger.ms": 0}))
+    delivered = []
+    p.produce(topic, b"x" * 600000, partition=0, on_delivery=lambda err, m: delivered.append(err))
+    assert p.flush(30) == 0 and delivered == [None], delivered
+    # The broker is unharmed on both listeners.
+    sock, _ = authenticated(port, user="bob")
+    with sock:
+        assert_serves(sock)
+    with w.connect(b.port, timeout=10) as plain:
+        assert_serves(plain)
+
+
+def test_handshake_v0_with_raw_tokens(sasl_node):
+    _, port = sasl_node
+    with w.connect(port, timeout=10) as sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN", version=0))) == (NONE, ["PLAIN"])
+        token = s.plain_token("alice", USERS["alice"])
+        sock.sendall(len(token).to_bytes(4, "big") + token)
+        assert w.read_frame(sock) == b""  # PLAIN's empty final server message
+        assert_serves(sock)
+    with w.connect(port, timeout=10) as sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN", version=0)))[0] == NONE
+        token = s.plain_token("alice", "wrong")
+        sock.sendall(len(token).to_bytes(4, "big") + token)
+        assert w.closed_by_peer(sock)
+
+
+def test_sasl_requests_on_a_plaintext_listener_are_illegal(sasl_node):
+    b, _ = sasl_node
+    with w.connect(b.port, timeout=10) as sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))[0] == ILLEGAL_SASL_STATE
+        ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token("alice", USERS["alice"]))))
+        assert ans["error"] == ILLEGAL_SASL_STATE
+        assert_serves(sock)
+
+
+def test_session_lifetime_and_reauthentication(reauth_node):
+    _, port = reauth_node
+    sock, ans = authenticated(port)
+    with sock:
+        assert ans["session_lifetime_ms"] == REAUTH_MS
+        assert_serves(sock)
+        # Re-authenticating (same user) renews the session on this connection.
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(3, "PLAIN"))) == (NONE, ["PLAIN"])
+        again = s.parse_authenticate(w.roundtrip(sock, s.authenticate(4, s.plain_token("alice", USERS["alice"]))))
+        assert again["error"] == NONE and again["session_lifetime_ms"] == REAUTH_MS, again
+        assert_serves(sock, 5)
+    # A session left to expire is closed on its next request.
+    sock, _ = authenticated(port)
+    with sock:
+        time.sleep(REAUTH_MS / 1000 + 0.5)
+        sock.sendall(s.metadata_v1(6))
+        assert w.closed_by_peer(sock)
+    # Re-authentication may not change the principal.
+    sock, _ = authenticated(port)
+    with sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(3, "PLAIN")))[0] == NONE
+        ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(4, s.plain_token("bob", USERS["bob"]))))
+        assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
+        assert w.closed_by_peer(sock)
