@@ -13,6 +13,10 @@
 #include "config/broker_config.h"
 #include "storage/log_manager.h"
 
+namespace spool::security {
+class ScramCredentials;
+}
+
 namespace spool::cluster {
 class MetadataCache;
 }
@@ -63,6 +67,9 @@ struct BrokerContext {
   // The metadata store dynamic broker configs live in: ZooKeeper in a
   // cluster, the embedded store on a single node. Null in hand-wired tests.
   cluster::MetadataStore* config_store = nullptr;
+  // The SCRAM credentials the SASL listeners authenticate against (mirrored
+  // from the store's /config/users). Null in hand-wired tests.
+  security::ScramCredentials* scram = nullptr;
 
   // The current configuration layers: the dynamic ones, else the static
   // config alone; null when neither is wired.

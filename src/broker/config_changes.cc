@@ -65,8 +65,9 @@ cluster::StoreResult<int> ConfigChanges::poll() {
     const size_t slash = entity->find('/');
     const std::string type = slash == std::string::npos ? *entity : entity->substr(0, slash);
     const std::string name = slash == std::string::npos ? std::string() : entity->substr(slash + 1);
-    const Apply* handler = type == zk_paths::kEntityTopics ? &handlers_.topic
+    const Apply* handler = type == zk_paths::kEntityTopics    ? &handlers_.topic
                            : type == zk_paths::kEntityBrokers ? &handlers_.broker
+                           : type == zk_paths::kEntityUsers   ? &handlers_.user
                                                               : nullptr;
     if (handler == nullptr || !*handler || name.empty()) {
       spdlog::debug("config changes: {} names {}: skipped", path, *entity);
@@ -89,6 +90,8 @@ cluster::StoreResult<int> ConfigChanges::poll() {
     }
     if (handler == &handlers_.topic)
       spdlog::info("config changes: topic '{}' overrides now {} key(s) ({})", name, values.size(), path);
+    else if (handler == &handlers_.user)
+      spdlog::info("config changes: user '{}' now has {} config(s) ({})", name, values.size(), path);
     else
       spdlog::info("config changes: dynamic broker config '{}' now {} key(s) ({})", name, values.size(), path);
     (*handler)(name, values);

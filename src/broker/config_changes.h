@@ -7,14 +7,16 @@
 //   "brokers/<default>"  or "brokers/N": read /config/brokers/<name> and hand
 //                        the whole set and the name ("<default>" or "N") to
 //                        handlers.broker (the handler keeps what concerns
-//                        this broker: the default and its own id).
+//                        this broker: the default and its own id);
+//   "users/U"            read /config/users/U (SCRAM credentials) and hand
+//                        it to handlers.user.
 // An absent config node is the empty set.
 //
 // Contract
 // - poll() lists /config/changes (setting a children watch), and processes,
 //   in sequence order, every notification above the last one processed; at
 //   the first poll that is every notification present (as Kafka's init()).
-//   Notifications for other entity types (clients, users, ips), or for a
+//   Notifications for other entity types (clients, ips), or for a
 //   type without a handler, are skipped. A notification or config that does
 //   not decode is logged and skipped (bad input from ZooKeeper never stops
 //   the listener).
@@ -42,6 +44,7 @@ class ConfigChanges {
   struct Handlers {
     Apply topic;   // entity name = the topic
     Apply broker;  // entity name = "<default>" or a broker id
+    Apply user;    // entity name = the user
   };
   ConfigChanges(cluster::MetadataStore& store, Handlers handlers, std::function<void()> wake);
 

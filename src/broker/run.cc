@@ -16,6 +16,7 @@
 #include "broker/producer_id_manager.h"
 #include "broker/test_power_cut.h"
 #include "broker/txn_service.h"
+#include "broker/user_scram.h"
 #include "cluster/embedded_store.h"
 #include "cluster/producer_id_blocks.h"
 #include "config/topic_config.h"
@@ -122,11 +123,13 @@ int run_broker(const config::BrokerConfig& cfg) {
     return 1;
   }
   // What each SASL listener offers (its mechanisms, PLAIN's users), checked
-  // before anything opens.
+  // before anything opens. SCRAM credentials come from the metadata store
+  // once it is open (load_scram_users below).
+  auto scram = std::make_shared<security::ScramCredentials>();
   std::vector<std::shared_ptr<const security::SaslListenerConfig>> sasl(settings.listeners.size());
   for (size_t i = 0; i < settings.listeners.size(); ++i) {
     if (!settings.listeners[i].sasl()) continue;
-    auto c = security::sasl_listener_config(cfg, settings.listeners[i].name);
+    auto c = security::sasl_listener_config(cfg, settings.listeners[i].name, scram);
     if (!c) {
       spdlog::error("refusing to start: {}", c.status().message());
       return 1;
@@ -260,6 +263,12 @@ int run_broker(const config::BrokerConfig& cfg) {
     ctx.metadata = &member->metadata();
     ctx.config_store = &member->store();
   }
+  ctx.scram = scram.get();
+  if (Status s = load_scram_users(*ctx.config_store, *scram); !s) {
+    txns.shutdown();
+    groups.shutdown();
+    return fail_start(s.message());
+  }
   // Every listener of a cluster member also serves the other brokers (the
   // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
   std::vector<ServedListener> served;
@@ -294,6 +303,9 @@ int run_broker(const config::BrokerConfig& cfg) {
     };
     handlers.broker = [&dynamic](const std::string& entity, const cluster::EntityConfig& configs) {
       dynamic.apply_stored(entity, configs);
+    };
+    handlers.user = [scram](const std::string& user, const cluster::EntityConfig& configs) {
+      apply_scram_user(*scram, user, configs);
     };
     Status s = member->start(std::move(handlers));
     if (!s) {

@@ -31,7 +31,7 @@ std::string listener_name(std::string_view s);
 
 // The SASL mechanisms Spool serves (sasl.enabled.mechanisms may name only
 // these), as Kafka spells them.
-inline constexpr std::string_view kSaslMechanisms[] = {"PLAIN"};
+inline constexpr std::string_view kSaslMechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
 bool is_served_sasl_mechanism(std::string_view mechanism);
 
 // Per-listener override keys: "listener.name.<listener, lower-cased>." + key

@@ -4,11 +4,13 @@
 
 #include "config/listener.h"
 #include "security/jaas.h"
+#include "security/scram_server.h"
 
 namespace spool::security {
 namespace {
 
 constexpr std::string_view kPlainModule = "org.apache.kafka.common.security.plain.PlainLoginModule";
+constexpr std::string_view kScramModule = "org.apache.kafka.common.security.scram.ScramLoginModule";
 constexpr std::string_view kUserPrefix = "user_";
 
 std::string served_list() {
@@ -43,6 +45,23 @@ Result<std::shared_ptr<const PlainUsers>> plain_users(const config::BrokerConfig
   return std::shared_ptr<const PlainUsers>(std::move(users));
 }
 
+// A SCRAM mechanism's JAAS entry is optional (Spool's credentials live in
+// the metadata store); when given it must be the ScramLoginModule.
+Status check_scram_jaas(const config::BrokerConfig& cfg, std::string_view listener, std::string_view mechanism) {
+  std::string mech(mechanism);
+  for (char& c : mech) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string key = config::listener_key(listener, mech + ".sasl.jaas.config");
+  const std::string text = cfg.get(key);
+  if (text.empty()) return Status::ok();
+  auto module = parse_jaas_config(text);
+  if (!module) return Status::error("invalid value for config '" + key + "': " + module.status().message());
+  if (module->class_name != kScramModule) {
+    return Status::error("invalid value for config '" + key + "': login module " + module->class_name + " is not " +
+                         std::string(kScramModule));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 bool SaslListenerConfig::enabled(std::string_view mechanism) const {
@@ -52,10 +71,16 @@ bool SaslListenerConfig::enabled(std::string_view mechanism) const {
 std::unique_ptr<SaslServer> SaslListenerConfig::new_server(std::string_view mechanism) const {
   if (!enabled(mechanism)) return nullptr;
   if (mechanism == "PLAIN") return std::make_unique<PlainServer>(plain_users);
+  if (auto m = scram_mechanism_named(mechanism)) {
+    return std::make_unique<ScramServer>(*m, [creds = scram](ScramMechanism mech, const std::string& user) {
+      return creds ? creds->find(mech, user) : std::nullopt;
+    });
+  }
   return nullptr;
 }
 
-Result<SaslListenerConfig> sasl_listener_config(const config::BrokerConfig& cfg, std::string_view listener) {
+Result<SaslListenerConfig> sasl_listener_config(const config::BrokerConfig& cfg, std::string_view listener,
+                                                std::shared_ptr<const ScramCredentials> scram) {
   SaslListenerConfig out;
   out.listener = std::string(listener);
   std::string key = config::listener_key(listener, "sasl.enabled.mechanisms");
@@ -74,6 +99,11 @@ Result<SaslListenerConfig> sasl_listener_config(const config::BrokerConfig& cfg,
                                 ? "; Kafka's default is GSSAPI, so a SASL listener needs sasl.enabled.mechanisms set"
                                 : ""));
     }
+  }
+  for (const std::string& m : out.mechanisms) {
+    if (!scram_mechanism_named(m)) continue;
+    if (Status s = check_scram_jaas(cfg, listener, m); !s) return s;
+    out.scram = scram ? scram : std::make_shared<const ScramCredentials>();
   }
   if (out.enabled("PLAIN")) {
     auto users = plain_users(cfg, listener);

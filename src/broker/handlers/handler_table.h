@@ -38,6 +38,8 @@
 #include "protocol/add_offsets_to_txn_response.h"
 #include "protocol/add_partitions_to_txn_request.h"
 #include "protocol/add_partitions_to_txn_response.h"
+#include "protocol/alter_user_scram_credentials_request.h"
+#include "protocol/alter_user_scram_credentials_response.h"
 #include "protocol/alter_configs_request.h"
 #include "protocol/alter_configs_response.h"
 #include "protocol/api_versions_request.h"
@@ -66,6 +68,8 @@
 #include "protocol/describe_topic_partitions_response.h"
 #include "protocol/describe_transactions_request.h"
 #include "protocol/describe_transactions_response.h"
+#include "protocol/describe_user_scram_credentials_request.h"
+#include "protocol/describe_user_scram_credentials_response.h"
 #include "protocol/elect_leaders_request.h"
 #include "protocol/elect_leaders_response.h"
 #include "protocol/end_txn_request.h"
@@ -159,6 +163,8 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
 void handle_api_versions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_sasl_handshake(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_sasl_authenticate(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_user_scram_credentials(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_user_scram_credentials(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -239,6 +245,8 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin) \
   X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups)                             \
+  X(DescribeUserScramCredentials, 0, 0, handle_describe_user_scram_credentials, kClientOnly, Admin) \
+  X(AlterUserScramCredentials, 0, 0, handle_alter_user_scram_credentials, kClientOnly, Admin)    \
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker)               \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin)                        \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin)                    \

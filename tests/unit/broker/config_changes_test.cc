@@ -25,11 +25,13 @@ struct Fixture {
   cluster::MemoryStore store{tree};
   std::vector<std::pair<std::string, cluster::EntityConfig>> applied;
   std::vector<std::pair<std::string, cluster::EntityConfig>> brokers;
+  std::vector<std::pair<std::string, cluster::EntityConfig>> users;
   int wakes = 0;
   ConfigChanges changes{
       store,
       {[this](const std::string& t, const cluster::EntityConfig& c) { applied.emplace_back(t, c); },
-       [this](const std::string& b, const cluster::EntityConfig& c) { brokers.emplace_back(b, c); }},
+       [this](const std::string& b, const cluster::EntityConfig& c) { brokers.emplace_back(b, c); },
+       [this](const std::string& u, const cluster::EntityConfig& c) { users.emplace_back(u, c); }},
       [this] { ++wakes; }};
   Fixture() {
     for (const auto& p : {"/config", "/config/changes", "/config/topics", "/config/brokers"}) EXPECT_TRUE(store.create(p, "").is_ok()) << p;
@@ -87,7 +89,7 @@ TEST(ConfigChanges, AppliesEachTopicChangeOnceInOrder) {
 
 TEST(ConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
   Fixture f;
-  f.notify(cluster::encode_config_change("users/alice"));        // no handler
+  f.notify(cluster::encode_config_change("clients/alice"));      // no handler
   f.notify("{not json");                                         // undecodable notification
   f.notify(cluster::encode_config_change("topics/gone"));       // no /config/topics/gone: empty set
   ASSERT_TRUE(f.store.create(zk_paths::config_topic("bad"), "{\"version\":1,\"config\":7}").is_ok());
@@ -104,6 +106,25 @@ TEST(ConfigChanges, SkipsOtherEntitiesBadInputAndMissingConfigIsEmpty) {
   EXPECT_EQ(f.applied[1].second, (cluster::EntityConfig{{"cleanup.policy", "compact"}}));
   EXPECT_EQ(f.changes.last_processed(), 4);
   EXPECT_TRUE(f.brokers.empty());
+  EXPECT_TRUE(f.users.empty());
+}
+
+TEST(ConfigChanges, UserEntitiesGoToTheUserHandler) {
+  Fixture f;
+  ASSERT_TRUE(f.store.create("/config/users", "").is_ok());
+  ASSERT_TRUE(f.store
+                  .create(zk_paths::config_entity(zk_paths::kEntityUsers, "alice"),
+                          cluster::encode_entity_config({{"SCRAM-SHA-256", "salt=AA==,stored_key=AA==,server_key=AA==,iterations=4096"}}))
+                  .is_ok());
+  f.notify(cluster::encode_config_change("users/alice"));
+  f.notify(cluster::encode_config_change("users/bob"));  // no node: the empty set (credentials deleted)
+  ASSERT_EQ(*f.changes.poll(), 2);
+  ASSERT_EQ(f.users.size(), 2u);
+  EXPECT_EQ(f.users[0].first, "alice");
+  EXPECT_EQ(f.users[0].second.count("SCRAM-SHA-256"), 1u);
+  EXPECT_EQ(f.users[1].first, "bob");
+  EXPECT_TRUE(f.users[1].second.empty());
+  EXPECT_TRUE(f.applied.empty());
 }
 
 TEST(ConfigChanges, BrokerEntitiesGoToTheBrokerHandler) {
@@ -129,7 +150,7 @@ TEST(ConfigChanges, BrokerEntitiesGoToTheBrokerHandler) {
 TEST(ConfigChanges, StoreErrorIsReturned) {
   auto tree = std::make_shared<cluster::MemoryTree>();
   cluster::MemoryStore store(tree);
-  ConfigChanges changes(store, {[](const std::string&, const cluster::EntityConfig&) {}, {}}, [] {});
+  ConfigChanges changes(store, {[](const std::string&, const cluster::EntityConfig&) {}, {}, {}}, [] {});
   auto r = changes.poll();  // /config/changes does not exist
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.code(), cluster::StoreCode::kNoNode);
