@@ -141,6 +141,8 @@ std::optional<Bytes> base64_decode(std::string_view text) {
   if (!text.empty() && text.back() == '=') ++pad;
   if (text.size() >= 2 && text[text.size() - 2] == '=') ++pad;
   out.resize(static_cast<size_t>(n) - pad);
+  // Canonical only: the unused bits of the last symbol must be zero.
+  if (base64_encode(out) != text) return std::nullopt;
   return out;
 }
 

@@ -47,7 +47,8 @@ std::string format_scram_credential(const ScramCredential& c);
 // Errors never echo the value (it is secret material).
 Result<ScramCredential> parse_scram_credential(std::string_view text);
 
-// Standard base64 with padding; decode is strict (nullopt on anything else).
+// Standard base64 with padding; decode is strict (nullopt on anything but
+// the canonical encoding of some bytes).
 std::string base64_encode(const Bytes& data);
 std::optional<Bytes> base64_decode(std::string_view text);
 // Cryptographically random bytes (RAND_bytes).

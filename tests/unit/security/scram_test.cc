@@ -150,7 +150,7 @@ TEST(ScramTest, Base64IsStrict) {
   EXPECT_EQ(str(*base64_decode("Zm9vYg==")), "foob");
   EXPECT_EQ(str(*base64_decode("Zm9vYmE=")), "fooba");
   EXPECT_EQ(str(*base64_decode("")), "");
-  for (std::string_view bad : {"Zg=", "Z===", "Zm=v", "Zm9v!A==", "=Zm9"}) EXPECT_FALSE(base64_decode(bad)) << bad;
+  for (std::string_view bad : {"Zg=", "Z===", "Zm=v", "Zm9v!A==", "=Zm9", "Zm9=", "Zh=="}) EXPECT_FALSE(base64_decode(bad)) << bad;
 }
 
 }  // namespace
