@@ -11,6 +11,7 @@
 #include "cli/topic_reassign.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
+#include "cli/user_command.h"
 
 namespace spool::cli {
 namespace {
@@ -193,6 +194,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
   configure_txn(app, args);
   configure_cluster(app, args);
   configure_config(app, args);
+  configure_user(app, args);
   configure_bench(app, args);
 }
 

@@ -123,14 +123,29 @@ struct ConfigArgs {
   std::string delete_config;             // alter: "k,k2"
 };
 
+// `spool user scram set|delete|describe` (kafka-configs.sh --entity-type
+// users with SCRAM-SHA-* keys).
+struct UserArgs {
+  std::string action;  // scram-set | scram-delete | scram-describe
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::vector<std::string> users;  // set/delete: exactly one; describe: none = every user
+  std::string mechanism = "SCRAM-SHA-256";
+  std::optional<std::string> password;       // set: --password
+  std::optional<std::string> password_file;  // set: --password-file (first line)
+  int32_t iterations = 8192;
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn | cluster | config | bench
+  std::string command;  // broker | topic | group | txn | cluster | config | user | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
   TxnArgs txn;
   ClusterArgs cluster;
   ConfigArgs config;
+  UserArgs user;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

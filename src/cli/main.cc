@@ -12,6 +12,7 @@
 #include "cli/group_command.h"
 #include "cli/topic_command.h"
 #include "cli/txn_command.h"
+#include "cli/user_command.h"
 
 namespace {
 
@@ -22,6 +23,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "txn") return spool::cli::run_txn_command(args.txn);
   if (args.command == "cluster") return spool::cli::run_cluster_command(args.cluster);
   if (args.command == "config") return spool::cli::run_config_command(args.config);
+  if (args.command == "user") return spool::cli::run_user_command(args.user);
   if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }

@@ -129,7 +129,9 @@ SaslStep ScramServer::final(std::string_view msg) {
   }
   auto channel = base64_decode(parts[0].substr(2));
   auto proof = base64_decode(msg.substr(p + 3));
-  if (!channel || std::string(channel->begin(), channel->end()) != gs2_header_ || parts[1].substr(2) != nonce_ ||
+  // The nonce must end with the server-first one (Kafka's check, not
+  // equality: librdkafka up to 2.x-early sends its client nonce twice).
+  if (!channel || std::string(channel->begin(), channel->end()) != gs2_header_ || !parts[1].substr(2).ends_with(nonce_) ||
       !proof || proof->size() != scram_digest_size(mechanism_)) {
     return invalid_credentials();
   }

@@ -6,7 +6,9 @@
 //   server-final  "v=<b64 server signature>"
 // Only the "n" gs2 flag (no channel binding) is accepted, an authorization
 // id must equal the user, and the tokenauth extension (delegation tokens)
-// is refused. An unknown user, a wrong proof, a changed nonce or channel
+// is refused. The final nonce must end with the server-first one (Kafka's
+// check: librdkafka 2.0 repeats its client nonce in front). An unknown
+// user, a wrong proof, a changed nonce or channel
 // binding all fail with one message that does not tell them apart (as
 // Kafka: no user enumeration). The credential is looked up once, at the
 // first message. Not thread-safe (one exchange, one connection).

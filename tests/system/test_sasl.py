@@ -1,8 +1,10 @@
-"""SASL/PLAIN on a SASL_PLAINTEXT listener (issue 17, Deliver 3).
+"""SASL on a SASL_PLAINTEXT listener (issue 17, Deliver 3): PLAIN in depth,
+SCRAM through `spool user scram`.
 
 One broker with two listeners: PLAINTEXT (the harness's) and SASL
-(SASL_PLAINTEXT, sasl.enabled.mechanisms=PLAIN, users from
-listener.name.sasl.plain.sasl.jaas.config). Real clients (librdkafka through
+(SASL_PLAINTEXT, sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512, PLAIN users
+from listener.name.sasl.plain.sasl.jaas.config, SCRAM users made with the
+CLI). Real clients (librdkafka through
 confluent-kafka, and kafka-python) and hand-built frames check:
 
   * the right password connects and round-trips exact messages;
@@ -13,6 +15,8 @@ confluent-kafka, and kafka-python) and hand-built frames check:
     (a claimed 1 GB frame costs nothing), and a garbage token fails cleanly;
   * SaslHandshake v0 with raw tokens (old clients' framing) works;
   * SaslHandshake on a PLAINTEXT listener gets ILLEGAL_SASL_STATE;
+  * `spool user scram set|describe|delete` manages a SCRAM-SHA-512 user
+    that librdkafka then logs in as (and no longer can once deleted);
   * KIP-368: connections.max.reauth.ms is told as the session lifetime, an
     expired session is closed on its next request, and re-authenticating on
     the same connection keeps it (with the same principal only).
@@ -21,6 +25,9 @@ Every test also passes against the Apache Kafka 4.4 peer:
   cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q test_sasl.py
 """
 
+import os
+import subprocess
+import tempfile
 import time
 
 import kafka
@@ -30,7 +37,7 @@ from confluent_kafka.admin import AdminClient
 
 import kafka_wire as w
 import sasl_wire as s
-from harness import Broker, free_port
+from harness import Broker, free_port, spool_bin
 from workload import create_topic
 
 NONE, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED = 0, 33, 34, 58
@@ -38,11 +45,14 @@ USERS = {"alice": "alice-secret", "bob": "bob-secret"}
 JAAS = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
         + " ".join(f'user_{u}="{p}"' for u, p in USERS.items()) + ";")
 REAUTH_MS = 3000
+MECHS = ["PLAIN", "SCRAM-SHA-512"]
+JAAS_SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 
 
 def sasl_broker(**extra):
     port = free_port()
-    overrides = {"sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl.plain.sasl.jaas.config": JAAS}
+    overrides = {"sasl.enabled.mechanisms": ",".join(MECHS), "listener.name.sasl.plain.sasl.jaas.config": JAAS,
+                 "listener.name.sasl.scram-sha-512.sasl.jaas.config": JAAS_SCRAM}
     overrides.update(extra)
     b = Broker(overrides=overrides, extra_listeners={"SASL": port}, listener_protocols={"SASL": "SASL_PLAINTEXT"})
     b.start()
@@ -79,7 +89,7 @@ def authenticated(port, user="alice", password=None, version=1):
     """A socket on the SASL listener after a successful PLAIN exchange (v1)."""
     sock = w.connect(port, timeout=10)
     err, mechs = s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))
-    assert (err, mechs) == (NONE, ["PLAIN"])
+    assert (err, mechs) == (NONE, MECHS)
     ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token(user, password or USERS[user]),
                                                                    version)), version)
     assert ans["error"] == NONE, ans
@@ -136,7 +146,7 @@ def test_wrong_password_fails_and_closes(sasl_node):
     _, port = sasl_node
     sock = w.connect(port, timeout=10)
     with sock:
-        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN"))) == (NONE, ["PLAIN"])
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN"))) == (NONE, MECHS)
         ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token("alice", "wrong"))))
         assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
         assert ans["message"], ans
@@ -188,7 +198,7 @@ def test_unsupported_mechanism_is_refused(sasl_node):
     _, port = sasl_node
     with w.connect(port, timeout=10) as sock:
         err, mechs = s.parse_handshake(w.roundtrip(sock, s.handshake(1, "SCRAM-SHA-256")))
-        assert (err, mechs) == (UNSUPPORTED_SASL_MECHANISM, ["PLAIN"])
+        assert (err, mechs) == (UNSUPPORTED_SASL_MECHANISM, MECHS)
         assert w.closed_by_peer(sock)
 
 
@@ -219,7 +229,7 @@ def test_frames_before_authentication_are_bounded(sasl_node):
 def test_handshake_v0_with_raw_tokens(sasl_node):
     _, port = sasl_node
     with w.connect(port, timeout=10) as sock:
-        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN", version=0))) == (NONE, ["PLAIN"])
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN", version=0))) == (NONE, MECHS)
         token = s.plain_token("alice", USERS["alice"])
         sock.sendall(len(token).to_bytes(4, "big") + token)
         assert w.read_frame(sock) == b""  # PLAIN's empty final server message
@@ -247,7 +257,7 @@ def test_session_lifetime_and_reauthentication(reauth_node):
         assert ans["session_lifetime_ms"] == REAUTH_MS
         assert_serves(sock)
         # Re-authenticating (same user) renews the session on this connection.
-        assert s.parse_handshake(w.roundtrip(sock, s.handshake(3, "PLAIN"))) == (NONE, ["PLAIN"])
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(3, "PLAIN"))) == (NONE, MECHS)
         again = s.parse_authenticate(w.roundtrip(sock, s.authenticate(4, s.plain_token("alice", USERS["alice"]))))
         assert again["error"] == NONE and again["session_lifetime_ms"] == REAUTH_MS, again
         assert_serves(sock, 5)
@@ -264,3 +274,54 @@ def test_session_lifetime_and_reauthentication(reauth_node):
         ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(4, s.plain_token("bob", USERS["bob"]))))
         assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
         assert w.closed_by_peer(sock)
+
+
+def spool_cli(*args):
+    r = subprocess.run([spool_bin(), *args], capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_scram_user_through_the_cli(sasl_node):
+    b, port = sasl_node
+    with tempfile.NamedTemporaryFile("w", delete=False) as f:
+        f.write("carol-secret\n")
+    try:
+        rc, out, err = spool_cli("user", "scram", "set", "--user", "carol", "--mechanism", "SCRAM-SHA-512",
+                                 "--password-file", f.name, "--iterations", "4096", "--bootstrap-server", b.bootstrap)
+    finally:
+        os.unlink(f.name)
+    assert rc == 0, err
+    rc, out, err = spool_cli("user", "scram", "describe", "--user", "carol", "-o", "json",
+                             "--bootstrap-server", b.bootstrap)
+    assert rc == 0, err
+    import json
+    assert json.loads(out) == [{"user": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 4096}]
+    conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "carol", "sasl.password": "carol-secret"}
+    md = AdminClient(conf).list_topics(timeout=20)
+    assert md.brokers, md
+    # A wrong password fails SCRAM on the wire: SASL_AUTHENTICATION_FAILED, closed.
+    with w.connect(port, timeout=10) as sock:
+        assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "SCRAM-SHA-512")))[0] == NONE
+        ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, b"n,,n=carol,r=abcdefgh")))
+        assert ans["error"] == NONE and ans["auth_bytes"].startswith(b"r=abcdefgh"), ans
+        nonce = ans["auth_bytes"].split(b",")[0][2:]
+        final = b"c=biws,r=" + nonce + b",p=" + b"A" * 86 + b"=="
+        ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(3, final)))
+        assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
+        assert w.closed_by_peer(sock)
+    # Errors come back as Kafka's: describing an unknown user, deleting twice.
+    rc, _, err = spool_cli("user", "scram", "describe", "--user", "nobody", "--bootstrap-server", b.bootstrap)
+    assert rc == 1 and "RESOURCE_NOT_FOUND" in err, err
+    rc, _, err = spool_cli("user", "scram", "delete", "--user", "carol", "--mechanism", "SCRAM-SHA-512",
+                           "--bootstrap-server", b.bootstrap)
+    assert rc == 0, err
+    rc, _, err = spool_cli("user", "scram", "delete", "--user", "carol", "--mechanism", "SCRAM-SHA-512",
+                           "--bootstrap-server", b.bootstrap)
+    assert rc == 1 and "RESOURCE_NOT_FOUND" in err, err
+    errors = []
+    p = Producer(dict(conf, error_cb=lambda e: errors.append(e)))
+    deadline = time.monotonic() + 20
+    while not errors and time.monotonic() < deadline:
+        p.poll(0.2)
+    assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
