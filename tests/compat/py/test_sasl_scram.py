@@ -197,7 +197,7 @@ def test_admin_errors(sasl):
     assert kafka_code(a.describe_user_scram_credentials(["nobody"])["nobody"]) == RESOURCE_NOT_FOUND
     fs = a.alter_user_scram_credentials([
         UserScramCredentialUpsertion("twice", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), b"a"),
-        UserScramCredentialDeletion("twice", ScramMechanism.SCRAM_SHA_256)])
+        UserScramCredentialUpsertion("twice", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), b"b")])
     assert kafka_code(fs["twice"]) == DUPLICATE_RESOURCE
     # Nothing of a refused request was applied.
     assert kafka_code(a.describe_user_scram_credentials(["twice"])["twice"]) == RESOURCE_NOT_FOUND
