@@ -56,3 +56,40 @@ def plain_token(user, password, authzid=""):
 def metadata_v1(correlation_id):
     """Metadata v1 for no topic: the cheapest request that needs authentication."""
     return w.request(3, 1, correlation_id, struct.pack(">i", 0))
+
+
+def scram_login(port, user, password, mechanism="SCRAM-SHA-512"):
+    """A whole SCRAM exchange (RFC 5802, written here from the RFC) on a new
+    connection to `port`; -> (error code of the last answer, the socket, or
+    None when the broker closed it)."""
+    import base64
+    import hashlib
+    import hmac
+    import os
+
+    h = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}[mechanism]
+    sock = w.connect(port, timeout=10)
+    err, _ = parse_handshake(w.roundtrip(sock, handshake(1, mechanism)))
+    if err:
+        return err, None
+    cnonce = base64.b64encode(os.urandom(18)).decode()
+    bare = f"n={user},r={cnonce}"
+    ans = parse_authenticate(w.roundtrip(sock, authenticate(2, ("n,," + bare).encode())))
+    if ans["error"]:
+        return ans["error"], None
+    server_first = ans["auth_bytes"].decode()
+    f = dict(item.split("=", 1) for item in server_first.split(","))
+    salted = hashlib.pbkdf2_hmac(h, password.encode(), base64.b64decode(f["s"]), int(f["i"]))
+    without_proof = f"c=biws,r={f['r']}"
+    auth = f"{bare},{server_first},{without_proof}".encode()
+    client_key = hmac.new(salted, b"Client Key", h).digest()
+    signature = hmac.new(hashlib.new(h, client_key).digest(), auth, h).digest()
+    proof = bytes(a ^ b for a, b in zip(client_key, signature))
+    final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+    ans = parse_authenticate(w.roundtrip(sock, authenticate(3, final)))
+    if ans["error"]:
+        return ans["error"], None
+    server_key = hmac.new(salted, b"Server Key", h).digest()
+    expected = "v=" + base64.b64encode(hmac.new(server_key, auth, h).digest()).decode()
+    assert ans["auth_bytes"].decode() == expected, "the server's signature does not verify"
+    return 0, sock
