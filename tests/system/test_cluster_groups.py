@@ -50,6 +50,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -410,6 +411,14 @@ def test_groups_through_coordinator_failover(cluster, launchers):
     problems = []
     for eco in ECOSYSTEMS:
         problems += judge(eco, groups[eco], ends, final[eco])
+    if problems:
+        # Every member's events (assignments, records read, commits) next
+        # to the kept broker logs, so a rare failure can be read afterwards.
+        path = os.path.join(getattr(cluster, "base", None) or tempfile.mkdtemp(prefix="spool-groups-"),
+                            "member-events.json")
+        with open(path, "w") as f:
+            json.dump({m.name: m.snapshot() for m in everyone}, f)
+        problems.append(f"members' events in {path}")
     assert not problems, "\n".join(problems[:40]) + f"\n(seed {SEED})"
 
 
