@@ -17,6 +17,10 @@ confluent-kafka, and kafka-python) and hand-built frames check:
   * SaslHandshake on a PLAINTEXT listener gets ILLEGAL_SASL_STATE;
   * `spool user scram set|describe|delete` manages a SCRAM-SHA-512 user
     that librdkafka then logs in as (and no longer can once deleted);
+  * 1,000 connections (100 on the peer, whose heap cannot hold more) that
+    claim a 512 KiB pre-authentication frame and
+    stall half-way cost the broker little memory, do not disturb a real
+    client, and are closed by connections.max.idle.ms;
   * KIP-368: connections.max.reauth.ms is told as the session lifetime, an
     expired session is closed on its next request, and re-authenticating on
     the same connection keeps it (with the same principal only).
@@ -38,7 +42,10 @@ from confluent_kafka.admin import AdminClient
 
 import kafka_wire as w
 import sasl_wire as s
-from harness import Broker, free_port, spool_bin
+import socket
+import struct
+
+from harness import Broker, free_port, spool_bin, status_mb, which_peer
 from workload import create_topic
 
 NONE, UNSUPPORTED_SASL_MECHANISM, ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED = 0, 33, 34, 58
@@ -342,3 +349,42 @@ def test_scram_user_through_the_cli(sasl_node):
     while not errors and time.monotonic() < deadline:
         p.poll(0.2)
     assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
+
+
+def test_stalled_half_handshakes_are_bounded_and_closed():
+    b, port = sasl_broker(**{"connections.max.idle.ms": "4000"})
+    try:
+        spool = which_peer() is None
+        # Kafka allocates each claimed receive buffer whole on its heap, so
+        # 1,000 stalled 512 KiB claims exhaust the peer's 512 MB heap and it
+        # stops accepting (a difference in Spool's favour: untouched pages
+        # of a claimed frame cost it nothing). The peer gets 100.
+        STALLED = 1000 if spool else 100
+        base = status_mb(b.proc.pid, "VmRSS") if spool else 0
+        conns = []
+        for _ in range(STALLED):
+            c = socket.create_connection(("127.0.0.1", port), timeout=60)
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            # A SaslHandshake claiming the largest frame allowed before
+            # authentication, of which only the first bytes ever come.
+            c.sendall((524288).to_bytes(4, "big") + s.handshake(1, "PLAIN")[4:14])
+            conns.append(c)
+        time.sleep(0.5)
+        if spool:
+            grown = status_mb(b.proc.pid, "VmRSS") - base
+            print(f"{STALLED} stalled half handshakes: broker RSS grew by {grown:.1f} MB")
+            assert grown < 64, f"{STALLED} stalled handshakes cost the broker {grown:.1f} MB"
+        # A real client is unaffected.
+        sock, _ = authenticated(port)
+        with sock:
+            assert_serves(sock)
+        # connections.max.idle.ms closes every stalled one.
+        deadline = time.monotonic() + 30
+        for c in conns:
+            c.settimeout(max(0.1, deadline - time.monotonic()))
+            assert w.closed_by_peer(c), "a stalled handshake was kept past connections.max.idle.ms"
+        for c in conns:
+            c.close()
+        assert b.alive()
+    finally:
+        b.cleanup()
