@@ -1,5 +1,9 @@
 #include "broker/sasl_authenticator.h"
 
+#include <chrono>
+#include <memory>
+
+#include <asio/steady_timer.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -22,6 +26,30 @@ constexpr int16_t kAuthenticate = protocol::SaslAuthenticateRequest::kApiKey;
 std::string api_label(int16_t api_key) {
   const std::string_view name = protocol::api_name(api_key);
   return name.empty() ? fmt::format("api key {}", api_key) : std::string(name);
+}
+
+// A failed login is answered (when `answer` is set) and closed only after
+// connection.failed.authentication.delay.ms, as Kafka does: a client
+// guessing passwords gets one try per delay per connection. The wait is a
+// timer on the connection's reactor; the connection reads nothing meanwhile
+// (its answer slot is pending).
+void fail_after(int32_t delay_ms, net::Responder responder, std::optional<net::Response> answer, std::string why) {
+  auto finish = [responder, why](std::optional<net::Response> a) mutable {
+    if (a) {
+      responder.send_then_close(std::move(*a), why);
+    } else {
+      responder.close(why);
+    }
+  };
+  asio::any_io_executor ex = responder.executor();
+  if (delay_ms <= 0 || !ex) {
+    finish(std::move(answer));
+    return;
+  }
+  auto timer = std::make_shared<asio::steady_timer>(ex, std::chrono::milliseconds(delay_ms));
+  timer->async_wait([timer, finish = std::move(finish), answer = std::move(answer)](const std::error_code&) mutable {
+    finish(std::move(answer));
+  });
 }
 
 }  // namespace
@@ -109,9 +137,9 @@ void SaslAuthenticator::on_authenticate(const RequestContext& ctx, ByteReader& b
     case security::SaslStep::Outcome::kFailed:
       resp.error_code = protocol::ErrorCode::kSaslAuthenticationFailed;
       resp.error_message = step.error;
-      ctx.responder.send_then_close(encode_response(ctx.header, resp, 64 + step.error.size()),
-                                    fmt::format("SASL/{} authentication failed on listener {}: {}", mechanism_,
-                                                config_->listener, step.error));
+      fail_after(config_->failed_delay_ms, ctx.responder, encode_response(ctx.header, resp, 64 + step.error.size()),
+                 fmt::format("SASL/{} authentication failed on listener {}: {}", mechanism_, config_->listener,
+                             step.error));
       return;
   }
 }
@@ -130,8 +158,9 @@ void SaslAuthenticator::on_raw_token(const FrameBytes& frame, net::Responder res
       return;
     case security::SaslStep::Outcome::kFailed:
       // The v0 framing has no way to say why: the client sees the close.
-      responder.close(fmt::format("SASL/{} authentication failed on listener {}: {}", mechanism_,
-                                  config_->listener, step.error));
+      fail_after(config_->failed_delay_ms, std::move(responder), std::nullopt,
+                 fmt::format("SASL/{} authentication failed on listener {}: {}", mechanism_, config_->listener,
+                             step.error));
       return;
   }
 }

@@ -8,7 +8,8 @@
 // unsupported mechanism gets UNSUPPORTED_SASL_MECHANISM with the enabled
 // ones, a failed exchange SASL_AUTHENTICATION_FAILED with the reason; both
 // close the connection after the answer (a raw-token failure just closes,
-// as that framing has no error). The answer that completes the exchange
+// as that framing has no error). A failed exchange waits
+// connection.failed.authentication.delay.ms before its answer and close. The answer that completes the exchange
 // lifts the pre-authentication frame bound (Responder::send_authenticated).
 //
 // KIP-368: with connections.max.reauth.ms > 0 the session lifetime is told

@@ -135,7 +135,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"max.connections", I, INT_MAX_S, at_least(0), Y},
     {"max.connection.creation.rate", I, INT_MAX_S, at_least(0), R, kConnQuota},
     {"connections.max.idle.ms", L, "600000", no_check(), Y},
-    {"connection.failed.authentication.delay.ms", I, "100", at_least(0), N},
+    {"connection.failed.authentication.delay.ms", I, "100", at_least(0), Y},
     {"broker.rack", Str, null, no_check(), Y},
 
     // ---- Log

@@ -112,6 +112,7 @@ Result<SaslListenerConfig> sasl_listener_config(const config::BrokerConfig& cfg,
   }
   out.max_receive_bytes = static_cast<int32_t>(cfg.get_long("sasl.server.max.receive.size"));
   out.max_reauth_ms = cfg.get_long("connections.max.reauth.ms");
+  out.failed_delay_ms = static_cast<int32_t>(cfg.get_long("connection.failed.authentication.delay.ms"));
   return out;
 }
 

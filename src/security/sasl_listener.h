@@ -9,7 +9,9 @@
 //     store's /config/users); a listener.name.<l>.scram-sha-*.sasl.jaas.config,
 //     which Kafka requires, is optional here but must name the ScramLoginModule;
 //   * sasl.server.max.receive.size (the frame bound before authentication)
-//     and connections.max.reauth.ms (KIP-368 session lifetime).
+//     connections.max.reauth.ms (KIP-368 session lifetime) and
+//     connection.failed.authentication.delay.ms (how long a failed login
+//     waits for its answer and close, as Kafka slows password guessing).
 // Immutable once built and shared by the listener's connections;
 // thread-safe. Errors name the key and never echo a password.
 #pragma once
@@ -35,6 +37,7 @@ struct SaslListenerConfig {
   std::shared_ptr<const ScramCredentials> scram;  // set when a SCRAM mechanism is enabled
   int32_t max_receive_bytes = 524288;             // sasl.server.max.receive.size
   int64_t max_reauth_ms = 0;                      // connections.max.reauth.ms; 0 = sessions never expire
+  int32_t failed_delay_ms = 100;                  // connection.failed.authentication.delay.ms
 
   bool enabled(std::string_view mechanism) const;
   // A new exchange of `mechanism`; nullptr when it is not enabled here.

@@ -16,11 +16,13 @@ confluent-kafka, and kafka-python) and hand-built frames check:
   * SaslHandshake v0 with raw tokens (old clients' framing) works;
   * SaslHandshake on a PLAINTEXT listener gets ILLEGAL_SASL_STATE;
   * `spool user scram set|describe|delete` manages a SCRAM-SHA-512 user
-    that librdkafka then logs in as (and no longer can once deleted);
+    that kafka-python then logs in as (librdkafka no longer can once it is deleted);
   * 1,000 connections (100 on the peer, whose heap cannot hold more) that
     claim a 512 KiB pre-authentication frame and
     stall half-way cost the broker little memory, do not disturb a real
     client, and are closed by connections.max.idle.ms;
+  * a failed login is answered only after
+    connection.failed.authentication.delay.ms;
   * KIP-368: connections.max.reauth.ms is told as the session lifetime, an
     expired session is closed on its next request, and re-authenticating on
     the same connection keeps it (with the same principal only).
@@ -386,5 +388,24 @@ def test_stalled_half_handshakes_are_bounded_and_closed():
         for c in conns:
             c.close()
         assert b.alive()
+    finally:
+        b.cleanup()
+
+
+def test_failed_login_waits_for_the_configured_delay():
+    b, port = sasl_broker(**{"connection.failed.authentication.delay.ms": "1500"})
+    try:
+        with w.connect(port, timeout=20) as sock:
+            assert s.parse_handshake(w.roundtrip(sock, s.handshake(1, "PLAIN")))[0] == NONE
+            t0 = time.monotonic()
+            ans = s.parse_authenticate(w.roundtrip(sock, s.authenticate(2, s.plain_token("alice", "guess"))))
+            waited = time.monotonic() - t0
+            assert ans["error"] == SASL_AUTHENTICATION_FAILED, ans
+            assert waited >= 1.4, f"a failed login was answered after {waited:.2f} s, not the configured 1.5 s"
+            assert w.closed_by_peer(sock)
+        # A right password is not delayed by it (nothing to wait for but the answer).
+        sock, _ = authenticated(port)
+        with sock:
+            assert_serves(sock)
     finally:
         b.cleanup()
