@@ -50,7 +50,10 @@ class TxnIndex {
 
   // Appends unless an entry for the same producer and marker offset exists
   // (recovery may replay an abort already indexed). Writes through to the
-  // file (no fsync; flush() does that).
+  // file (no fsync; flush() does that). Entries stay in marker order: an
+  // entry older than the last one (recovery re-indexing an abort a power cut
+  // removed from the middle of the file) is inserted in place and the file
+  // rewritten.
   Status append(const AbortedTxn& txn);
   // Keeps entries whose marker is below `offset` (log truncation).
   Status truncate_to(int64_t offset);

@@ -95,6 +95,35 @@ TEST(TxnIndexTest, CollectFollowsKafkasOverlapAndCompletionRules) {
   EXPECT_EQ(out.size(), 3u);
 }
 
+// Chaos hour of session 13 (seed 1791361442): after a power cut dropped a
+// page from the middle of a .txnindex, recovery re-indexed the lost aborts
+// at the end of the file, after a later entry; collect() then stopped at
+// that entry's LSO and a read_committed fetch saw 136 aborted records.
+TEST(TxnIndexTest, AnAbortReindexedOutOfOrderIsInsertedInMarkerOrder) {
+  TempDir dir;
+  const std::string path = dir.sub("x.txnindex");
+  {
+    auto idx = TxnIndex::open(path);
+    ASSERT_TRUE(idx.is_ok());
+    ASSERT_TRUE((*idx)->append({1000, 100, 110, 111}));
+    ASSERT_TRUE((*idx)->append({1000, 300, 310, 311}));  // survived the cut
+    ASSERT_TRUE((*idx)->append({1000, 200, 210, 211}));  // re-indexed by recovery
+    ASSERT_TRUE((*idx)->append({1000, 200, 210, 211}));  // replayed twice: still once
+    std::vector<AbortedTxn> out;
+    EXPECT_TRUE((*idx)->collect(150, 250, out));
+    ASSERT_EQ(out.size(), 1u) << "the re-indexed abort must be found";
+    EXPECT_EQ(out[0].first_offset, 200);
+  }
+  // The file holds them in order too.
+  auto again = TxnIndex::open(path);
+  ASSERT_TRUE(again.is_ok());
+  auto e = (*again)->entries();
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].last_offset, 110);
+  EXPECT_EQ(e[1].last_offset, 210);
+  EXPECT_EQ(e[2].last_offset, 310);
+}
+
 TEST(TxnIndexTest, TruncateAndTornTail) {
   TempDir dir;
   const std::string path = dir.sub("x.txnindex");
