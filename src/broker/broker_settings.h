@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cluster/zk_data.h"
+#include "config/listener.h"
 #include "storage/log_config.h"
 
 namespace spool::config {
@@ -58,7 +59,7 @@ struct ListenerSettings {
   std::string bind_host = "127.0.0.1";  // "0.0.0.0" = every IPv4 interface
   uint16_t port = 9092;
   std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SASL_PLAINTEXT (others are refused at start)
-  bool sasl() const { return security_protocol == "SASL_PLAINTEXT" || security_protocol == "SASL_SSL"; }
+  bool sasl() const { return config::is_sasl_protocol(security_protocol); }
 };
 
 struct BrokerSettings {

@@ -13,6 +13,12 @@ std::string upper(std::string_view s) {
   return r;
 }
 
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
 bool valid_host_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' || c == '%' || c == ':';
 }
@@ -37,20 +43,24 @@ bool is_served_sasl_mechanism(std::string_view mechanism) {
   return false;
 }
 
+bool is_sasl_protocol(std::string_view security_protocol) {
+  return security_protocol == "SASL_PLAINTEXT" || security_protocol == "SASL_SSL";
+}
+
 std::string listener_key(std::string_view listener, std::string_view key) {
-  std::string prefix = "listener.name." + std::string(listener);
-  for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return prefix + "." + std::string(key);
+  return "listener.name." + lower(listener) + "." + std::string(key);
+}
+
+std::string sasl_jaas_key(std::string_view listener, std::string_view mechanism) {
+  return listener_key(listener, lower(mechanism) + ".sasl.jaas.config");
 }
 
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners) {
   for (const Listener& l : listeners) {
-    if (l.security_protocol != "SASL_PLAINTEXT" && l.security_protocol != "SASL_SSL") continue;
+    if (!is_sasl_protocol(l.security_protocol)) continue;
     if (key == listener_key(l.name, "sasl.enabled.mechanisms")) return true;
     for (std::string_view m : kSaslMechanisms) {
-      std::string mech(m);
-      for (char& c : mech) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (key == listener_key(l.name, mech + ".sasl.jaas.config")) return true;
+      if (key == sasl_jaas_key(l.name, m)) return true;
     }
   }
   return false;

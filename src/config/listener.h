@@ -34,9 +34,15 @@ std::string listener_name(std::string_view s);
 inline constexpr std::string_view kSaslMechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
 bool is_served_sasl_mechanism(std::string_view mechanism);
 
+// SASL_PLAINTEXT or SASL_SSL: clients on such a listener authenticate.
+bool is_sasl_protocol(std::string_view security_protocol);
+
 // Per-listener override keys: "listener.name.<listener, lower-cased>." + key
 // (Kafka's ListenerName.configPrefix; the prefix is case-sensitive).
 std::string listener_key(std::string_view listener, std::string_view key);
+// A mechanism's JAAS key on a listener:
+// listener.name.<listener>.<mechanism, lower-cased>.sasl.jaas.config.
+std::string sasl_jaas_key(std::string_view listener, std::string_view mechanism);
 // The per-listener keys Spool acts on, for a SASL listener: its
 // sasl.enabled.mechanisms and, per served mechanism, <mechanism>.sasl.jaas.config.
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners);

@@ -53,10 +53,7 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
   frame_limit_ = options.max_request_bytes;
   const int32_t pre_auth = listener < options.listeners.size()
                                ? options.listeners[listener].max_unauthenticated_request_bytes : 0;
-  if (pre_auth > 0 && pre_auth < frame_limit_) {
-    frame_limit_ = pre_auth;
-    frame_limit_lifted_ = false;
-  }
+  if (pre_auth > 0 && pre_auth < frame_limit_) frame_limit_ = pre_auth;
 }
 
 void Connection::start() {
@@ -143,8 +140,9 @@ void Connection::process_input() {
       // Checked before any allocation: a hostile size must not cost memory.
       if (size <= 0 || size > frame_limit_) {
         close("frame size " + std::to_string(size) + " outside 1.." + std::to_string(frame_limit_) +
-                  (frame_limit_lifted_ ? " (socket.request.max.bytes)"
-                                       : " before authentication (sasl.server.max.receive.size)"),
+                  (frame_limit_ == options_.max_request_bytes
+                       ? " (socket.request.max.bytes)"
+                       : " before authentication (sasl.server.max.receive.size)"),
               spdlog::level::warn);
         return;
       }
@@ -291,7 +289,6 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
   if (state == SlotState::kReadyAuthenticated) {
     // Before the answer can reach the client, so before its next frame.
     frame_limit_ = options_.max_request_bytes;
-    frame_limit_lifted_ = true;
     state = SlotState::kReady;
   }
   slot.state = state;

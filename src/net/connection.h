@@ -112,7 +112,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The largest frame read now: the listener's pre-authentication bound
   // until an answer lifts it, else options_.max_request_bytes.
   int32_t frame_limit_ = 0;
-  bool frame_limit_lifted_ = true;
 
   // Read side.
   FrameBytes rbuf_;  // kReadBufferSize while bytes are buffered or awaited, else empty

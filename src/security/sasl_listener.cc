@@ -20,7 +20,7 @@ std::string served_list() {
 }
 
 Result<std::shared_ptr<const PlainUsers>> plain_users(const config::BrokerConfig& cfg, std::string_view listener) {
-  const std::string key = config::listener_key(listener, "plain.sasl.jaas.config");
+  const std::string key = config::sasl_jaas_key(listener, "PLAIN");
   const std::string text = cfg.get(key);
   if (text.empty()) {
     return Status::error("listener " + std::string(listener) + " enables SASL mechanism PLAIN but '" + key +
@@ -48,9 +48,7 @@ Result<std::shared_ptr<const PlainUsers>> plain_users(const config::BrokerConfig
 // A SCRAM mechanism's JAAS entry is optional (Spool's credentials live in
 // the metadata store); when given it must be the ScramLoginModule.
 Status check_scram_jaas(const config::BrokerConfig& cfg, std::string_view listener, std::string_view mechanism) {
-  std::string mech(mechanism);
-  for (char& c : mech) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const std::string key = config::listener_key(listener, mech + ".sasl.jaas.config");
+  const std::string key = config::sasl_jaas_key(listener, mechanism);
   const std::string text = cfg.get(key);
   if (text.empty()) return Status::ok();
   auto module = parse_jaas_config(text);
@@ -118,7 +116,7 @@ Result<SaslListenerConfig> sasl_listener_config(const config::BrokerConfig& cfg,
 
 Status check_sasl_listeners(const config::BrokerConfig& cfg) {
   for (const config::Listener& l : cfg.listeners()) {
-    if (l.security_protocol != "SASL_PLAINTEXT" && l.security_protocol != "SASL_SSL") continue;
+    if (!config::is_sasl_protocol(l.security_protocol)) continue;
     if (auto c = sasl_listener_config(cfg, l.name); !c) return c.status();
   }
   return Status::ok();

@@ -87,3 +87,20 @@ def consume(bootstrap, topic, partitions=(0,), expected=None, timeout=CLIENT_TIM
         return got
     finally:
         c.close()
+
+
+def login_errors(conf, timeout=20):
+    """What a producer with `conf` (security settings included) reports
+    while it tries to get metadata: [] once the broker answered, else every
+    error it reported (an authentication failure among them) before
+    `timeout` seconds."""
+    errors = []
+    p = Producer(dict(conf, error_cb=lambda e: errors.append(e)))
+    deadline = time.monotonic() + timeout
+    while not errors and time.monotonic() < deadline:
+        try:
+            p.list_topics(timeout=1)
+            return []
+        except Exception:  # noqa: BLE001 - KafkaException until it answers
+            p.poll(0.2)
+    return errors

@@ -31,7 +31,10 @@ Every test also passes against the Apache Kafka 4.4 peer:
   cd tests/system && SPOOL_TEST_PEER=kafka /usr/bin/python3 -m pytest -q test_sasl.py
 """
 
+import json
 import os
+import socket
+import struct
 import subprocess
 import tempfile
 import time
@@ -42,11 +45,9 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
+import ck_util
 import kafka_wire as w
 import sasl_wire as s
-import socket
-import struct
-
 from harness import Broker, free_port, spool_bin, status_mb, which_peer
 from workload import create_topic
 
@@ -162,11 +163,7 @@ def test_wrong_password_fails_and_closes(sasl_node):
         assert ans["message"], ans
         assert w.closed_by_peer(sock)
     # librdkafka reports the failure as an authentication error.
-    errors = []
-    p = Producer(client_conf(port, password="wrong", error_cb=lambda e: errors.append(e)))
-    deadline = time.monotonic() + 20
-    while not errors and time.monotonic() < deadline:
-        p.poll(0.2)
+    errors = ck_util.login_errors(client_conf(port, password="wrong"))
     assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
 
 
@@ -304,7 +301,6 @@ def test_scram_user_through_the_cli(sasl_node):
     rc, out, err = spool_cli("user", "scram", "describe", "--user", "carol", "-o", "json",
                              "--bootstrap-server", b.bootstrap)
     assert rc == 0, err
-    import json
     assert json.loads(out) == [{"user": "carol", "mechanism": "SCRAM-SHA-512", "iterations": 4096}]
     conf = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SASL_PLAINTEXT",
             "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "carol", "sasl.password": "carol-secret"}
@@ -345,11 +341,7 @@ def test_scram_user_through_the_cli(sasl_node):
     rc, _, err = spool_cli("user", "scram", "delete", "--user", "carol", "--mechanism", "SCRAM-SHA-512",
                            "--bootstrap-server", b.bootstrap)
     assert rc == 1 and "RESOURCE_NOT_FOUND" in err, err
-    errors = []
-    p = Producer(dict(conf, error_cb=lambda e: errors.append(e)))
-    deadline = time.monotonic() + 20
-    while not errors and time.monotonic() < deadline:
-        p.poll(0.2)
+    errors = ck_util.login_errors(conf)
     assert any(e.code() == KafkaError._AUTHENTICATION for e in errors), errors
 
 

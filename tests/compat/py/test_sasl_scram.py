@@ -29,6 +29,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import (AdminClient, NewTopic, ScramCredentialInfo, ScramMechanism,
                                    UserScramCredentialDeletion, UserScramCredentialUpsertion)
 
+import ck_util
 import harness
 
 REAUTH_MS = 4000
@@ -85,15 +86,7 @@ def sasl_conf(bootstrap, mechanism, user, password, **kw):
 
 def auth_error(conf):
     """The first error a producer with `conf` reports (None if it got metadata)."""
-    errors = []
-    p = Producer(dict(conf, error_cb=lambda e: errors.append(e)))
-    deadline = time.monotonic() + 20
-    while not errors and time.monotonic() < deadline:
-        try:
-            p.list_topics(timeout=1)
-            return None
-        except KafkaException:
-            p.poll(0.2)
+    errors = ck_util.login_errors(conf)
     return errors[0] if errors else None
 
 
