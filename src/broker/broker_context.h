@@ -14,6 +14,7 @@
 #include "storage/log_manager.h"
 
 namespace spool::security {
+class AclAuthorizer;
 class ScramCredentials;
 }
 
@@ -70,6 +71,10 @@ struct BrokerContext {
   // The SCRAM credentials the SASL listeners authenticate against (mirrored
   // from the store's /config/users). Null in hand-wired tests.
   security::ScramCredentials* scram = nullptr;
+  // The ACL authorizer (authorizer.class.name set); null = no authorizer,
+  // nothing is checked (Kafka without one). Its bindings mirror the store's
+  // /kafka-acl trees (acl_store.h). Handlers ask through handlers/authorize.h.
+  security::AclAuthorizer* authorizer = nullptr;
 
   // The current configuration layers: the dynamic ones, else the static
   // config alone; null when neither is wired.

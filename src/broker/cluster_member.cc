@@ -98,7 +98,7 @@ Result<std::string> ClusterMember::connect(const sigset_t& stop_signals, bool* s
   return cluster_id_;
 }
 
-Status ClusterMember::start(ConfigChanges::Handlers config_handlers) {
+Status ClusterMember::start(ConfigChanges::Handlers config_handlers, security::AclAuthorizer* authorizer) {
   store_->set_session_listener([this](cluster::SessionState state) {
     std::lock_guard lk(mu_);
     if (state == cluster::SessionState::kExpired) {
@@ -154,11 +154,13 @@ Status ClusterMember::start(ConfigChanges::Handlers config_handlers) {
   controller_->start();
   serving_controller_.store(controller_.get());
 
-  config_changes_ = std::make_unique<ConfigChanges>(*store_, std::move(config_handlers), [this] {
+  auto wake = [this] {
     std::lock_guard lk(mu_);
     config_changed_ = true;
     cv_.notify_all();
-  });
+  };
+  config_changes_ = std::make_unique<ConfigChanges>(*store_, std::move(config_handlers), wake);
+  if (authorizer != nullptr) acl_changes_ = std::make_unique<AclChanges>(*store_, *authorizer, wake);
   {
     std::lock_guard lk(mu_);
     config_changed_ = true;  // the first poll: every notification present
@@ -193,10 +195,17 @@ void ClusterMember::recovery_loop() {
       config_changed_ = false;
       lk.unlock();
       auto r = config_changes_->poll();
+      std::optional<cluster::StoreError> acl_error;
+      if (acl_changes_) {
+        if (auto a = acl_changes_->poll(); !a) acl_error = a.error();
+      }
       lk.lock();
-      if (!r) {
-        spdlog::warn("config changes: reading {} failed: {}; retrying", cluster::zk_paths::kConfigChanges,
-                     r.error().message);
+      if (acl_error) spdlog::warn("ACL changes: reading them failed: {}; retrying", acl_error->message);
+      if (!r || acl_error) {
+        if (!r) {
+          spdlog::warn("config changes: reading {} failed: {}; retrying", cluster::zk_paths::kConfigChanges,
+                       r.error().message);
+        }
         lk.unlock();
         bool go_on = sleep_unless_stopping(kRecoveryRetryMs);
         lk.lock();
@@ -309,6 +318,7 @@ void ClusterMember::stop() {
   timer_.stop();
   network_.reset();
   config_changes_.reset();
+  acl_changes_.reset();
   if (store_) store_->set_session_listener({});
   registrar_.reset();
   store_.reset();  // closes the session: /brokers/ids/N vanishes

@@ -10,7 +10,8 @@
 //               QueuedBrokerChannel on a WireTransport on its own
 //               NetworkClient), the session recovery thread and the
 //               config-change listener (topics and dynamic broker configs,
-//               config_changes.h). Call it once the listener is
+//               config_changes.h; and the ACLs', acl_changes.h).
+//               Call it once the listener is
 //               bound, and let it accept only after start() returned (the
 //               controller's requests to this broker wait in the backlog).
 //   controlled_shutdown()  Kafka's KafkaServer.controlledShutdown: asks the
@@ -43,6 +44,7 @@
 #include <string>
 #include <thread>
 
+#include "broker/acl_changes.h"
 #include "broker/broker_settings.h"
 #include "broker/config_changes.h"
 #include "client/network_client.h"
@@ -70,7 +72,9 @@ class ClusterMember {
   Result<std::string> connect(const sigset_t& stop_signals, bool* stopped);
   // The handlers are called (on the recovery thread) with an entity's whole
   // config each time /config/changes announces a change of it.
-  Status start(ConfigChanges::Handlers config_handlers);
+  // `authorizer` (null: none): kept in step with the cluster's ACLs by an
+  // AclChanges listener on the same thread.
+  Status start(ConfigChanges::Handlers config_handlers, security::AclAuthorizer* authorizer = nullptr);
   bool controlled_shutdown();
   void stop();
 
@@ -114,6 +118,7 @@ class ClusterMember {
   std::unique_ptr<cluster::controller::Controller> controller_;
   std::atomic<cluster::controller::Controller*> serving_controller_{nullptr};  // controller_ once started
   std::unique_ptr<ConfigChanges> config_changes_;
+  std::unique_ptr<AclChanges> acl_changes_;
 
   // The recovery thread's inbox (store callbacks only set flags here).
   std::mutex mu_;

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_table.h"
 #include "broker/handlers/handlers.h"
 #include "broker/sasl_authenticator.h"
@@ -78,7 +79,30 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
                           api->min_version, api->max_version));
     return;
   }
+  if (ctx_.authorizer != nullptr && !gate_allows(*api, ctx)) return;
   api->handler(ctx_, ctx, r);
+}
+
+bool Dispatcher::gate_allows(const ApiEntry& api, const RequestContext& ctx) const {
+  switch (api.authz) {
+    case Authz::kNone:
+    case Authz::kInHandler:
+      return true;
+    case Authz::kClusterAction:
+      if (cluster_allowed(ctx_, ctx, security::AclOperation::kClusterAction)) return true;
+      spdlog::warn("closing the connection of {} from {}: {} needs CLUSTER_ACTION on the cluster", ctx.principal,
+                   ctx.conn.peer, api.name);
+      ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api.name));
+      return false;
+    case Authz::kSuperUser:
+      if (ctx_.authorizer->is_super_user(ctx.principal)) return true;
+      spdlog::warn("closing the connection of {} from {}: with an authorizer on, {} is served to super users only "
+                   "(its per-resource ACL checks are not implemented yet)",
+                   ctx.principal, ctx.conn.peer, api.name);
+      ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api.name));
+      return false;
+  }
+  return false;
 }
 
 }  // namespace spool::broker

@@ -8,7 +8,11 @@
 // unaffected. On a SASL listener each connection gets a SaslAuthenticator
 // (its net session), which owns every frame until the client is
 // authenticated (broker/sasl_authenticator.h); requests carry the
-// connection's principal. Runs on reactor threads; never blocks.
+// connection's principal. With an authorizer the dispatcher applies the
+// table's Authz gate (CLUSTER_ACTION for inter-broker APIs, super users only
+// for APIs whose checks are not written yet; anyone else's connection is
+// closed with a log line) before the handler's own checks. Runs on reactor
+// threads; never blocks.
 #pragma once
 
 #include <memory>
@@ -41,6 +45,9 @@ class Dispatcher : public net::RequestHandler {
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:
+  // The Authz gate of `api` (handler_table.h); false: answered (closed).
+  bool gate_allows(const ApiEntry& api, const RequestContext& ctx) const;
+
   BrokerContext& ctx_;
   const std::vector<ServedListener> listeners_;
 };

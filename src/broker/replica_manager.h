@@ -94,6 +94,10 @@ struct FetchParams {
   // id is INCONSISTENT_TOPIC_ID.
   bool by_topic_id = false;
   std::vector<FetchPartitionWanted> partitions;
+  // The authorizer's verdict per topic name (Fetch: READ, or CLUSTER_ACTION
+  // for a follower); a refused topic's partitions answer
+  // TOPIC_AUTHORIZATION_FAILED, after the topic-id check. Empty = all allowed.
+  std::function<bool(const std::string& topic)> may_read;
 };
 // One result per FetchParams::partitions entry, same order.
 using FetchCallback = std::function<void(std::vector<FetchPartitionResult>)>;

@@ -65,6 +65,10 @@ struct FetchWait {
       error = ErrorCode::kUnknownTopicId;
       return nullptr;
     }
+    if (params.may_read && !params.may_read(*name)) {
+      error = ErrorCode::kTopicAuthorizationFailed;
+      return nullptr;
+    }
     auto partition = rm.partition(*name, fp.partition);
     if (!partition) {
       error = ErrorCode::kUnknownTopicOrPartition;

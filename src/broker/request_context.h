@@ -48,6 +48,17 @@ struct RequestContext {
   std::string principal = "User:ANONYMOUS";
 
   int16_t version() const { return header.api_version; }
+  // The client's address without the port: "10.0.0.1" of "10.0.0.1:5000",
+  // "::1" of "[::1]:5000" (the host an ACL names).
+  std::string_view client_address() const {
+    std::string_view peer = conn.peer;
+    if (peer.starts_with('[')) {
+      const size_t close = peer.find(']');
+      return close == std::string_view::npos ? peer.substr(1) : peer.substr(1, close - 1);
+    }
+    const size_t colon = peer.rfind(':');
+    return colon == std::string_view::npos ? peer : peer.substr(0, colon);
+  }
 
   // `size_hint`: bytes to reserve (the buffer comes from net's pool).
   template <typename Response>

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "broker/acl_store.h"
 #include "broker/admin_executor.h"
 #include "broker/broker_context.h"
 #include "broker/cluster_member.h"
@@ -21,6 +22,7 @@
 #include "cluster/producer_id_blocks.h"
 #include "config/topic_config.h"
 #include "net/server.h"
+#include "security/authorizer_config.h"
 #include "security/sasl_listener.h"
 
 namespace spool::broker {
@@ -135,6 +137,17 @@ int run_broker(const config::BrokerConfig& cfg) {
       return 1;
     }
     sasl[i] = std::make_shared<const security::SaslListenerConfig>(std::move(*c));
+  }
+  // The ACL authorizer (authorizer.class.name); its bindings are loaded from
+  // the metadata store once it is open (reload_acls below).
+  std::unique_ptr<security::AclAuthorizer> authorizer;
+  {
+    auto options = security::authorizer_options(cfg);
+    if (!options) {
+      spdlog::error("refusing to start: {}", options.status().message());
+      return 1;
+    }
+    if (*options) authorizer = std::make_unique<security::AclAuthorizer>(std::move(**options));
   }
   auto power_cut = TestPowerCut::from_env(settings.log_dirs);  // before any file opens
   if (!power_cut) {
@@ -269,6 +282,18 @@ int run_broker(const config::BrokerConfig& cfg) {
     groups.shutdown();
     return fail_start(s.message());
   }
+  if (authorizer) {
+    auto paths = ensure_acl_paths(*ctx.config_store);
+    auto loaded = paths ? reload_acls(*ctx.config_store, *authorizer) : cluster::StoreResult<size_t>(paths.error());
+    if (!loaded) {
+      txns.shutdown();
+      groups.shutdown();
+      return fail_start("loading the ACLs: " + std::string(cluster::store_code_name(loaded.code())) + " " +
+                        loaded.error().message);
+    }
+    spdlog::info("ACL authorizer on: {} bindings loaded", *loaded);
+    ctx.authorizer = authorizer.get();
+  }
   // Every listener of a cluster member also serves the other brokers (the
   // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
   std::vector<ServedListener> served;
@@ -307,7 +332,7 @@ int run_broker(const config::BrokerConfig& cfg) {
     handlers.user = [scram](const std::string& user, const cluster::EntityConfig& configs) {
       apply_scram_user(*scram, user, configs);
     };
-    Status s = member->start(std::move(handlers));
+    Status s = member->start(std::move(handlers), authorizer.get());
     if (!s) {
       server.stop();
       admin.stop();

@@ -6,6 +6,7 @@
 
 #include "broker/run.h"
 #include "config/broker_config.h"
+#include "security/authorizer_config.h"
 #include "security/sasl_listener.h"
 #include "util/logging.h"
 
@@ -20,6 +21,10 @@ int run_broker_command(const BrokerArgs& args) {
   }
   if (Status sasl = security::check_sasl_listeners(*cfg); !sasl) {
     std::cerr << "spool broker: refusing to start: " << sasl.message() << "\n";
+    return kExitUsage;
+  }
+  if (auto authz = security::authorizer_options(*cfg); !authz) {
+    std::cerr << "spool broker: refusing to start: " << authz.status().message() << "\n";
     return kExitUsage;
   }
   init_logging(cfg->log_level());

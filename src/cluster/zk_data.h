@@ -213,6 +213,29 @@ std::string encode_config_change(std::string_view entity_path);
 // (returned as "topics/T"). Returns the entity path.
 Result<std::string> decode_config_change(std::string_view path, std::string_view json);
 
+// ------------------------------- /kafka-acl/<Type>/<name>, /kafka-acl-extended/...
+
+// One entry of a resource's ACL node, in Kafka's text forms (kept as text
+// here; security/acl_text.h maps them): {"principal":"User:alice",
+// "permissionType":"Allow","operation":"Read","host":"*"}.
+struct ZkAclEntry {
+  std::string principal;
+  std::string permission_type;
+  std::string operation;
+  std::string host;
+  auto operator<=>(const ZkAclEntry&) const = default;
+};
+// {"version":1,"acls":[...]}.
+std::string encode_acl_node(const std::vector<ZkAclEntry>& acls);
+// path: the node's path, for the error message. Every field a string.
+Result<std::vector<ZkAclEntry>> decode_acl_node(std::string_view path, std::string_view json);
+// The change notifications: a LITERAL resource as "TOPIC:name" (Kafka's
+// legacy form), any other as {"version":1,"resourceType":"TOPIC","name":
+// "n","patternType":"PREFIXED"}. Readers only need that a change happened.
+std::string encode_literal_acl_change(std::string_view resource_type, std::string_view name);
+std::string encode_extended_acl_change(std::string_view resource_type, std::string_view name,
+                                       std::string_view pattern_type);
+
 // ----------------------------------------------------- /latest_producer_id_block
 
 struct ProducerIdBlock {

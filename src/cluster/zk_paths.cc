@@ -48,6 +48,7 @@ std::string config_broker_default() { return join(kConfigBrokers, kDefaultBroker
 std::string config_change_prefix() { return join(kConfigChanges, kConfigChangePrefix); }
 std::string isr_change_prefix() { return join(kIsrChangeNotification, kIsrChangePrefix); }
 std::string log_dir_event_prefix() { return join(kLogDirEventNotification, kLogDirEventPrefix); }
+std::string acl_change_prefix(std::string_view changes) { return join(changes, kAclChangePrefix); }
 std::string config_entity_path(std::string_view type, std::string_view name) {
   std::string out(type);
   out.push_back('/');

@@ -40,11 +40,20 @@ inline constexpr std::string_view kCluster = "/cluster";
 inline constexpr std::string_view kClusterId = "/cluster/id";
 inline constexpr std::string_view kLatestProducerIdBlock = "/latest_producer_id_block";
 inline constexpr std::string_view kFeature = "/feature";
+// ACLs (Kafka's ZkAclStore): LITERAL patterns under /kafka-acl/<Type>/<name>,
+// PREFIXED ones under /kafka-acl-extended/prefixed/<Type>/<name>; a writer
+// announces each changed resource under the matching changes node.
+inline constexpr std::string_view kAclLiteral = "/kafka-acl";
+inline constexpr std::string_view kAclLiteralChanges = "/kafka-acl-changes";
+inline constexpr std::string_view kAclExtended = "/kafka-acl-extended";
+inline constexpr std::string_view kAclPrefixed = "/kafka-acl-extended/prefixed";
+inline constexpr std::string_view kAclExtendedChanges = "/kafka-acl-extended-changes";
 
 // Sequential-node name prefixes (ZooKeeper appends a 10-digit counter).
 inline constexpr std::string_view kIsrChangePrefix = "isr_change_";
 inline constexpr std::string_view kLogDirEventPrefix = "log_dir_event_";
 inline constexpr std::string_view kConfigChangePrefix = "config_change_";
+inline constexpr std::string_view kAclChangePrefix = "acl_changes_";
 
 // Config entity types under /config (Kafka's ConfigType).
 inline constexpr std::string_view kEntityTopics = "topics";
@@ -70,6 +79,8 @@ std::string config_broker_default();                       // /config/brokers/<d
 std::string config_change_prefix();                        // /config/changes/config_change_
 std::string isr_change_prefix();                           // /isr_change_notification/isr_change_
 std::string log_dir_event_prefix();                        // /log_dir_event_notification/log_dir_event_
+// `changes`: kAclLiteralChanges or kAclExtendedChanges.
+std::string acl_change_prefix(std::string_view changes);   // <changes>/acl_changes_
 // "topics/T", the entity_path a config change notification names.
 std::string config_entity_path(std::string_view type, std::string_view name);
 

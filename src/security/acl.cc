@@ -116,4 +116,46 @@ bool AclAuthorizer::authorize(std::string_view principal, std::string_view host,
   return false;
 }
 
+bool AclAuthorizer::authorize_any(std::string_view principal, std::string_view host, AclOperation op,
+                                  ResourceType type) const {
+  if (is_super_user(principal)) return true;
+  const std::shared_ptr<const Snapshot> s = std::atomic_load(&snapshot_);
+  std::set<std::string, std::less<>> deny_literal, deny_prefixed;
+  std::vector<const AclBinding*> allow;
+  bool any_of_type = false;
+  auto scan = [&](const AclBinding& b) {
+    any_of_type = true;
+    if (!entry_matches(b, principal, host)) return;
+    if (b.permission == AclPermission::kDeny && (b.operation == AclOperation::kAll || b.operation == op)) {
+      (b.pattern_type == PatternType::kPrefixed ? deny_prefixed : deny_literal).insert(b.resource_name);
+    } else if (b.permission == AclPermission::kAllow && allows(b.operation, op)) {
+      allow.push_back(&b);
+    }
+  };
+  for (const auto& [key, bindings] : s->literal) {
+    if (key.first != type) continue;
+    for (const AclBinding* b : bindings) scan(*b);
+  }
+  if (auto it = s->prefixed.find(type); it != s->prefixed.end()) {
+    for (const AclBinding* b : it->second) scan(*b);
+  }
+  if (!any_of_type) return options_.allow_if_no_acl;
+  if (deny_literal.count(kWildcardResource) > 0) return false;
+  auto denied_by_prefix = [&](const std::string& name) {
+    for (const std::string& p : deny_prefixed) {
+      if (name.starts_with(p)) return true;
+    }
+    return false;
+  };
+  for (const AclBinding* b : allow) {
+    if (b->pattern_type == PatternType::kLiteral) {
+      if (b->resource_name == kWildcardResource) return true;
+      if (deny_literal.count(b->resource_name) == 0 && !denied_by_prefix(b->resource_name)) return true;
+    } else if (!denied_by_prefix(b->resource_name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace spool::security

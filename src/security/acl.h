@@ -9,7 +9,7 @@
 //   * otherwise a matching DENY wins; then a matching ALLOW is needed, where
 //     READ, WRITE, DELETE and ALTER also allow DESCRIBE, ALTER_CONFIGS also
 //     allows DESCRIBE_CONFIGS, and ALL allows every operation.
-// Not wired to the handlers yet (issue 17, Deliver 4). AclAuthorizer holds an
+// The broker's handlers ask it through broker/handlers/authorize.h. AclAuthorizer holds an
 // immutable snapshot replaced whole by set(); authorize() is thread-safe and
 // takes no lock on the hot path beyond one atomic load.
 #pragma once
@@ -71,6 +71,13 @@ class AclAuthorizer {
 
   bool authorize(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
                  std::string_view resource_name) const;
+  // Kafka's authorizeByResourceType (KIP-679): whether `op` is allowed on at
+  // least one resource of `type` that no DENY covers: a super user; an ALLOW
+  // on the wildcard "*" (unless a DENY on "*" too); an ALLOW on a literal
+  // name or prefix that no DENY literal of that name or DENY prefix of it
+  // covers; or, with no ACL of the type at all, allow.everyone.if.no.acl.found.
+  bool authorize_any(std::string_view principal, std::string_view host, AclOperation op, ResourceType type) const;
+  bool is_super_user(std::string_view principal) const { return options_.super_users.count(principal) > 0; }
 
  private:
   struct Snapshot;

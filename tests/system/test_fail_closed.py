@@ -121,7 +121,7 @@ def test_every_refused_key_stops_the_start():
     refused = [(k, v) for kind, k, v in table() if kind == "R"]
     assert len(refused) > 100, f"only {len(refused)} refused keys"
     keys = {k for k, _ in refused}
-    for must in ("authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found", "zookeeper.set.acl",
+    for must in ("zookeeper.set.acl",
                  "zookeeper.ssl.client.enable", "ssl.keystore.location", "sasl.jaas.config",
                  "sasl.mechanism.inter.broker.protocol", "client.quota.callback.class"):
         assert must in keys, must
@@ -150,6 +150,12 @@ def test_listeners_and_listener_overrides_are_refused():
         (["--override", "sasl.enabled.mechanisms=PLAIN",
           "--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_PLAINTEXT://127.0.0.1:{q}"],
          ["refusing to start", "'listener.name.sasl_plaintext.plain.sasl.jaas.config' is not set"]),
+        # An authorizer class Spool cannot stand in for, and a malformed super user.
+        (["--override", "authorizer.class.name=com.example.OpenDoorAuthorizer"],
+         ["refusing to start", "authorizer.class.name=com.example.OpenDoorAuthorizer"]),
+        (["--override", "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
+          "--override", "super.users=admin"],
+         ["refusing to start", "super.users: 'admin' is not a principal"]),
     ]
     for args, wants in cases:
         p, q = free_port(), free_port()
@@ -180,11 +186,11 @@ def test_secured_kafka_server_properties_is_refused():
                 f"log.dirs={work}/data\n")
     rc, out, listened = run_watched([spool_bin(), "broker", "--config", props], (port, sasl_port, ssl_port))
     assert rc == 2, out
-    for key in ("listeners", "listener.name.sasl_ssl.ssl.keystore.password",
-                "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users"):
+    for key in ("listeners", "listener.name.sasl_ssl.ssl.keystore.password"):
         assert f"\n  {key}: " in out, f"{key} not named:\n{out}"
-    # SASL/PLAIN on SASL_PLAINTEXT is served (issue 17): not refused.
-    for key in ("sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config"):
+    # SASL/PLAIN on SASL_PLAINTEXT and the ACL authorizer are served (issue 17): not refused.
+    for key in ("sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users"):
         assert f"\n  {key}: " not in out, f"{key} refused:\n{out}"
     assert "SASL_SSL://127.0.0.1" in out and "SASL_PLAINTEXT://" not in out, out
     assert "s3cret-pw" not in out and "s3cret-ks" not in out, out

@@ -14,7 +14,9 @@
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
+#include "broker/topic_lookup.h"
 #include "broker/topic_name.h"
 #include "protocol/delete_topics_request.h"
 #include "protocol/delete_topics_response.h"
@@ -141,6 +143,13 @@ void handle_delete_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     }
     if (!t.name && t.topic_id == kNoId) {
       fail(ErrorCode::kInvalidRequest, "Neither topic name nor id were specified.");
+      continue;
+    }
+    // Kafka's check: DELETE on the topic (named, or resolved from its id;
+    // an id nobody knows is answered by the lookup below).
+    std::optional<std::string> name = t.name ? t.name : topic_name_by_id(b, t.topic_id);
+    if (name && !topic_allowed(b, ctx, security::AclOperation::kDelete, *name)) {
+      fail(ErrorCode::kTopicAuthorizationFailed, nullptr);
       continue;
     }
     job->pending.push_back(job->resp.responses.size() - 1);

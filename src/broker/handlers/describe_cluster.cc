@@ -9,7 +9,7 @@
 //   fenced, so the list is the same either way and IsFenced is false.
 #include <string>
 
-#include "broker/handlers/authorized_ops.h"
+#include "broker/handlers/authorize.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/describe_cluster_request.h"
@@ -56,7 +56,7 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
         br.is_fenced = false;
       }
     }
-    if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+    if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = cluster_authorized_operations(b, ctx);
     ctx.respond(resp);
     return;
   }
@@ -73,7 +73,7 @@ void handle_describe_cluster(BrokerContext& b, const RequestContext& ctx, ByteRe
       if (rack && !rack->empty()) self.rack = std::move(rack);
     }
   }
-  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+  if (req.include_cluster_authorized_operations) resp.cluster_authorized_operations = cluster_authorized_operations(b, ctx);
   ctx.respond(resp);
 }
 

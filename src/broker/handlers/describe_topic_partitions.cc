@@ -26,7 +26,7 @@
 #include <set>
 #include <string>
 
-#include "broker/handlers/authorized_ops.h"
+#include "broker/handlers/authorize.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/handlers.h"
 #include "cluster/metadata_cache.h"
@@ -98,7 +98,7 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
                                                 : ErrorCode::kInvalidTopicException;
       rt.name = name;
       rt.is_internal = is_internal_topic(name);
-      rt.topic_authorized_operations = kTopicAuthorizedOperations;
+      rt.topic_authorized_operations = topic_authorized_operations(b, ctx, name);
       continue;
     }
     auto& rt = resp.topics.emplace_back();
@@ -106,7 +106,7 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
     rt.name = name;
     rt.topic_id = info->id;
     rt.is_internal = is_internal_topic(name);
-    rt.topic_authorized_operations = kTopicAuthorizedOperations;
+    rt.topic_authorized_operations = topic_authorized_operations(b, ctx, name);
     const int32_t start = (req.cursor && name == cursor_topic) ? req.cursor->partition_index : 0;
     const int64_t upper = std::min<int64_t>(info->partitions, int64_t{start} + remaining);
     for (int32_t p = start; p < upper; ++p) {

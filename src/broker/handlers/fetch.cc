@@ -36,6 +36,9 @@
 //        (and NOT_LEADER_OR_FOLLOWER, never answered on one node).
 //   v17/v18 ReplicaDirectoryId and HighWatermark are a follower's fields:
 //        decoded and ignored, as Kafka's leader ignores them for consumers.
+// With an authorizer (Kafka's checks): a consumer needs READ on each topic,
+// a follower CLUSTER_ACTION on the cluster; a refused partition answers
+// TOPIC_AUTHORIZATION_FAILED and is not read.
 // Zero copy: partitions are read as file regions of their segments (only
 // batch headers are read), and the answer carries them as protocol::Records
 // of regions, which the encoder leaves as splices the connection fills with
@@ -46,6 +49,7 @@
 #include <vector>
 
 #include "broker/fetch_session_cache.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/fetch_request.h"
@@ -117,6 +121,19 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
   params.max_bytes = req.max_bytes;
   params.by_topic_id = ctx.version() >= 13;
   params.partitions = session->partitions();
+  if (b.authorizer != nullptr) {
+    if (replica_id >= 0) {
+      if (!cluster_allowed(b, ctx, security::AclOperation::kClusterAction)) {
+        params.may_read = [](const std::string&) { return false; };
+      }
+    } else {
+      params.may_read = [authorizer = b.authorizer, principal = ctx.principal,
+                         host = std::string(ctx.client_address())](const std::string& topic) {
+        return authorizer->authorize(principal, host, security::AclOperation::kRead, security::ResourceType::kTopic,
+                                     topic);
+      };
+    }
+  }
   BrokerContext* broker = &b;
   b.replicas.fetch_messages(std::move(params), [broker, ctx, session](std::vector<FetchPartitionResult> results) {
     std::vector<protocol::FetchResponse::NodeEndpoint> leaders;

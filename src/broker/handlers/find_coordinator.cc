@@ -18,7 +18,11 @@
 // A lookup that would create its coordinator topic runs on the admin
 // executor (broker/admin_executor.h) and answers from there; if the executor
 // refuses it, the keys whose topic is missing answer COORDINATOR_NOT_AVAILABLE.
+// With an authorizer (Kafka's checks) a group key needs DESCRIBE on the group
+// (else GROUP_AUTHORIZATION_FAILED), a transactional id DESCRIBE on it (else
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
 #include "broker/group_service.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/cluster_handlers.h"
@@ -112,6 +116,20 @@ Lookup find_one(BrokerContext& b, const std::string& listener, int8_t key_type, 
   return l;
 }
 
+// The lookup of one key for this request's principal: refused without
+// DESCRIBE on the group or transactional id, else find_one.
+Lookup find_authorized(BrokerContext& b, const RequestContext& ctx, int8_t key_type, const std::string& key,
+                       bool may_create) {
+  if (key_type == kGroupKey && !group_allowed(b, ctx, security::AclOperation::kDescribe, key)) {
+    return {ErrorCode::kGroupAuthorizationFailed, "Group authorization failed."};
+  }
+  if (key_type == kTransactionKey &&
+      !allowed(b, ctx, security::AclOperation::kDescribe, security::ResourceType::kTransactionalId, key)) {
+    return {ErrorCode::kTransactionalIdAuthorizationFailed, "Transactional Id authorization failed."};
+  }
+  return find_one(b, ctx.listener_name, key_type, key, may_create);
+}
+
 // Whether answering key_type would create (and load) a coordinator topic:
 // then the lookup runs on the admin executor.
 bool needs_creation(BrokerContext& b, int8_t key_type) {
@@ -155,7 +173,7 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
         c.error_message = "This most likely occurs because of a request being malformed by the client library or "
                           "the message was sent to an incompatible broker. See the broker logs for more details.";
       } else {
-        l = find_one(b, ctx.listener_name, key_type, key, may_create);
+        l = find_authorized(b, ctx, key_type, key, may_create);
       }
       c.error_code = l.error;
       if (l.error == ErrorCode::kNone) {
@@ -172,7 +190,7 @@ void answer(BrokerContext& b, const RequestContext& ctx, const protocol::FindCoo
     return;
   }
 
-  Lookup l = known_type ? find_one(b, ctx.listener_name, key_type, req.key, may_create)
+  Lookup l = known_type ? find_authorized(b, ctx, key_type, req.key, may_create)
                         : Lookup{ErrorCode::kInvalidRequest, "Unknown coordinator type in FindCoordinator request"};
   resp.error_code = l.error;
   resp.error_message = l.message;

@@ -12,13 +12,7 @@
 namespace spool::broker {
 
 // Kafka reports a member's host as InetAddress.toString(): "/ip".
-inline std::string client_host(const RequestContext& ctx) {
-  const std::string& peer = ctx.conn.peer;
-  auto colon = peer.rfind(':');
-  std::string host = colon == std::string::npos ? peer : peer.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  return "/" + host;
-}
+inline std::string client_host(const RequestContext& ctx) { return "/" + std::string(ctx.client_address()); }
 
 inline std::string client_id(const RequestContext& ctx) { return ctx.header.client_id.value_or(""); }
 

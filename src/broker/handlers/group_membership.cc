@@ -20,11 +20,14 @@
 //    (Kafka does so when the group-level error is NONE); v3 names a batch
 //    and answers per member; v4 is flexible; v5 adds a per-member Reason
 //    (KIP-800), logged.
+// With an authorizer each needs READ on the group (Kafka's check), else the
+// answer is GROUP_AUTHORIZATION_FAILED before the coordinator is asked.
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "broker/group_service.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/heartbeat_request.h"
@@ -39,14 +42,16 @@
 namespace spool::broker {
 
 using protocol::ErrorCode;
+using security::AclOperation;
 
 void handle_join_group(BrokerContext& b, const RequestContext& ctx, ByteReader& body) {
   protocol::JoinGroupRequest req;
   if (!decode_or_close(ctx, body, req, "JoinGroup")) return;
   const int16_t v = ctx.version();
-  if (b.groups == nullptr) {
+  const bool permitted = group_allowed(b, ctx, AclOperation::kRead, req.group_id);
+  if (b.groups == nullptr || !permitted) {
     protocol::JoinGroupResponse resp;
-    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
+    resp.error_code = permitted ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kGroupAuthorizationFailed;
     resp.member_id = req.member_id;
     ctx.respond(resp);
     return;
@@ -101,6 +106,12 @@ void handle_sync_group(BrokerContext& b, const RequestContext& ctx, ByteReader& 
     ctx.respond(resp);
     return;
   }
+  if (!group_allowed(b, ctx, AclOperation::kRead, req.group_id)) {
+    protocol::SyncGroupResponse resp;
+    resp.error_code = ErrorCode::kGroupAuthorizationFailed;
+    ctx.respond(resp);
+    return;
+  }
   if (b.groups == nullptr) {
     protocol::SyncGroupResponse resp;
     resp.error_code = ErrorCode::kCoordinatorNotAvailable;
@@ -132,7 +143,9 @@ void handle_heartbeat(BrokerContext& b, const RequestContext& ctx, ByteReader& b
   protocol::HeartbeatRequest req;
   if (!decode_or_close(ctx, body, req, "Heartbeat")) return;
   protocol::HeartbeatResponse resp;
-  if (b.groups == nullptr) {
+  if (!group_allowed(b, ctx, AclOperation::kRead, req.group_id)) {
+    resp.error_code = ErrorCode::kGroupAuthorizationFailed;
+  } else if (b.groups == nullptr) {
     resp.error_code = ErrorCode::kCoordinatorNotAvailable;
   } else {
     std::optional<std::string> instance;
@@ -159,8 +172,9 @@ void handle_leave_group(BrokerContext& b, const RequestContext& ctx, ByteReader&
     members.push_back({req.member_id, std::nullopt});
   }
   protocol::LeaveGroupResponse resp;
-  if (b.groups == nullptr) {
-    resp.error_code = ErrorCode::kCoordinatorNotAvailable;
+  const bool permitted = group_allowed(b, ctx, AclOperation::kRead, req.group_id);
+  if (b.groups == nullptr || !permitted) {
+    resp.error_code = permitted ? ErrorCode::kCoordinatorNotAvailable : ErrorCode::kGroupAuthorizationFailed;
     ctx.respond(resp);
     return;
   }

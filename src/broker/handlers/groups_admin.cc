@@ -1,7 +1,11 @@
 // Group administration (classic groups, the only kind Spool has):
+// With an authorizer (Kafka's checks): DescribeGroups needs DESCRIBE on the
+// group (else GROUP_AUTHORIZATION_FAILED for it), ListGroups lists every
+// group with DESCRIBE on the cluster and otherwise only those the principal
+// may DESCRIBE, DeleteGroups needs DELETE on the group.
 //  * DescribeGroups v0-6. Authorized operations (v3+) are INT32_MIN unless
-//    asked for; when asked, every group operation (READ, DELETE, DESCRIBE)
-//    is allowed, as Kafka answers without an authorizer. v5 is flexible. An
+//    asked for; when asked, the group operations (READ, DELETE, DESCRIBE)
+//    the principal is allowed. v5 is flexible. An
 //    unknown group answers state "Dead" with NONE before v6; from v6
 //    (KIP-1043) GROUP_ID_NOT_FOUND and the ErrorMessage "Group <id> not
 //    found.".
@@ -17,6 +21,7 @@
 #include <memory>
 
 #include "broker/group_service.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/delete_groups_request.h"
@@ -30,9 +35,10 @@ namespace spool::broker {
 
 using protocol::ErrorCode;
 
+using security::AclOperation;
+using security::ResourceType;
+
 namespace {
-// AclOperation codes READ (3), DELETE (6), DESCRIBE (8) as a bit field.
-constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 constexpr const char* kClassicGroupType = "classic";
 
 bool equals_ignore_case(const std::string& a, const std::string& b) {
@@ -76,7 +82,17 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
     ctx.respond(resp);
     return;
   }
-  auto described = b.groups->coordinator().describe_groups(req.groups);
+  std::vector<std::string> authorized;
+  for (const std::string& g : req.groups) {
+    if (allowed(b, ctx, AclOperation::kDescribe, ResourceType::kGroup, g)) {
+      authorized.push_back(g);
+    } else {
+      auto& out = resp.groups.emplace_back();
+      out.error_code = ErrorCode::kGroupAuthorizationFailed;
+      out.group_id = g;
+    }
+  }
+  auto described = b.groups->coordinator().describe_groups(authorized);
   for (auto& g : described) {
     auto& out = resp.groups.emplace_back();
     out.error_code = g.error;
@@ -97,7 +113,9 @@ void handle_describe_groups(BrokerContext& b, const RequestContext& ctx, ByteRea
       om.member_metadata = std::move(m.metadata);
       om.member_assignment = std::move(m.assignment);
     }
-    out.authorized_operations = with_ops && out.error_code == ErrorCode::kNone ? kGroupOperations : INT32_MIN;
+    out.authorized_operations = with_ops && out.error_code == ErrorCode::kNone
+                                    ? group_authorized_operations(b, ctx, out.group_id)
+                                    : INT32_MIN;
   }
   ctx.respond(resp);
 }
@@ -120,7 +138,9 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
                                  [](const std::string& t) { return equals_ignore_case(t, kClassicGroupType); });
   }
   if (!classic_wanted) groups.clear();
+  const bool all = cluster_allowed(b, ctx, AclOperation::kDescribe);
   for (auto& g : groups) {
+    if (!all && !allowed(b, ctx, AclOperation::kDescribe, ResourceType::kGroup, g.group_id)) continue;
     auto& out = resp.groups.emplace_back();
     out.group_id = std::move(g.group_id);
     out.protocol_type = std::move(g.protocol_type);
@@ -144,9 +164,19 @@ void handle_delete_groups(BrokerContext& b, const RequestContext& ctx, ByteReade
     ctx.respond(resp);
     return;
   }
-  b.groups->coordinator().delete_groups(req.groups_names,
-                                        [ctx](std::vector<std::pair<std::string, ErrorCode>> results) {
+  std::vector<std::pair<std::string, ErrorCode>> refused;
+  std::vector<std::string> authorized;
+  for (const std::string& g : req.groups_names) {
+    if (allowed(b, ctx, AclOperation::kDelete, ResourceType::kGroup, g)) {
+      authorized.push_back(g);
+    } else {
+      refused.emplace_back(g, ErrorCode::kGroupAuthorizationFailed);
+    }
+  }
+  b.groups->coordinator().delete_groups(authorized,
+                                        [ctx, refused](std::vector<std::pair<std::string, ErrorCode>> results) {
                                           protocol::DeleteGroupsResponse resp;
+                                          results.insert(results.begin(), refused.begin(), refused.end());
                                           for (auto& [id, e] : results) {
                                             auto& out = resp.results.emplace_back();
                                             out.group_id = std::move(id);

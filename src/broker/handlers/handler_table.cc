@@ -11,9 +11,9 @@ namespace spool::broker {
 
 namespace {
 
-#define SPOOL_API_ENTRY(Name, Min, Max, Handler, Listeners, Family)                                                \
+#define SPOOL_API_ENTRY(Name, Min, Max, Handler, Listeners, Family, Authorization)                      \
   ApiEntry{protocol::Name##Request::kApiKey, Min, Max, protocol::Name##Request::kFirstFlexibleVersion, \
-           protocol::Name##Request::kApiName, &Handler, Listeners},
+           protocol::Name##Request::kApiName, &Handler, Listeners, Authz::k##Authorization},
 constexpr std::array kEntries = {SPOOL_SERVED_APIS(SPOOL_API_ENTRY)};
 #undef SPOOL_API_ENTRY
 static_assert(kEntries.size() == ServedApis::kSize);

@@ -44,16 +44,22 @@
 #include "protocol/alter_configs_response.h"
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
+#include "protocol/create_acls_request.h"
+#include "protocol/create_acls_response.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
 #include "protocol/create_topics_request.h"
 #include "protocol/create_topics_response.h"
+#include "protocol/delete_acls_request.h"
+#include "protocol/delete_acls_response.h"
 #include "protocol/delete_groups_request.h"
 #include "protocol/delete_groups_response.h"
 #include "protocol/delete_records_request.h"
 #include "protocol/delete_records_response.h"
 #include "protocol/delete_topics_request.h"
 #include "protocol/delete_topics_response.h"
+#include "protocol/describe_acls_request.h"
+#include "protocol/describe_acls_response.h"
 #include "protocol/describe_cluster_request.h"
 #include "protocol/describe_cluster_response.h"
 #include "protocol/describe_configs_request.h"
@@ -140,6 +146,19 @@ constexpr std::string_view api_family_name(ApiFamily f) {
   return kNames[static_cast<size_t>(f)];
 }
 
+// How a request is authorized when an authorizer is configured
+// (authorizer.class.name; without one nothing is checked):
+enum class Authz : uint8_t {
+  kNone,           // never: ApiVersions and the SASL exchange
+  kInHandler,      // the handler checks what Kafka checks, per resource,
+                   // answering Kafka's *_AUTHORIZATION_FAILED codes
+  kClusterAction,  // the dispatcher requires CLUSTER_ACTION on the cluster
+                   // (inter-broker and controller APIs)
+  kSuperUser,      // the API's per-resource checks are not written yet: the
+                   // dispatcher serves super users only and closes the
+                   // connection of anyone else (fail closed, logged)
+};
+
 struct BrokerContext;
 struct RequestContext;
 
@@ -174,6 +193,9 @@ void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, Byte
 void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_write_txn_markers(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_acls(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_create_acls(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_delete_acls(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_alter_configs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -199,67 +221,71 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
 
 // THE TABLE: one row per served API, ordered by api key (checked in
 // handler_table.cc):
-//   X(Name, min version, max version, handler, listeners, family)
+//   X(Name, min version, max version, handler, listeners, family, authz)
 // Name is the message name without Request/Response; family is an ApiFamily
-// without its k. Every use below, and the runtime entries in
+// and authz an Authz, both without their k. Every use below, and the runtime entries in
 // handler_table.cc, expand these rows, so this list is the only place the
 // facts about an API are written down.
 #define SPOOL_SERVED_APIS(X) \
-  X(Produce, 0, 13, handle_produce, kClientOnly, Data)                                         \
-  X(Fetch, 4, 18, handle_fetch, kClientOnly, Data)                                             \
-  X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly, Data)                                \
-  X(Metadata, 0, 13, handle_metadata, kClientOnly, Admin)                                      \
-  X(LeaderAndIsr, 0, 7, handle_leader_and_isr, kInterBrokerOnly, InterBroker)                  \
-  X(StopReplica, 0, 4, handle_stop_replica, kInterBrokerOnly, InterBroker)                     \
-  X(UpdateMetadata, 0, 8, handle_update_metadata, kInterBrokerOnly, InterBroker)               \
-  X(ControlledShutdown, 0, 3, handle_controlled_shutdown, kInterBrokerOnly, InterBroker)       \
-  X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly, Groups)                            \
-  X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly, Groups)                              \
-  X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly, Groups)                       \
-  X(JoinGroup, 0, 9, handle_join_group, kClientOnly, Groups)                                   \
-  X(Heartbeat, 0, 4, handle_heartbeat, kClientOnly, Groups)                                    \
-  X(LeaveGroup, 0, 5, handle_leave_group, kClientOnly, Groups)                                 \
-  X(SyncGroup, 0, 5, handle_sync_group, kClientOnly, Groups)                                   \
-  X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly, Groups)                         \
-  X(ListGroups, 0, 5, handle_list_groups, kClientOnly, Groups)                                 \
-  X(SaslHandshake, 0, 1, handle_sasl_handshake, kClientOnly, Admin)                            \
-  X(ApiVersions, 0, 5, handle_api_versions, kClientOnly, Admin)                                \
-  X(CreateTopics, 2, 7, handle_create_topics, kClientOnly, Admin)                              \
-  X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin)                              \
-  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data)                             \
-  X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly, Txn)                           \
-  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data)             \
-  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn)                  \
-  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly, Txn)                        \
-  X(EndTxn, 0, 4, handle_end_txn, kClientOnly, Txn)                                            \
-  X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly, Txn)                         \
-  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly, Txn)                         \
-  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin)                        \
-  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin)                              \
-  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin)                       \
-  X(SaslAuthenticate, 0, 2, handle_sasl_authenticate, kClientOnly, Admin)                      \
-  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin)                      \
-  X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups)                             \
-  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin)                              \
-  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin)       \
-  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin) \
-  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin) \
-  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups)                             \
-  X(DescribeUserScramCredentials, 0, 0, handle_describe_user_scram_credentials, kClientOnly, Admin) \
-  X(AlterUserScramCredentials, 0, 0, handle_alter_user_scram_credentials, kClientOnly, Admin)    \
-  X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker)               \
-  X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin)                        \
-  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin)                    \
-  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn)                \
-  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn)                        \
-  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin)       \
+  X(Produce, 0, 13, handle_produce, kClientOnly, Data, InHandler)                                \
+  X(Fetch, 4, 18, handle_fetch, kClientOnly, Data, InHandler)                                    \
+  X(ListOffsets, 1, 11, handle_list_offsets, kClientOnly, Data, InHandler)                       \
+  X(Metadata, 0, 13, handle_metadata, kClientOnly, Admin, InHandler)                             \
+  X(LeaderAndIsr, 0, 7, handle_leader_and_isr, kInterBrokerOnly, InterBroker, ClusterAction)     \
+  X(StopReplica, 0, 4, handle_stop_replica, kInterBrokerOnly, InterBroker, ClusterAction)        \
+  X(UpdateMetadata, 0, 8, handle_update_metadata, kInterBrokerOnly, InterBroker, ClusterAction)  \
+  X(ControlledShutdown, 0, 3, handle_controlled_shutdown, kInterBrokerOnly, InterBroker, ClusterAction) \
+  X(OffsetCommit, 2, 10, handle_offset_commit, kClientOnly, Groups, InHandler)                   \
+  X(OffsetFetch, 1, 10, handle_offset_fetch, kClientOnly, Groups, InHandler)                     \
+  X(FindCoordinator, 0, 6, handle_find_coordinator, kClientOnly, Groups, InHandler)              \
+  X(JoinGroup, 0, 9, handle_join_group, kClientOnly, Groups, InHandler)                          \
+  X(Heartbeat, 0, 4, handle_heartbeat, kClientOnly, Groups, InHandler)                           \
+  X(LeaveGroup, 0, 5, handle_leave_group, kClientOnly, Groups, InHandler)                        \
+  X(SyncGroup, 0, 5, handle_sync_group, kClientOnly, Groups, InHandler)                          \
+  X(DescribeGroups, 0, 6, handle_describe_groups, kClientOnly, Groups, InHandler)                \
+  X(ListGroups, 0, 5, handle_list_groups, kClientOnly, Groups, InHandler)                        \
+  X(SaslHandshake, 0, 1, handle_sasl_handshake, kClientOnly, Admin, None)                        \
+  X(ApiVersions, 0, 5, handle_api_versions, kClientOnly, Admin, None)                            \
+  X(CreateTopics, 2, 7, handle_create_topics, kClientOnly, Admin, InHandler)                     \
+  X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin, InHandler)                     \
+  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data, SuperUser)                    \
+  X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly, Txn, InHandler)                  \
+  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data, SuperUser)    \
+  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn, SuperUser)         \
+  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly, Txn, SuperUser)               \
+  X(EndTxn, 0, 4, handle_end_txn, kClientOnly, Txn, SuperUser)                                   \
+  X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly, Txn, ClusterAction)            \
+  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly, Txn, SuperUser)                \
+  X(DescribeAcls, 1, 3, handle_describe_acls, kClientOnly, Admin, InHandler)                     \
+  X(CreateAcls, 1, 3, handle_create_acls, kClientOnly, Admin, InHandler)                         \
+  X(DeleteAcls, 1, 3, handle_delete_acls, kClientOnly, Admin, InHandler)                         \
+  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin, SuperUser)               \
+  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin, SuperUser)                     \
+  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin, SuperUser)              \
+  X(SaslAuthenticate, 0, 2, handle_sasl_authenticate, kClientOnly, Admin, None)                  \
+  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin, SuperUser)             \
+  X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups, InHandler)                    \
+  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin, SuperUser)                     \
+  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin, SuperUser) \
+  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin, SuperUser) \
+  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin, SuperUser) \
+  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups, SuperUser)                    \
+  X(DescribeUserScramCredentials, 0, 0, handle_describe_user_scram_credentials, kClientOnly, Admin, InHandler) \
+  X(AlterUserScramCredentials, 0, 0, handle_alter_user_scram_credentials, kClientOnly, Admin, InHandler) \
+  X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker, ClusterAction)  \
+  X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin, InHandler)               \
+  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin, SuperUser)           \
+  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn, SuperUser)       \
+  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn, SuperUser)               \
+  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin, SuperUser) \
   /* end of the table */
 
 // One row as a type: the message types and the range, checked against what
 // the message definitions can encode. The handler is left out so that the
 // fuzzers can walk the table without linking the broker (a function address
 // in a template argument would be referenced even when unused).
-template <typename Req, typename Resp, int16_t Min, int16_t Max, ListenerSet Listeners, ApiFamily Family>
+template <typename Req, typename Resp, int16_t Min, int16_t Max, ListenerSet Listeners, ApiFamily Family,
+          Authz Authorization>
 struct Api {
   static_assert(Req::kApiKey == Resp::kApiKey);
   static_assert(Min >= Req::kMinVersion && Max <= Req::kMaxVersion && Min <= Max);
@@ -276,6 +302,7 @@ struct Api {
   static constexpr std::string_view kName = Req::kApiName;
   static constexpr ListenerSet kListeners = Listeners;
   static constexpr ApiFamily kFamily = Family;
+  static constexpr Authz kAuthz = Authorization;
 };
 
 template <typename... Apis>
@@ -290,8 +317,9 @@ template <typename First, typename... Rest>
 struct DropFirst<ApiList<First, Rest...>> {
   using type = ApiList<Rest...>;
 };
-#define SPOOL_API_TYPE(Name, Min, Max, Handler, Listeners, Family) \
-  , Api<protocol::Name##Request, protocol::Name##Response, Min, Max, Listeners, ApiFamily::k##Family>
+#define SPOOL_API_TYPE(Name, Min, Max, Handler, Listeners, Family, Authorization)                            \
+  , Api<protocol::Name##Request, protocol::Name##Response, Min, Max, Listeners, ApiFamily::k##Family, \
+        Authz::k##Authorization>
 }  // namespace detail
 
 // The table as a type list (for templates: the fuzzer, the seed maker).
@@ -313,6 +341,7 @@ struct ApiEntry {
   std::string_view name;
   ApiHandler handler;
   ListenerSet listeners;
+  Authz authz;
 };
 
 // Every entry, ordered by api key.

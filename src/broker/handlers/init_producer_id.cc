@@ -20,8 +20,13 @@
 // answers are Kafka's with transaction.two.phase.commit.enable=false:
 // Enable2Pc -> TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KeepPreparedTxn ->
 // UNSUPPORTED_VERSION, OngoingTxnProducerId/Epoch -1.
+// With an authorizer (Kafka's checks, first): a transactional id needs WRITE
+// on it (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED); an idempotent producer
+// needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic (KIP-679;
+// else CLUSTER_AUTHORIZATION_FAILED).
 #include <spdlog/spdlog.h>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/producer_id_manager.h"
@@ -46,6 +51,17 @@ void handle_init_producer_id(BrokerContext& b, const RequestContext& ctx, ByteRe
   };
   if (ctx.version() >= 3 && ((req.producer_id == -1) != (req.producer_epoch == -1))) {
     answer(ErrorCode::kInvalidRequest);
+    return;
+  }
+  if (req.transactional_id) {
+    if (!allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+                 *req.transactional_id)) {
+      answer(ErrorCode::kTransactionalIdAuthorizationFailed);
+      return;
+    }
+  } else if (!cluster_allowed(b, ctx, security::AclOperation::kIdempotentWrite) &&
+             !allowed_on_any(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTopic)) {
+    answer(ErrorCode::kClusterAuthorizationFailed);
     return;
   }
   if (req.transactional_id) {

@@ -21,10 +21,13 @@
 //   answered once, with INVALID_REQUEST (as Kafka).
 // The leader epoch answered is the partition's: on one node it never
 // changes, so it is also the epoch of every batch Kafka would report.
+// With an authorizer a topic needs DESCRIBE (Kafka's check), else its
+// partitions answer TOPIC_AUTHORIZATION_FAILED.
 #include <map>
 #include <set>
 #include <utility>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/list_offsets_request.h"
@@ -115,6 +118,7 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
+    const bool permitted = topic_allowed(b, ctx, security::AclOperation::kDescribe, t.name);
     for (const auto& p : t.partitions) {
       // A partition listed twice is answered once, INVALID_REQUEST (as Kafka).
       if (!answered.insert({t.name, p.partition_index}).second) continue;
@@ -125,6 +129,10 @@ void handle_list_offsets(BrokerContext& b, const RequestContext& ctx, ByteReader
       pr.leader_epoch = -1;
       if (seen[{t.name, p.partition_index}] > 1) {
         pr.error_code = ErrorCode::kInvalidRequest;
+        continue;
+      }
+      if (!permitted) {
+        pr.error_code = ErrorCode::kTopicAuthorizationFailed;
         continue;
       }
       auto partition = b.replicas.partition(t.name, p.partition_index);

@@ -7,8 +7,13 @@
 //   Naming __consumer_offsets creates it (with its partitions loaded by the
 //   group coordinator), as Kafka creates internal topics on request.
 // - A name asked for twice is answered once (Kafka keeps a set).
-// - v8+: authorized operations on request (all allowed: no authorizer); the
-//   cluster's only in v8-10 (v11 moved it to DescribeCluster, KIP-700).
+// - v8+: authorized operations on request (handlers/authorize.h; all of
+//   them without an authorizer); the cluster's only in v8-10 (v11 moved it
+//   to DescribeCluster, KIP-700).
+// - With an authorizer (Kafka's checks): the all-topics form lists only the
+//   topics the principal may DESCRIBE; a named topic without DESCRIBE, or
+//   one that would be auto-created without CREATE on the cluster or the
+//   topic, answers TOPIC_AUTHORIZATION_FAILED (no id, no partitions).
 // - v10+: TopicId in the answer. v10-11 requests must not use ids or null
 //   names: Kafka answers INVALID_REQUEST for every topic then.
 // - v12: a topic named by id (name null) is answered with its name; an
@@ -26,7 +31,7 @@
 #include <set>
 
 #include "broker/group_service.h"
-#include "broker/handlers/authorized_ops.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/cluster_handlers.h"
 #include "broker/handlers/handlers.h"
@@ -132,6 +137,7 @@ struct Job {
   bool all = false;
   bool may_create = false;
   bool topic_ops = false;
+  std::set<std::string> refused;  // answered TOPIC_AUTHORIZATION_FAILED
 };
 
 void answer_topics(BrokerContext& b, const RequestContext& ctx, Job& job, Creation creation) {
@@ -140,6 +146,11 @@ void answer_topics(BrokerContext& b, const RequestContext& ctx, Job& job, Creati
   for (const auto& name : job.names) {
     if (!answered.insert(name).second) continue;
     auto& t = resp.topics.emplace_back();
+    if (job.refused.count(name) > 0) {
+      t.name = name;
+      t.error_code = ErrorCode::kTopicAuthorizationFailed;
+      continue;
+    }
     if (job.all) {
       if (auto info = b.replicas.topic(name)) {
         describe_topic(b, *info, t);
@@ -150,7 +161,7 @@ void answer_topics(BrokerContext& b, const RequestContext& ctx, Job& job, Creati
     } else {
       answer_by_name(b, name, job.may_create, creation, t);
     }
-    if (job.topic_ops) t.topic_authorized_operations = kTopicAuthorizedOperations;
+    if (job.topic_ops) t.topic_authorized_operations = topic_authorized_operations(b, ctx, name);
   }
   ctx.respond(resp);
 }
@@ -192,12 +203,14 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
   }
   const bool topic_ops = v >= 8 && req.include_topic_authorized_operations;
   if (v >= 8 && v <= 10 && req.include_cluster_authorized_operations)
-    resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+    resp.cluster_authorized_operations = cluster_authorized_operations(b, ctx);
 
   std::vector<std::string> names;
   bool by_id = false;
   if (all) {
-    for (const auto& info : b.replicas.topics()) names.push_back(info.name);
+    for (const auto& info : b.replicas.topics()) {
+      if (topic_allowed(b, ctx, security::AclOperation::kDescribe, info.name)) names.push_back(info.name);
+    }
   } else {
     std::set<protocol::Uuid> ids_seen;
     for (const auto& rt : *req.topics) {
@@ -224,11 +237,21 @@ void handle_metadata(BrokerContext& b, const RequestContext& ctx, ByteReader& bo
 
   const bool may_create = !all && !by_id && b.settings.auto_create_topics &&
                           (v < 4 || req.allow_auto_topic_creation);
+  std::set<std::string> refused;
   bool creates = false;
   if (!all) {
-    for (const auto& name : names) creates = creates || would_create(b, name, may_create);
+    for (const auto& name : names) {
+      const bool creating = would_create(b, name, may_create);
+      if (!topic_allowed(b, ctx, security::AclOperation::kDescribe, name) ||
+          (creating && !create_allowed(b, ctx, name))) {
+        refused.insert(name);
+      } else {
+        creates = creates || creating;
+      }
+    }
   }
-  auto job = std::make_shared<Job>(Job{std::move(resp), std::move(names), all, may_create, topic_ops});
+  auto job = std::make_shared<Job>(
+      Job{std::move(resp), std::move(names), all, may_create, topic_ops, std::move(refused)});
   if (!creates) return answer_topics(b, ctx, *job, Creation::kNotHere);  // nothing to create: no wait
   run_admin_job(
       b, "Metadata auto-creation", [&b, ctx, job] { answer_topics(b, ctx, *job, Creation::kCreate); },

@@ -7,13 +7,14 @@
 // allowed (written to ZooKeeper on the admin executor) and answered
 // LEADER_NOT_AVAILABLE at once, as Kafka does; clients retry. The request
 // rules per version are those of metadata.cc (null/empty lists, v10-11 ids
-// refused, v12 lookups by id, v13 top-level error).
+// refused, v12 lookups by id, v13 top-level error), and so are the
+// authorizer's checks.
 #include <spdlog/spdlog.h>
 
 #include <set>
 
 #include "broker/cluster_member.h"
-#include "broker/handlers/authorized_ops.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/cluster_handlers.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
@@ -111,12 +112,14 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
   }
   const bool topic_ops = v >= 8 && req.include_topic_authorized_operations;
   if (v >= 8 && v <= 10 && req.include_cluster_authorized_operations)
-    resp.cluster_authorized_operations = kClusterAuthorizedOperations;
+    resp.cluster_authorized_operations = cluster_authorized_operations(b, ctx);
 
   std::vector<std::string> names;
   bool by_id = false;
   if (all) {
-    names = b.metadata->topics();
+    for (std::string& name : b.metadata->topics()) {
+      if (topic_allowed(b, ctx, security::AclOperation::kDescribe, name)) names.push_back(std::move(name));
+    }
   } else {
     std::set<protocol::Uuid> ids_seen;
     for (const auto& rt : *req.topics) {
@@ -145,17 +148,26 @@ void cluster_metadata(BrokerContext& b, const RequestContext& ctx, const protoco
     if (!answered.insert(name).second) continue;
     auto& t = resp.topics.emplace_back();
     t.name = name;
-    if (b.metadata->contains_topic(name)) {
+    const bool known = b.metadata->contains_topic(name);
+    const bool creating =
+        !known && is_valid_topic_name(name) &&
+        ((may_create && !is_internal_topic(name)) || (name == kConsumerOffsetsTopic && b.groups != nullptr));
+    if (!all && (!topic_allowed(b, ctx, security::AclOperation::kDescribe, name) ||
+                 (creating && !create_allowed(b, ctx, name)))) {
+      t.error_code = ErrorCode::kTopicAuthorizationFailed;
+      continue;
+    }
+    if (known) {
       describe_cached(b, ctx, name, t);
     } else if (!is_valid_topic_name(name)) {
       t.error_code = ErrorCode::kInvalidTopicException;
-    } else if ((may_create && !is_internal_topic(name)) || (name == kConsumerOffsetsTopic && b.groups != nullptr)) {
+    } else if (creating) {
       cluster_auto_create(b, name);
       t.error_code = ErrorCode::kLeaderNotAvailable;
     } else {
       t.error_code = ErrorCode::kUnknownTopicOrPartition;
     }
-    if (topic_ops) t.topic_authorized_operations = kTopicAuthorizedOperations;
+    if (topic_ops) t.topic_authorized_operations = topic_authorized_operations(b, ctx, name);
   }
   ctx.respond(resp);
 }

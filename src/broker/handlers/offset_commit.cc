@@ -10,9 +10,13 @@
 //  * v10: topics are named by TopicId (resolved through the topic
 //    registry); an id no topic has answers UNKNOWN_TOPIC_ID for each of its
 //    partitions, and the answer names topics by the same ids.
+// With an authorizer (Kafka's checks): without READ on the group every
+// partition answers GROUP_AUTHORIZATION_FAILED; without READ on a topic its
+// partitions answer TOPIC_AUTHORIZATION_FAILED.
 #include <memory>
 
 #include "broker/group_service.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/commit_partitions.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_lookup.h"
@@ -38,6 +42,15 @@ void handle_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteReade
         t.name.clear();
         topic_errors[i] = ErrorCode::kUnknownTopicId;
       }
+    }
+  }
+  const bool group_permitted = group_allowed(b, ctx, security::AclOperation::kRead, req.group_id);
+  for (size_t i = 0; i < req.topics.size(); ++i) {
+    if (topic_errors[i] != ErrorCode::kNone) continue;
+    if (!group_permitted) {
+      topic_errors[i] = ErrorCode::kGroupAuthorizationFailed;
+    } else if (!topic_allowed(b, ctx, security::AclOperation::kRead, req.topics[i].name)) {
+      topic_errors[i] = ErrorCode::kTopicAuthorizationFailed;
     }
   }
   auto resp = std::make_shared<protocol::OffsetCommitResponse>();

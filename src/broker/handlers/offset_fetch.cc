@@ -20,10 +20,16 @@
 //    are left out, as Kafka cannot name them.
 // OffsetDelete: partitions of unknown topics get UNKNOWN_TOPIC_OR_PARTITION;
 // a group-level error answers the error alone.
+// With an authorizer (Kafka's checks), OffsetFetch needs DESCRIBE on the
+// group (else the group-level GROUP_AUTHORIZATION_FAILED); a requested topic
+// without DESCRIBE answers TOPIC_AUTHORIZATION_FAILED for its partitions,
+// and the all-topics form leaves such topics out.
 #include <map>
+#include <set>
 #include <memory>
 
 #include "broker/group_service.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_lookup.h"
@@ -35,6 +41,7 @@
 namespace spool::broker {
 
 using protocol::ErrorCode;
+using security::AclOperation;
 
 namespace {
 
@@ -85,9 +92,14 @@ GroupPartition group_partition(int32_t index, int64_t offset, int32_t epoch, std
 
 // One group of a v8+ request.
 protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
-    BrokerContext& b, protocol::OffsetFetchRequest::OffsetFetchRequestGroup& g, bool use_ids, bool require_stable) {
+    BrokerContext& b, const RequestContext& ctx, protocol::OffsetFetchRequest::OffsetFetchRequestGroup& g,
+    bool use_ids, bool require_stable) {
   protocol::OffsetFetchResponse::OffsetFetchResponseGroup out;
   out.group_id = g.group_id;
+  if (!group_allowed(b, ctx, AclOperation::kDescribe, g.group_id)) {
+    out.error_code = ErrorCode::kGroupAuthorizationFailed;
+    return out;
+  }
   if (b.groups == nullptr) {
     out.error_code = ErrorCode::kCoordinatorNotAvailable;
     return out;
@@ -107,6 +119,9 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
         } else {
           e = ErrorCode::kUnknownTopicId;
         }
+      }
+      if (e == ErrorCode::kNone && !topic_allowed(b, ctx, AclOperation::kDescribe, t.name)) {
+        e = ErrorCode::kTopicAuthorizationFailed;
       }
       topic_errors.push_back(e);
       if (e != ErrorCode::kNone) continue;
@@ -145,6 +160,8 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
     if (current == nullptr || *current != tp.topic) {
       current = &tp.topic;
       TopicId id{};
+      current_skipped = !topic_allowed(b, ctx, AclOperation::kDescribe, tp.topic);
+      if (current_skipped) continue;
       if (use_ids) {
         auto info = b.registry.get(tp.topic);
         current_skipped = !info;
@@ -166,7 +183,7 @@ protocol::OffsetFetchResponse::OffsetFetchResponseGroup fetch_group(
 void handle_offset_fetch_groups(BrokerContext& b, const RequestContext& ctx, protocol::OffsetFetchRequest& req) {
   protocol::OffsetFetchResponse resp;
   resp.groups.reserve(req.groups.size());
-  for (auto& g : req.groups) resp.groups.push_back(fetch_group(b, g, ctx.version() >= 10, req.require_stable));
+  for (auto& g : req.groups) resp.groups.push_back(fetch_group(b, ctx, g, ctx.version() >= 10, req.require_stable));
   ctx.respond(resp);
 }
 
@@ -186,13 +203,22 @@ void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader
     resp.error_code = e;
     ctx.respond(resp);
   };
+  if (!group_allowed(b, ctx, AclOperation::kDescribe, req.group_id)) {
+    return group_error(ErrorCode::kGroupAuthorizationFailed);
+  }
   if (b.groups == nullptr) return group_error(ErrorCode::kCoordinatorNotAvailable);
 
   std::optional<std::vector<coordinator::TopicPartitionKey>> wanted;
+  std::set<std::string> refused;  // requested topics without DESCRIBE
   if (req.topics) {
     wanted.emplace();
-    for (const auto& t : *req.topics)
+    for (const auto& t : *req.topics) {
+      if (!topic_allowed(b, ctx, AclOperation::kDescribe, t.name)) {
+        refused.insert(t.name);
+        continue;
+      }
       for (int32_t index : t.partition_indexes) wanted->push_back({t.name, index});
+    }
   }
   auto result = b.groups->coordinator().fetch_offsets(req.group_id, wanted, v >= 7 && req.require_stable);
   if (result.error != ErrorCode::kNone) return group_error(result.error);
@@ -206,10 +232,12 @@ void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader
     for (const auto& t : *req.topics) {
       auto& rt = resp.topics.emplace_back();
       rt.name = t.name;
+      const ErrorCode topic_error =
+          refused.count(t.name) > 0 ? ErrorCode::kTopicAuthorizationFailed : ErrorCode::kNone;
       for (int32_t index : t.partition_indexes) {
-        auto it = found.find({t.name, index});
+        auto it = topic_error == ErrorCode::kNone ? found.find({t.name, index}) : found.end();
         if (it == found.end()) {
-          rt.partitions.push_back(fetch_partition(index, -1, -1, "", ErrorCode::kNone));
+          rt.partitions.push_back(fetch_partition(index, -1, -1, "", topic_error));
         } else {
           const auto& o = *it->second;
           rt.partitions.push_back(fetch_partition(index, o.offset, o.leader_epoch, o.metadata, o.error));
@@ -219,6 +247,7 @@ void handle_offset_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader
   } else {
     // All committed partitions, grouped by topic (the map keeps them sorted).
     for (const auto& [tp, o] : found) {
+      if (!topic_allowed(b, ctx, AclOperation::kDescribe, tp.topic)) continue;
       if (resp.topics.empty() || resp.topics.back().name != tp.topic) resp.topics.emplace_back().name = tp.topic;
       resp.topics.back().partitions.push_back(
           fetch_partition(tp.partition, o->offset, o->leader_epoch, o->metadata, o->error));

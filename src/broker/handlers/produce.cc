@@ -31,12 +31,17 @@
 // UNKNOWN_TOPIC_ID for each of its partitions; a partition whose data belongs
 // to another id (the topic was re-created meanwhile) is INCONSISTENT_TOPIC_ID;
 // the answer carries the id, not the name.
+// With an authorizer (Kafka's checks): a transactional id needs WRITE on it
+// (else the whole request is TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and
+// each topic needs WRITE (else TOPIC_AUTHORIZATION_FAILED for its
+// partitions, before any other partition check).
 #include <spdlog/spdlog.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "protocol/error_code.h"
@@ -142,6 +147,16 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     }
     return;
   }
+  if (served && req.transactional_id &&
+      !allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+               *req.transactional_id)) {
+    if (req.acks == 0) {
+      ctx.close("acks=0 produce under a transactional id the principal may not write");
+    } else {
+      ctx.respond(error_for_every_partition(req, ErrorCode::kTransactionalIdAuthorizationFailed));
+    }
+    return;
+  }
 
   // The answer's shape (names, ids, indexes), filled from the results in
   // entry order once append_records calls back.
@@ -161,6 +176,7 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
       }
     }
     tr.name = td.name;  // not encoded at v13; kept for the leader lookups below
+    const bool permitted = unknown_id || topic_allowed(b, ctx, security::AclOperation::kWrite, td.name);
     tr.partition_responses.reserve(td.partition_data.size());
     for (auto& pd : td.partition_data) {
       tr.partition_responses.emplace_back().index = pd.index;
@@ -173,6 +189,8 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
         e.error_message = "produce v0-2 (message format v0/v1) is not supported";
       } else if (unknown_id) {
         e.error = ErrorCode::kUnknownTopicId;
+      } else if (!permitted) {
+        e.error = ErrorCode::kTopicAuthorizationFailed;
       } else if (is_internal_topic(td.name)) {
         e.error = ErrorCode::kInvalidTopicException;
         e.error_message = "Cannot append to internal topic " + td.name;

@@ -25,6 +25,7 @@
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "broker/topic_registry.h"
@@ -210,6 +211,10 @@ void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReade
     };
     if (seen[t.name] > 1) {
       set_error(ErrorCode::kInvalidRequest, "Duplicate topic name.");
+      continue;
+    }
+    if (!create_allowed(b, ctx, t.name)) {  // Kafka's check: CREATE on the cluster or the topic
+      set_error(ErrorCode::kTopicAuthorizationFailed, "Authorization failed.");
       continue;
     }
     if (t.name == kConsumerOffsetsTopic) {

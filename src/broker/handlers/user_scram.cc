@@ -2,9 +2,11 @@
 // validated on the reactor, run on the admin executor (the metadata store is
 // blocking), answered from there. The work is broker/user_scram.h's. A
 // broker wired without a store (hand-built tests) answers
-// UNKNOWN_SERVER_ERROR.
+// UNKNOWN_SERVER_ERROR. With an authorizer (Kafka's checks) Describe needs
+// DESCRIBE on the cluster and Alter ALTER, else CLUSTER_AUTHORIZATION_FAILED.
 #include <set>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/handlers.h"
 #include "broker/user_scram.h"
@@ -27,6 +29,10 @@ void handle_describe_user_scram_credentials(BrokerContext& b, const RequestConte
     resp.error_message = s.message();
     ctx.respond(resp);
   };
+  if (!cluster_allowed(b, ctx, security::AclOperation::kDescribe)) {
+    return fail(Status::error("Cluster authorization failed.",
+                              protocol::to_int(protocol::ErrorCode::kClusterAuthorizationFailed)));
+  }
   if (b.config_store == nullptr) return fail(Status::error("no metadata store", -1));
   run_admin_job(b, "describe SCRAM users", [&b, ctx, users = std::move(users)] {
     ctx.respond(describe_scram_users(*b.config_store, users), 256);
@@ -64,6 +70,10 @@ void handle_alter_user_scram_credentials(BrokerContext& b, const RequestContext&
     }
     ctx.respond(resp);
   };
+  if (!cluster_allowed(b, ctx, security::AclOperation::kAlter)) {
+    return fail(Status::error("Cluster authorization failed.",
+                              protocol::to_int(protocol::ErrorCode::kClusterAuthorizationFailed)));
+  }
   if (b.config_store == nullptr || b.scram == nullptr) return fail(Status::error("no metadata store", -1));
   run_admin_job(b, "alter SCRAM users", [&b, ctx, req = std::move(req)] {
     ctx.respond(alter_scram_users(*b.config_store, *b.scram, req, /*notify=*/b.cluster != nullptr));

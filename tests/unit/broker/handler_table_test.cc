@@ -30,6 +30,7 @@ TEST(HandlerTable, AdvertisedRanges) {
       {16, {0, 5}}, {17, {0, 1}},
       {18, {0, 5}}, {19, {2, 7}}, {20, {1, 6}}, {21, {0, 2}}, {22, {0, 5}}, {23, {2, 4}},
       {24, {0, 5}}, {25, {0, 4}}, {26, {0, 4}}, {27, {1, 2}}, {28, {0, 6}},
+      {29, {1, 3}}, {30, {1, 3}}, {31, {1, 3}},
       {32, {1, 4}}, {33, {0, 2}}, {35, {1, 5}}, {36, {0, 2}}, {37, {0, 3}},
       {42, {0, 3}}, {43, {0, 2}}, {44, {0, 1}}, {45, {0, 1}}, {46, {0, 0}}, {47, {0, 0}}, {50, {0, 0}}, {51, {0, 0}}, {60, {0, 2}}, {61, {0, 0}}, {65, {0, 0}},
       {66, {0, 2}},
@@ -44,7 +45,7 @@ TEST(HandlerTable, AdvertisedRanges) {
   EXPECT_EQ(find_served_api(1, Listener::kClient)->first_flexible, 12);
   ASSERT_NE(find_served_api(10, Listener::kClient), nullptr);
   EXPECT_EQ(find_served_api(10, Listener::kClient)->name, "FindCoordinator");
-  EXPECT_EQ(find_served_api(29, Listener::kClient), nullptr);  // DescribeAcls: not served yet
+  EXPECT_EQ(find_served_api(38, Listener::kClient), nullptr);  // CreateDelegationToken: not served
 
   const protocol::ApiVersionsResponse resp = make_api_versions_response(Listener::kClient);
   EXPECT_EQ(resp.error_code, protocol::ErrorCode::kNone);
@@ -92,6 +93,33 @@ TEST(HandlerTable, ClientRowsOnTheClientListenerInterBrokerRowsOnlyOnAClusterMem
             to_hex(encode_unsupported_api_versions(7, Listener::kClient)));
   EXPECT_EQ(find_served_api(-1, Listener::kClient), nullptr);
   EXPECT_EQ(find_served_api(32767, Listener::kClient), nullptr);
+}
+
+// The Authz column (what an authorizer checks, and where): the APIs any
+// client needs before it can authenticate are never gated; the
+// inter-broker ones need CLUSTER_ACTION; the rest check per resource in
+// their handler or, until they do, serve super users only.
+TEST(HandlerTable, AuthorizationColumn) {
+  std::map<std::string, Authz> by_name;
+  for (const auto& a : served_apis()) {
+    by_name[std::string(a.name)] = a.authz;
+    if (a.listeners == kInterBrokerOnly) {
+      EXPECT_EQ(a.authz, Authz::kClusterAction) << a.name;
+    }
+  }
+  for (const char* n : {"ApiVersions", "SaslHandshake", "SaslAuthenticate"}) EXPECT_EQ(by_name[n], Authz::kNone) << n;
+  EXPECT_EQ(by_name["WriteTxnMarkers"], Authz::kClusterAction);
+  for (const char* n : {"Produce", "Fetch", "ListOffsets", "Metadata", "OffsetCommit", "OffsetFetch",
+                        "FindCoordinator", "JoinGroup", "Heartbeat", "LeaveGroup", "SyncGroup", "DescribeGroups",
+                        "ListGroups", "DeleteGroups", "CreateTopics", "DeleteTopics", "InitProducerId",
+                        "DescribeAcls", "CreateAcls", "DeleteAcls", "DescribeUserScramCredentials",
+                        "AlterUserScramCredentials", "DescribeCluster"})
+    EXPECT_EQ(by_name[n], Authz::kInHandler) << n;
+  size_t super_only = 0;
+  for (const auto& [name, authz] : by_name) {
+    if (authz == Authz::kSuperUser) ++super_only;
+  }
+  EXPECT_EQ(super_only, 19u);  // shrinks as handlers gain their checks
 }
 
 }  // namespace

@@ -89,14 +89,15 @@ TEST(Refusal, TheIssuesListIsRefused) {
   }
   EXPECT_GT(ssl, 20u);
   EXPECT_GT(sasl, 25u);
-  for (const char* k : {"authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found",
-                        "client.quota.callback.class", "security.inter.broker.protocol", "zookeeper.set.acl",
+  for (const char* k : {"client.quota.callback.class", "security.inter.broker.protocol", "zookeeper.set.acl",
                         "max.connection.creation.rate", "remote.log.storage.system.enable", "delegation.token.secret.key"})
     EXPECT_TRUE(refused(k)) << k;
   // Cluster mode reads these (issue 13); the ZooKeeper TLS/ACL keys stay refused.
   for (const char* k : {"zookeeper.connect", "zookeeper.session.timeout.ms", "broker.rack", "num.replica.fetchers",
                         "unclean.leader.election.enable", "inter.broker.listener.name", "max.connections.per.ip",
-                        "max.connections.per.ip.overrides", "connections.max.reauth.ms"})
+                        "max.connections.per.ip.overrides", "connections.max.reauth.ms",
+                        // The ACL authorizer (security/authorizer_config.h checks the class).
+                        "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found"})
     EXPECT_EQ(find_broker_key(k)->acts, Acts::kYes) << k;
   for (const char* k : {"zookeeper.ssl.client.enable", "zookeeper.ssl.keystore.location"}) EXPECT_TRUE(refused(k)) << k;
   // Harmless tuning keeps the warning.
@@ -118,11 +119,12 @@ TEST(Refusal, SecuredKafkaServerPropertiesIsRefusedWithEveryKey) {
   auto r = BrokerConfig::from_properties(*props, nullptr);
   ASSERT_FALSE(r.is_ok());
   const std::string& msg = r.status().message();
-  for (const char* k : {"listeners: listener SASL_SSL://127.0.0.1:9095", "listener.name.sasl_ssl.ssl.keystore.password:",
-                        "authorizer.class.name:", "allow.everyone.if.no.acl.found:", "super.users:"})
+  for (const char* k : {"listeners: listener SASL_SSL://127.0.0.1:9095", "listener.name.sasl_ssl.ssl.keystore.password:"})
     EXPECT_TRUE(contains(msg, k)) << k << " missing in: " << msg;
-  // SASL/PLAIN on SASL_PLAINTEXT is served now: its keys are not refused.
-  for (const char* k : {"SASL_PLAINTEXT://", "sasl.enabled.mechanisms:", "listener.name.sasl_plaintext.plain"})
+  // SASL/PLAIN on SASL_PLAINTEXT and the ACL authorizer are served now:
+  // their keys are not refused.
+  for (const char* k : {"SASL_PLAINTEXT://", "sasl.enabled.mechanisms:", "listener.name.sasl_plaintext.plain",
+                        "authorizer.class.name:", "allow.everyone.if.no.acl.found:", "super.users:"})
     EXPECT_FALSE(contains(msg, k)) << k << " refused in: " << msg;
   EXPECT_FALSE(contains(msg, "hunter2")) << msg;
   EXPECT_FALSE(contains(msg, "hunter3")) << msg;

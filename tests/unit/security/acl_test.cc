@@ -101,5 +101,36 @@ TEST(AclTest, InvalidBindingsAreNamed) {
   }
 }
 
+// KIP-679 (InitProducerId's fallback): WRITE on some topic that no DENY
+// covers, in Kafka's authorizeByResourceType rules.
+TEST(AclTest, AuthorizeAnyFindsAnAllowNoDenyCovers) {
+  AclAuthorizer none;
+  EXPECT_FALSE(none.authorize_any("User:alice", "h", AclOperation::kWrite, kTopic));
+  AclAuthorizer open(AuthorizerOptions{{}, true});
+  EXPECT_TRUE(open.authorize_any("User:alice", "h", AclOperation::kWrite, kTopic));
+
+  AclAuthorizer a(AuthorizerOptions{{"User:root"}, false});
+  a.set({acl(kTopic, "orders", kLit, "User:alice", AclOperation::kWrite),
+         acl(kTopic, "logs-", kPre, "User:bob", AclOperation::kAll),
+         acl(kTopic, "logs-", kPre, "User:bob", AclOperation::kWrite, AclPermission::kDeny),
+         acl(kTopic, "x", kLit, "User:carol", AclOperation::kWrite),
+         acl(kTopic, "x", kLit, "User:carol", AclOperation::kWrite, AclPermission::kDeny),
+         acl(kTopic, "y", kLit, "User:carol", AclOperation::kRead),
+         acl(kTopic, "*", kLit, "User:dave", AclOperation::kWrite),
+         acl(kTopic, "*", kLit, "User:erin", AclOperation::kWrite),
+         acl(kTopic, "*", kLit, "User:erin", AclOperation::kAll, AclPermission::kDeny)});
+  EXPECT_TRUE(a.authorize_any("User:alice", "h", AclOperation::kWrite, kTopic));
+  EXPECT_FALSE(a.authorize_any("User:alice", "h", AclOperation::kDelete, kTopic));
+  EXPECT_FALSE(a.authorize_any("User:bob", "h", AclOperation::kWrite, kTopic));   // the DENY prefix covers it
+  EXPECT_TRUE(a.authorize_any("User:bob", "h", AclOperation::kRead, kTopic));     // ALL allows READ
+  EXPECT_FALSE(a.authorize_any("User:carol", "h", AclOperation::kWrite, kTopic));  // DENY literal on x
+  EXPECT_TRUE(a.authorize_any("User:dave", "h", AclOperation::kWrite, kTopic));
+  EXPECT_FALSE(a.authorize_any("User:erin", "h", AclOperation::kWrite, kTopic));  // DENY on "*"
+  EXPECT_TRUE(a.authorize_any("User:root", "h", AclOperation::kWrite, kTopic));   // super user
+  EXPECT_FALSE(a.authorize_any("User:alice", "h", AclOperation::kWrite, ResourceType::kGroup));
+  EXPECT_TRUE(a.is_super_user("User:root"));
+  EXPECT_FALSE(a.is_super_user("User:alice"));
+}
+
 }  // namespace
 }  // namespace spool::security
