@@ -11,6 +11,7 @@
 #include "cli/topic_reassign.h"
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
+#include "cli/acl_command.h"
 #include "cli/user_command.h"
 
 namespace spool::cli {
@@ -195,6 +196,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
   configure_cluster(app, args);
   configure_config(app, args);
   configure_user(app, args);
+  configure_acl(app, args);
   configure_bench(app, args);
 }
 

@@ -137,8 +137,23 @@ struct UserArgs {
   int32_t iterations = 8192;
 };
 
+// `spool acl add|remove|list` (kafka-acls.sh --add/--remove/--list).
+struct AclArgs {
+  std::string action;  // add | remove | list
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::vector<std::string> topics, groups, transactional_ids;  // the resources (repeatable)
+  bool cluster = false;
+  std::optional<std::string> pattern_type;  // add/remove: literal (default) | prefixed; list: + any, match
+  std::vector<std::string> allow_principals, deny_principals;  // "User:alice"
+  std::vector<std::string> allow_hosts, deny_hosts;            // default "*"
+  std::vector<std::string> operations;                         // default All (add); any (remove)
+  std::optional<std::string> principal;                        // list: only this principal's
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn | cluster | config | user | bench
+  std::string command;  // broker | topic | group | txn | cluster | config | user | acl | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
@@ -146,6 +161,7 @@ struct CliArgs {
   ClusterArgs cluster;
   ConfigArgs config;
   UserArgs user;
+  AclArgs acl;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

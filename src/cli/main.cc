@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/acl_command.h"
 #include "cli/bench_command.h"
 #include "cli/broker_command.h"
 #include "cli/cli_args.h"
@@ -24,6 +25,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "cluster") return spool::cli::run_cluster_command(args.cluster);
   if (args.command == "config") return spool::cli::run_config_command(args.config);
   if (args.command == "user") return spool::cli::run_user_command(args.user);
+  if (args.command == "acl") return spool::cli::run_acl_command(args.acl);
   if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }
