@@ -5,9 +5,12 @@
 // version; v4 is v3 for a client that understands TRANSACTION_ABORTABLE
 // (Kafka returns it nowhere on this path). A missing __consumer_offsets is
 // created on the admin executor first (COORDINATOR_NOT_AVAILABLE if it
-// refuses the job).
+// refuses the job). With an authorizer (Kafka's checks): WRITE on the
+// transactional id (else TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then READ
+// on the group (else GROUP_AUTHORIZATION_FAILED).
 #include "broker/group_service.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/txn_service.h"
@@ -27,6 +30,13 @@ void handle_add_offsets_to_txn(BrokerContext& b, const RequestContext& ctx, Byte
     resp.error_code = txn_error(e, v, 2);
     ctx.respond(resp);
   };
+  if (!allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+               req->transactional_id)) {
+    return answer(ErrorCode::kTransactionalIdAuthorizationFailed);
+  }
+  if (!group_allowed(b, ctx, security::AclOperation::kRead, req->group_id)) {
+    return answer(ErrorCode::kGroupAuthorizationFailed);
+  }
   if (b.txns == nullptr || b.groups == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable);
   auto add = [&b, req, answer] {
     b.txns->coordinator().add_offsets(req->transactional_id, req->producer_id, req->producer_epoch, req->group_id,

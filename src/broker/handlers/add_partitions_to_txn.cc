@@ -19,10 +19,18 @@
 // OPERATION_NOT_ATTEMPTED, without touching the transaction. Otherwise the
 // coordinator's one error applies to all of them, answered once the new
 // state is durable.
+// With an authorizer (Kafka's checks): v4+ needs CLUSTER_ACTION on the
+// cluster (else the top-level CLUSTER_AUTHORIZATION_FAILED and no results);
+// v0-3 need WRITE on the transactional id (else every partition
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and WRITE on each topic (else its
+// partitions TOPIC_AUTHORIZATION_FAILED and the others
+// OPERATION_NOT_ATTEMPTED), before the existence check.
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/topic_lookup.h"
@@ -100,6 +108,23 @@ void handle_one(BrokerContext& b, const std::shared_ptr<Collector>& out, size_t 
   auto all = [&](ErrorCode e) {
     return results_for(ask.topics, v, [e](const std::string&, int32_t) { return e; });
   };
+  if (v < 4) {
+    const RequestContext& ctx = out->ctx;
+    if (!allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+                 ask.transactional_id)) {
+      return out->put(i, ask.transactional_id, all(ErrorCode::kTransactionalIdAuthorizationFailed));
+    }
+    std::set<std::string> refused;
+    for (const auto& t : ask.topics) {
+      if (!topic_allowed(b, ctx, security::AclOperation::kWrite, t.name)) refused.insert(t.name);
+    }
+    if (!refused.empty()) {
+      return out->put(i, ask.transactional_id, results_for(ask.topics, v, [&](const std::string& topic, int32_t) {
+                        return refused.count(topic) > 0 ? ErrorCode::kTopicAuthorizationFailed
+                                                        : ErrorCode::kOperationNotAttempted;
+                      }));
+    }
+  }
   if (b.txns == nullptr) return out->put(i, ask.transactional_id, all(ErrorCode::kCoordinatorNotAvailable));
   std::vector<coordinator::TxnPartition> partitions;
   bool unknown = false;
@@ -147,6 +172,12 @@ void handle_add_partitions_to_txn(BrokerContext& b, const RequestContext& ctx, B
       asks.push_back(TxnAsk{std::move(t.transactional_id), t.producer_id, t.producer_epoch, t.verify_only,
                             std::move(t.topics)});
     }
+  }
+  if (v >= 4 && !cluster_allowed(b, ctx, security::AclOperation::kClusterAction)) {
+    Response resp;
+    resp.error_code = ErrorCode::kClusterAuthorizationFailed;
+    ctx.respond(resp);
+    return;
   }
   if (asks.empty()) {  // v4+ with no transaction: an empty answer
     Response resp;

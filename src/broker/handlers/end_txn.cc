@@ -8,6 +8,9 @@
 // abort and returned in ProducerId/ProducerEpoch), whatever the cluster's
 // transaction.version; Spool has no transaction version 2 yet. Clients keep
 // to v4 while no transaction.version >= 2 is finalized, as against Kafka.
+// With an authorizer: WRITE on the transactional id (else
+// TRANSACTIONAL_ID_AUTHORIZATION_FAILED), as Kafka.
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/txn_service.h"
@@ -27,6 +30,10 @@ void handle_end_txn(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     resp.error_code = txn_error(e, v, 2);
     ctx.respond(resp);
   };
+  if (!allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+               req.transactional_id)) {
+    return answer(ErrorCode::kTransactionalIdAuthorizationFailed);
+  }
   if (b.txns == nullptr) return answer(ErrorCode::kCoordinatorNotAvailable);
   b.txns->coordinator().end_txn(req.transactional_id, req.producer_id, req.producer_epoch, req.committed, answer);
 }

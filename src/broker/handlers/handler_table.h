@@ -250,12 +250,12 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin, InHandler)                     \
   X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data, SuperUser)                    \
   X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly, Txn, InHandler)                  \
-  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data, SuperUser)    \
-  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn, SuperUser)         \
-  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly, Txn, SuperUser)               \
-  X(EndTxn, 0, 4, handle_end_txn, kClientOnly, Txn, SuperUser)                                   \
+  X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data, InHandler)    \
+  X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn, InHandler)         \
+  X(AddOffsetsToTxn, 0, 4, handle_add_offsets_to_txn, kClientOnly, Txn, InHandler)               \
+  X(EndTxn, 0, 4, handle_end_txn, kClientOnly, Txn, InHandler)                                   \
   X(WriteTxnMarkers, 1, 2, handle_write_txn_markers, kClientOnly, Txn, ClusterAction)            \
-  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly, Txn, SuperUser)                \
+  X(TxnOffsetCommit, 0, 6, handle_txn_offset_commit, kClientOnly, Txn, InHandler)                \
   X(DescribeAcls, 1, 3, handle_describe_acls, kClientOnly, Admin, InHandler)                     \
   X(CreateAcls, 1, 3, handle_create_acls, kClientOnly, Admin, InHandler)                         \
   X(DeleteAcls, 1, 3, handle_delete_acls, kClientOnly, Admin, InHandler)                         \

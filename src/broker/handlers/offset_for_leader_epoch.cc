@@ -16,6 +16,10 @@
 // Partition::last_offset_for_leader_epoch. ReplicaId (v3+; -1 consumer, -2
 // debug, >= 0 a follower) changes nothing: as Kafka, the answer is not
 // bounded by the high watermark for anyone.
+// With an authorizer (Kafka's checks): CLUSTER_ACTION on the cluster allows
+// every partition; otherwise a topic needs DESCRIBE, else its partitions
+// answer TOPIC_AUTHORIZATION_FAILED.
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/error_code.h"
 #include "protocol/offset_for_leader_epoch_request.h"
@@ -29,14 +33,20 @@ void handle_offset_for_leader_epoch(BrokerContext& b, const RequestContext& ctx,
   protocol::OffsetForLeaderEpochRequest req;
   if (!decode_or_close(ctx, body, req, "OffsetForLeaderEpoch")) return;
   protocol::OffsetForLeaderEpochResponse resp;
+  const bool cluster_action = cluster_allowed(b, ctx, security::AclOperation::kClusterAction);
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.topic = t.topic;
+    const bool permitted = cluster_action || topic_allowed(b, ctx, security::AclOperation::kDescribe, t.topic);
     for (const auto& p : t.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition = p.partition;
       pr.leader_epoch = -1;
       pr.end_offset = -1;
+      if (!permitted) {
+        pr.error_code = ErrorCode::kTopicAuthorizationFailed;
+        continue;
+      }
       auto partition = b.replicas.partition(t.topic, p.partition);
       if (!partition) {
         pr.error_code = ErrorCode::kUnknownTopicOrPartition;

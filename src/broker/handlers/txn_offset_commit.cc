@@ -29,10 +29,15 @@
 //    not serve before its metadata has caught up);
 //  * below v2, COORDINATOR_LOAD_IN_PROGRESS is answered as
 //    COORDINATOR_NOT_AVAILABLE (those clients do not retry the former).
+// With an authorizer (Kafka's checks, first): WRITE on the transactional id
+// (else every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED), READ on the
+// group (else GROUP_AUTHORIZATION_FAILED), READ on each topic (else its
+// partitions TOPIC_AUTHORIZATION_FAILED).
 #include <memory>
 
 #include "broker/group_service.h"
 #include "broker/handlers/commit_partitions.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partition.h"
 #include "broker/replica_manager.h"
@@ -100,6 +105,13 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
     const ErrorCode status = b.groups->coordinator().coordinator_status(req.group_id);
     if (status != ErrorCode::kNone) unknown_topic = status;  // see the contract: the cache may lag here
   }
+  ErrorCode refused = ErrorCode::kNone;  // every partition's, when set
+  if (!allowed(b, ctx, security::AclOperation::kWrite, security::ResourceType::kTransactionalId,
+               req.transactional_id)) {
+    refused = ErrorCode::kTransactionalIdAuthorizationFailed;
+  } else if (!group_allowed(b, ctx, security::AclOperation::kRead, req.group_id)) {
+    refused = ErrorCode::kGroupAuthorizationFailed;
+  }
   for (auto& t : req.topics) {
     auto& rt = resp->topics.emplace_back();
     std::string name;
@@ -116,8 +128,12 @@ void handle_txn_offset_commit(BrokerContext& b, const RequestContext& ctx, ByteR
     for (auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
-      if (!known) {
+      if (refused != ErrorCode::kNone) {
+        rp.error_code = refused;
+      } else if (!known) {
         rp.error_code = ErrorCode::kUnknownTopicId;
+      } else if (!topic_allowed(b, ctx, security::AclOperation::kRead, name)) {
+        rp.error_code = ErrorCode::kTopicAuthorizationFailed;
       } else if (b.groups == nullptr) {
         rp.error_code = ErrorCode::kCoordinatorNotAvailable;
       } else if (!partition_exists(b, name, part.partition_index)) {

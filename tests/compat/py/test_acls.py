@@ -20,6 +20,9 @@ and kafka-python 3, and then:
     principal round-trips exact messages;
   * a PREFIXED allow with a LITERAL deny: DENY wins, and Metadata lists
     only the topics the principal may describe;
+  * a transactional producer needs WRITE on its transactional id
+    (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), an idempotent one WRITE on some
+    topic (KIP-679); read_committed then reads exactly the committed records;
   * CreateTopics needs CREATE (TOPIC_AUTHORIZATION_FAILED, then success once
     granted on a prefix);
   * ACLs survive a restart;
@@ -297,6 +300,53 @@ def test_produce_and_consume_need_their_acls(acl_node):
     errors = produce_errors(bootstrap, "bob", topic, values[:1])
     assert [e.code() for e in errors] == [KafkaError.TOPIC_AUTHORIZATION_FAILED], errors
     revoke_all(b)
+
+
+def test_transactions_and_idempotence_need_their_acls(acl_node):
+    b, bootstrap = acl_node
+    revoke_all(b)
+    topic = "acl-txn"
+    create(b, topic)
+    grant(b, acl(TOPIC, topic, LITERAL, "alice", AclOperation.WRITE),
+          acl(TOPIC, topic, LITERAL, "alice", AclOperation.READ),
+          acl(GROUP, "txn-reader", LITERAL, "alice", AclOperation.READ),
+          acl(ResourceType.TRANSACTIONAL_ID, "tx-alice", LITERAL, "alice", AclOperation.WRITE),
+          acl(TOPIC, topic, LITERAL, "carol", AclOperation.WRITE))
+
+    def txn_producer(user, txn_id):
+        return Producer(conf(bootstrap, user, **{"transactional.id": txn_id, "transaction.timeout.ms": 60000}))
+
+    # bob may not use any transactional id.
+    with pytest.raises(KafkaException) as e:
+        txn_producer("bob", "tx-bob").init_transactions(30)
+    assert e.value.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, e.value
+    # alice commits one transaction and aborts another.
+    p = eventually(lambda: _initialized(txn_producer("alice", "tx-alice")), "alice initializes her transactions")
+    p.begin_transaction()
+    for i in range(5):
+        p.produce(topic, f"committed-{i}".encode(), partition=0)
+    p.commit_transaction(30)
+    p.begin_transaction()
+    p.produce(topic, b"aborted", partition=0)
+    p.abort_transaction(30)
+    # carol, with WRITE on a topic only, may be an idempotent producer (KIP-679).
+    errors = []
+    q = Producer(conf(bootstrap, "carol", **{"enable.idempotence": True, "acks": "all"}))
+    q.produce(topic, b"idempotent", partition=0, on_delivery=lambda err, msg: errors.append(err))
+    q.flush(30)
+    assert errors == [None], errors
+    got, err = consume(bootstrap, "alice", topic, "txn-reader", 6)
+    assert err is None, err
+    assert sorted(got) == sorted([f"committed-{i}".encode() for i in range(5)] + [b"idempotent"]), got
+    revoke_all(b)
+
+
+def _initialized(p):
+    try:
+        p.init_transactions(30)
+        return p
+    except KafkaException:
+        return None
 
 
 def visible_topics(bootstrap, user):
