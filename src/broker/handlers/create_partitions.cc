@@ -15,6 +15,7 @@
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
@@ -96,6 +97,12 @@ void handle_create_partitions(BrokerContext& b, const RequestContext& ctx, ByteR
     if (seen[t.name] > 1) {
       r.error_code = ErrorCode::kInvalidRequest;
       r.error_message = "Duplicate topic name.";
+      job->pending.push_back(nullptr);
+      continue;
+    }
+    if (!topic_allowed(b, ctx, security::AclOperation::kAlter, t.name)) {  // Kafka's check
+      r.error_code = ErrorCode::kTopicAuthorizationFailed;
+      r.error_message = "Authorization failed.";
       job->pending.push_back(nullptr);
       continue;
     }

@@ -11,8 +11,10 @@
 // acknowledged survives a crash. That is one small fsync on the reactor
 // thread; DeleteRecords is a rare admin call (TopicRegistry writes do the
 // same for CreateTopics).
+#include <set>
 #include <vector>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "protocol/delete_records_request.h"
 #include "protocol/delete_records_response.h"
@@ -24,9 +26,16 @@ void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteRead
   protocol::DeleteRecordsRequest req;
   if (!decode_or_close(ctx, body, req, "DeleteRecords")) return;
 
+  // Kafka's check: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED.
+  std::set<std::string> refused;
   std::vector<DeleteRecordsEntry> entries;
-  for (const auto& t : req.topics)
+  for (const auto& t : req.topics) {
+    if (!topic_allowed(b, ctx, security::AclOperation::kDelete, t.name)) {
+      refused.insert(t.name);
+      continue;
+    }
     for (const auto& p : t.partitions) entries.push_back({TopicPartition(t.name, p.partition_index), p.offset});
+  }
   auto results = b.replicas.delete_records(entries);
 
   protocol::DeleteRecordsResponse resp;
@@ -34,9 +43,15 @@ void handle_delete_records(BrokerContext& b, const RequestContext& ctx, ByteRead
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
+    const bool permitted = refused.count(t.name) == 0;
     for (const auto& p : t.partitions) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = p.partition_index;
+      if (!permitted) {
+        pr.error_code = protocol::ErrorCode::kTopicAuthorizationFailed;
+        pr.low_watermark = -1;
+        continue;
+      }
       pr.error_code = results[i].error;
       pr.low_watermark = results[i].low_watermark;
       ++i;

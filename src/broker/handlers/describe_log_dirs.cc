@@ -23,6 +23,7 @@
 #include <map>
 #include <set>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/replica_manager.h"
 #include "protocol/describe_log_dirs_request.h"
@@ -64,7 +65,12 @@ void handle_describe_log_dirs(BrokerContext& b, const RequestContext& ctx, ByteR
   }
 
   protocol::DescribeLogDirsResponse resp;
-  resp.error_code = protocol::ErrorCode::kNone;  // v3+: no authorization to fail
+  if (!cluster_allowed(b, ctx, security::AclOperation::kDescribe)) {
+    // Kafka: v3+ CLUSTER_AUTHORIZATION_FAILED, older versions no results.
+    resp.error_code = protocol::ErrorCode::kClusterAuthorizationFailed;
+    return ctx.respond(resp);
+  }
+  resp.error_code = protocol::ErrorCode::kNone;
   std::map<std::string, size_t> dir_index;  // normalized log dir -> result index
   for (const auto& d : b.settings.log_dirs) {
     auto key = normalized(d);

@@ -2,6 +2,7 @@
 // requested partition (what Kafka's ProducerStateManager holds: epoch, last
 // sequence and timestamp, coordinator epoch, open transaction's first
 // offset). An unknown partition answers UNKNOWN_TOPIC_OR_PARTITION.
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partition.h"
 #include "broker/replica_manager.h"
@@ -20,9 +21,14 @@ void handle_describe_producers(BrokerContext& b, const RequestContext& ctx, Byte
   for (const auto& t : req.topics) {
     auto& tr = resp.topics.emplace_back();
     tr.name = t.name;
+    const bool permitted = topic_allowed(b, ctx, security::AclOperation::kRead, t.name);  // Kafka's check
     for (int32_t index : t.partition_indexes) {
       auto& pr = tr.partitions.emplace_back();
       pr.partition_index = index;
+      if (!permitted) {
+        pr.error_code = ErrorCode::kTopicAuthorizationFailed;
+        continue;
+      }
       auto partition = b.replicas.partition(t.name, index);
       if (!partition) {
         pr.error_code = ErrorCode::kUnknownTopicOrPartition;

@@ -17,6 +17,7 @@
 
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/topic_entries.h"
 #include "broker/replica_manager.h"
@@ -115,6 +116,12 @@ void handle_elect_leaders(BrokerContext& b, const RequestContext& ctx, ByteReade
     }
     all(ErrorCode::kInvalidRequest, "Unknown election type.");
     return ctx.respond(make_response(results));
+  }
+  if (!cluster_allowed(b, ctx, security::AclOperation::kAlter)) {  // Kafka's check
+    all(ErrorCode::kClusterAuthorizationFailed, nullptr);
+    protocol::ElectLeadersResponse resp = make_response(results);
+    if (v >= 1) resp.error_code = ErrorCode::kClusterAuthorizationFailed;
+    return ctx.respond(resp);
   }
   const auto type = static_cast<ElectionType>(req.election_type);
   if (b.cluster == nullptr) {

@@ -248,7 +248,7 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(ApiVersions, 0, 5, handle_api_versions, kClientOnly, Admin, None)                            \
   X(CreateTopics, 2, 7, handle_create_topics, kClientOnly, Admin, InHandler)                     \
   X(DeleteTopics, 1, 6, handle_delete_topics, kClientOnly, Admin, InHandler)                     \
-  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data, SuperUser)                    \
+  X(DeleteRecords, 0, 2, handle_delete_records, kClientOnly, Data, InHandler)                    \
   X(InitProducerId, 0, 5, handle_init_producer_id, kClientOnly, Txn, InHandler)                  \
   X(OffsetForLeaderEpoch, 2, 4, handle_offset_for_leader_epoch, kClientOnly, Data, InHandler)    \
   X(AddPartitionsToTxn, 0, 5, handle_add_partitions_to_txn, kClientOnly, Txn, InHandler)         \
@@ -261,20 +261,20 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DeleteAcls, 1, 3, handle_delete_acls, kClientOnly, Admin, InHandler)                         \
   X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin, SuperUser)               \
   X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin, SuperUser)                     \
-  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin, SuperUser)              \
+  X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin, InHandler)              \
   X(SaslAuthenticate, 0, 2, handle_sasl_authenticate, kClientOnly, Admin, None)                  \
-  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin, SuperUser)             \
+  X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin, InHandler)             \
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups, InHandler)                    \
-  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin, SuperUser)                     \
+  X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin, InHandler)                     \
   X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin, SuperUser) \
-  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin, SuperUser) \
-  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin, SuperUser) \
-  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups, SuperUser)                    \
+  X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin, InHandler) \
+  X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin, InHandler) \
+  X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups, InHandler)                    \
   X(DescribeUserScramCredentials, 0, 0, handle_describe_user_scram_credentials, kClientOnly, Admin, InHandler) \
   X(AlterUserScramCredentials, 0, 0, handle_alter_user_scram_credentials, kClientOnly, Admin, InHandler) \
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker, ClusterAction)  \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin, InHandler)               \
-  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin, SuperUser)           \
+  X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin, InHandler)           \
   X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn, SuperUser)       \
   X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn, SuperUser)               \
   X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin, SuperUser) \

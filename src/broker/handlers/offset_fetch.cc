@@ -260,6 +260,11 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
   protocol::OffsetDeleteRequest req;
   if (!decode_or_close(ctx, body, req, "OffsetDelete")) return;
   auto resp = std::make_shared<protocol::OffsetDeleteResponse>();
+  if (!group_allowed(b, ctx, AclOperation::kDelete, req.group_id)) {  // Kafka's check
+    resp->error_code = ErrorCode::kGroupAuthorizationFailed;
+    ctx.respond(*resp);
+    return;
+  }
   if (b.groups == nullptr) {
     resp->error_code = ErrorCode::kCoordinatorNotAvailable;
     ctx.respond(*resp);
@@ -273,6 +278,10 @@ void handle_offset_delete(BrokerContext& b, const RequestContext& ctx, ByteReade
     for (const auto& part : t.partitions) {
       auto& rp = rt.partitions.emplace_back();
       rp.partition_index = part.partition_index;
+      if (!topic_allowed(b, ctx, AclOperation::kRead, t.name)) {
+        rp.error_code = ErrorCode::kTopicAuthorizationFailed;
+        continue;
+      }
       if (!partition_exists(b, t.name, part.partition_index)) {
         rp.error_code = ErrorCode::kUnknownTopicOrPartition;
         continue;

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "broker/cluster_member.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/handlers/topic_entries.h"
 #include "broker/replica_manager.h"
@@ -96,6 +97,11 @@ void handle_alter_partition_reassignments(BrokerContext& b, const RequestContext
     if (v >= 1) resp.allow_replication_factor_change = allow_rf_change;
     ctx.respond(resp);
   };
+  if (!cluster_allowed(b, ctx, security::AclOperation::kAlter)) {  // Kafka's check
+    AlterResponse resp;
+    resp.error_code = ErrorCode::kClusterAuthorizationFailed;
+    return ctx.respond(resp);
+  }
   if (b.cluster == nullptr) {
     std::vector<ReassignmentResult> results;
     for (const auto& item : items) results.push_back(single_node(b, item));
@@ -119,8 +125,9 @@ void handle_list_partition_reassignments(BrokerContext& b, const RequestContext&
   protocol::ListPartitionReassignmentsRequest req;
   if (!decode_or_close(ctx, body, req, "ListPartitionReassignments")) return;
   protocol::ListPartitionReassignmentsResponse resp;
-  resp.error_code = ErrorCode::kNone;
-  if (b.cluster == nullptr) return ctx.respond(resp);
+  resp.error_code = cluster_allowed(b, ctx, security::AclOperation::kDescribe) ? ErrorCode::kNone
+                                                                               : ErrorCode::kClusterAuthorizationFailed;
+  if (b.cluster == nullptr || resp.error_code != ErrorCode::kNone) return ctx.respond(resp);
   cluster::controller::Controller* controller = active_controller(b);
   if (controller == nullptr) {
     resp.error_code = ErrorCode::kNotController;
