@@ -229,7 +229,9 @@ std::vector<std::optional<AclStoreError>> create_acls(cluster::MetadataStore& st
       by_node[pattern_of(bindings[i])].push_back(i);
     }
   }
-  for (const auto& [r, indexes] : by_node) {
+  for (const auto& node : by_node) {
+    const Pattern& r = node.first;
+    const std::vector<size_t>& indexes = node.second;  // (a structured binding cannot be captured before C++20 in clang)
     auto failed = update_node(store, r, notify, [&](std::vector<AclBinding>& stored) {
       bool changed = false;
       for (size_t i : indexes) {

@@ -94,13 +94,6 @@ bool Dispatcher::gate_allows(const ApiEntry& api, const RequestContext& ctx) con
                    ctx.conn.peer, api.name);
       ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api.name));
       return false;
-    case Authz::kSuperUser:
-      if (ctx_.authorizer->is_super_user(ctx.principal)) return true;
-      spdlog::warn("closing the connection of {} from {}: with an authorizer on, {} is served to super users only "
-                   "(its per-resource ACL checks are not implemented yet)",
-                   ctx.principal, ctx.conn.peer, api.name);
-      ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api.name));
-      return false;
   }
   return false;
 }

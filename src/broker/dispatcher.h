@@ -9,10 +9,9 @@
 // (its net session), which owns every frame until the client is
 // authenticated (broker/sasl_authenticator.h); requests carry the
 // connection's principal. With an authorizer the dispatcher applies the
-// table's Authz gate (CLUSTER_ACTION for inter-broker APIs, super users only
-// for APIs whose checks are not written yet; anyone else's connection is
-// closed with a log line) before the handler's own checks. Runs on reactor
-// threads; never blocks.
+// table's Authz gate (CLUSTER_ACTION for the inter-broker APIs; anyone
+// else's connection is closed with a log line); every other API checks in
+// its handler. Runs on reactor threads; never blocks.
 #pragma once
 
 #include <memory>

@@ -87,7 +87,7 @@ std::vector<AclBinding> AclAuthorizer::bindings() const { return std::atomic_loa
 
 bool AclAuthorizer::authorize(std::string_view principal, std::string_view host, AclOperation op, ResourceType type,
                               std::string_view resource_name) const {
-  if (options_.super_users.count(principal) > 0) return true;
+  if (is_super_user(principal)) return true;
   const std::shared_ptr<const Snapshot> s = std::atomic_load(&snapshot_);
   std::vector<const AclBinding*> matching;
   auto add = [&](const std::string& name) {

@@ -26,6 +26,7 @@
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
 #include "broker/handlers/alter_broker_configs.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/replica_manager.h"
 #include "config/config_def.h"
@@ -216,6 +217,11 @@ void alter(BrokerContext& b, const RequestContext& ctx, std::shared_ptr<const Re
     }
     if (Status s = check_resource_type(res.resource_type, incremental); !s) {
       fail(s);
+      continue;
+    }
+    if (auto refused = config_refusal(b, ctx, res.resource_type, res.resource_name,
+                                      security::AclOperation::kAlterConfigs)) {
+      fail(kafka_error(*refused, authorization_message(*refused)));
       continue;
     }
     job->pending.push_back(job->resp.responses.size() - 1);

@@ -52,4 +52,28 @@ int32_t group_authorized_operations(const BrokerContext& b, const RequestContext
   return authorized_operations(b, ctx, ResourceType::kGroup, group, kGroupOperations);
 }
 
+std::optional<protocol::ErrorCode> config_refusal(const BrokerContext& b, const RequestContext& ctx, int8_t type,
+                                                  std::string_view name, AclOperation op) {
+  constexpr int8_t kTopic = 2, kBroker = 4, kBrokerLogger = 8;
+  if (type == kTopic) {
+    if (topic_allowed(b, ctx, op, name)) return std::nullopt;
+    return protocol::ErrorCode::kTopicAuthorizationFailed;
+  }
+  if (type == kBroker || type == kBrokerLogger) {
+    if (cluster_allowed(b, ctx, op)) return std::nullopt;
+    return protocol::ErrorCode::kClusterAuthorizationFailed;
+  }
+  return std::nullopt;
+}
+
+const char* authorization_message(protocol::ErrorCode e) {
+  switch (e) {
+    case protocol::ErrorCode::kTopicAuthorizationFailed: return "Topic authorization failed.";
+    case protocol::ErrorCode::kGroupAuthorizationFailed: return "Group authorization failed.";
+    case protocol::ErrorCode::kClusterAuthorizationFailed: return "Cluster authorization failed.";
+    case protocol::ErrorCode::kTransactionalIdAuthorizationFailed: return "Transactional Id authorization failed.";
+    default: return "Authorization failed.";
+  }
+}
+
 }  // namespace spool::broker

@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "broker/broker_context.h"
 #include "broker/request_context.h"
+#include "protocol/error_code.h"
 #include "security/acl.h"
 
 namespace spool::broker {
@@ -39,6 +41,15 @@ inline bool create_allowed(const BrokerContext& b, const RequestContext& ctx, st
   return cluster_allowed(b, ctx, security::AclOperation::kCreate) ||
          topic_allowed(b, ctx, security::AclOperation::kCreate, topic);
 }
+// A config resource (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs;
+// ConfigResource types TOPIC 2, BROKER 4, BROKER_LOGGER 8): `op`
+// (DESCRIBE_CONFIGS or ALTER_CONFIGS) on the topic, or on the cluster for a
+// broker or its loggers. nullopt when allowed (or another type, which the
+// handler refuses itself); else TOPIC_ / CLUSTER_AUTHORIZATION_FAILED.
+std::optional<protocol::ErrorCode> config_refusal(const BrokerContext& b, const RequestContext& ctx, int8_t type,
+                                                  std::string_view name, security::AclOperation op);
+// Kafka's message for an authorization error code ("Topic authorization failed.").
+const char* authorization_message(protocol::ErrorCode e);
 // KIP-679: `op` allowed on some resource of `type` (AclAuthorizer::authorize_any).
 bool allowed_on_any(const BrokerContext& b, const RequestContext& ctx, security::AclOperation op,
                     security::ResourceType type);

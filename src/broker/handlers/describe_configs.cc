@@ -26,6 +26,7 @@
 #include "broker/cluster_admin.h"
 #include "broker/cluster_member.h"
 #include "broker/handlers/admin_job.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
 #include "config/describe.h"
@@ -168,6 +169,12 @@ void describe(BrokerContext& b, const RequestContext& ctx, const protocol::Descr
     auto& r = resp.results.emplace_back();
     r.resource_type = res.resource_type;
     r.resource_name = res.resource_name;
+    if (auto refused = config_refusal(b, ctx, res.resource_type, res.resource_name,
+                                      security::AclOperation::kDescribeConfigs)) {
+      r.error_code = *refused;
+      r.error_message = authorization_message(*refused);
+      continue;
+    }
     auto entries = entries_for(b, res.resource_type, res.resource_name);
     if (!entries) {
       r.error_code = static_cast<ErrorCode>(entries.status().kafka_code());

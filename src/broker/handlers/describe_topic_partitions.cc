@@ -17,8 +17,10 @@
 //   out.)
 // - Per partition: this broker as leader and only replica and ISR, the
 //   partition's leader epoch, no eligible leader replicas or last known ELR
-//   (empty lists), no offline replicas. TopicAuthorizedOperations: all topic
-//   operations (no authorizer), for every topic in a normal answer.
+//   (empty lists), no offline replicas. TopicAuthorizedOperations: the topic
+//   operations the principal is allowed (all of them without an
+//   authorizer). With an authorizer, a topic without DESCRIBE is left out of
+//   the all-topics form and answers TOPIC_AUTHORIZATION_FAILED when named.
 // - Cluster mode: topics, leaders, leader epochs, replicas, ISR and offline
 //   replicas from the metadata cache (LEADER_NOT_AVAILABLE while leaderless);
 //   ELR lists stay empty (a ZooKeeper-mode cluster has no ELR).
@@ -89,6 +91,13 @@ void handle_describe_topic_partitions(BrokerContext& b, const RequestContext& ct
     if (remaining == 0) {
       resp.next_cursor = Resp::Cursor{name, 0};
       break;
+    }
+    if (!topic_allowed(b, ctx, security::AclOperation::kDescribe, name)) {  // Kafka's check
+      if (all) continue;
+      auto& rt = resp.topics.emplace_back();
+      rt.error_code = ErrorCode::kTopicAuthorizationFailed;
+      rt.name = name;
+      continue;
     }
     auto info = lookup(name);
     if (!info) {

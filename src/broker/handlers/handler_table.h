@@ -153,10 +153,8 @@ enum class Authz : uint8_t {
   kInHandler,      // the handler checks what Kafka checks, per resource,
                    // answering Kafka's *_AUTHORIZATION_FAILED codes
   kClusterAction,  // the dispatcher requires CLUSTER_ACTION on the cluster
-                   // (inter-broker and controller APIs)
-  kSuperUser,      // the API's per-resource checks are not written yet: the
-                   // dispatcher serves super users only and closes the
-                   // connection of anyone else (fail closed, logged)
+                   // (inter-broker and controller APIs); anyone else's
+                   // connection is closed, logged
 };
 
 struct BrokerContext;
@@ -259,14 +257,14 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(DescribeAcls, 1, 3, handle_describe_acls, kClientOnly, Admin, InHandler)                     \
   X(CreateAcls, 1, 3, handle_create_acls, kClientOnly, Admin, InHandler)                         \
   X(DeleteAcls, 1, 3, handle_delete_acls, kClientOnly, Admin, InHandler)                         \
-  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin, SuperUser)               \
-  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin, SuperUser)                     \
+  X(DescribeConfigs, 1, 4, handle_describe_configs, kClientOnly, Admin, InHandler)               \
+  X(AlterConfigs, 0, 2, handle_alter_configs, kClientOnly, Admin, InHandler)                     \
   X(DescribeLogDirs, 1, 5, handle_describe_log_dirs, kClientOnly, Admin, InHandler)              \
   X(SaslAuthenticate, 0, 2, handle_sasl_authenticate, kClientOnly, Admin, None)                  \
   X(CreatePartitions, 0, 3, handle_create_partitions, kClientOnly, Admin, InHandler)             \
   X(DeleteGroups, 0, 3, handle_delete_groups, kClientOnly, Groups, InHandler)                    \
   X(ElectLeaders, 0, 2, handle_elect_leaders, kClientOnly, Admin, InHandler)                     \
-  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin, SuperUser) \
+  X(IncrementalAlterConfigs, 0, 1, handle_incremental_alter_configs, kClientOnly, Admin, InHandler) \
   X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin, InHandler) \
   X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin, InHandler) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups, InHandler)                    \
@@ -275,9 +273,9 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker, ClusterAction)  \
   X(DescribeCluster, 0, 2, handle_describe_cluster, kClientOnly, Admin, InHandler)               \
   X(DescribeProducers, 0, 0, handle_describe_producers, kClientOnly, Admin, InHandler)           \
-  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn, SuperUser)       \
-  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn, SuperUser)               \
-  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin, SuperUser) \
+  X(DescribeTransactions, 0, 0, handle_describe_transactions, kClientOnly, Txn, InHandler)       \
+  X(ListTransactions, 0, 2, handle_list_transactions, kClientOnly, Txn, InHandler)               \
+  X(DescribeTopicPartitions, 0, 0, handle_describe_topic_partitions, kClientOnly, Admin, InHandler) \
   /* end of the table */
 
 // One row as a type: the message types and the range, checked against what

@@ -7,7 +7,9 @@
 // (KIP-1152): when neither null nor empty, a regular expression the whole id
 // must match; one that does not compile answers INVALID_REGULAR_EXPRESSION
 // with no transactions. COORDINATOR_LOAD_IN_PROGRESS while a partition of
-// __transaction_state loads.
+// __transaction_state loads. With an authorizer, only the ids the principal
+// may DESCRIBE are listed (Kafka's filter).
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/txn_service.h"
 #include "protocol/list_transactions_request.h"
@@ -35,6 +37,10 @@ void handle_list_transactions(BrokerContext& b, const RequestContext& ctx, ByteR
   resp.error_code = r.error;
   resp.unknown_state_filters = std::move(r.unknown_state_filters);
   for (auto& t : r.transactions) {
+    if (!allowed(b, ctx, security::AclOperation::kDescribe, security::ResourceType::kTransactionalId,
+                 t.transactional_id)) {
+      continue;
+    }
     auto& s = resp.transaction_states.emplace_back();
     s.transactional_id = std::move(t.transactional_id);
     s.producer_id = t.producer_id;

@@ -23,6 +23,8 @@ and kafka-python 3, and then:
   * a transactional producer needs WRITE on its transactional id
     (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), an idempotent one WRITE on some
     topic (KIP-679); read_committed then reads exactly the committed records;
+  * DescribeConfigs and IncrementalAlterConfigs need DESCRIBE_CONFIGS /
+    ALTER_CONFIGS on the topic, or on the cluster for a broker;
   * CreateTopics needs CREATE (TOPIC_AUTHORIZATION_FAILED, then success once
     granted on a prefix);
   * ACLs survive a restart;
@@ -49,7 +51,8 @@ import kafka.admin
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation, AclPermissionType, AdminClient,
-                                   NewTopic, ResourcePatternType, ResourceType)
+                                   AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourcePatternType,
+                                   ResourceType)
 
 import harness
 
@@ -366,6 +369,50 @@ def test_deny_wins_and_metadata_hides_what_may_not_be_described(acl_node):
     assert md.topics["vis-secret"].error is not None
     assert md.topics["vis-secret"].error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED, md.topics["vis-secret"].error
     assert visible_topics(bootstrap, "bob") == set()
+    revoke_all(b)
+
+
+def config_error(fn):
+    try:
+        fn()
+        return None
+    except KafkaException as e:
+        return e.args[0].code()
+
+
+def test_configs_need_describe_and_alter_configs(acl_node):
+    b, bootstrap = acl_node
+    revoke_all(b)
+    topic = "acl-configs"
+    create(b, topic)
+    a = AdminClient(conf(bootstrap, "bob"))
+    res = ConfigResource(ConfigResource.Type.TOPIC, topic)
+    broker_id = next(iter(admin(b).list_topics(timeout=30).brokers))
+    broker = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+
+    def describe_topic():
+        for f in a.describe_configs([res]).values():
+            return f.result(30)
+
+    def describe_broker():
+        for f in a.describe_configs([broker]).values():
+            return f.result(30)
+
+    def alter_topic():
+        change = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[
+            ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)])
+        for f in a.incremental_alter_configs([change]).values():
+            f.result(30)
+
+    assert config_error(describe_topic) == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    assert config_error(alter_topic) == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    assert config_error(describe_broker) == KafkaError.CLUSTER_AUTHORIZATION_FAILED
+    grant(b, acl(TOPIC, topic, LITERAL, "bob", AclOperation.DESCRIBE_CONFIGS))
+    eventually(lambda: config_error(describe_topic) is None, "bob describes the topic's configs")
+    assert config_error(alter_topic) == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    grant(b, acl(TOPIC, topic, LITERAL, "bob", AclOperation.ALTER_CONFIGS))
+    eventually(lambda: config_error(alter_topic) is None, "bob alters the topic's configs")
+    assert describe_topic()["retention.ms"].value == "3600000"
     revoke_all(b)
 
 
