@@ -79,23 +79,14 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
                           api->min_version, api->max_version));
     return;
   }
-  if (ctx_.authorizer != nullptr && !gate_allows(*api, ctx)) return;
-  api->handler(ctx_, ctx, r);
-}
-
-bool Dispatcher::gate_allows(const ApiEntry& api, const RequestContext& ctx) const {
-  switch (api.authz) {
-    case Authz::kNone:
-    case Authz::kInHandler:
-      return true;
-    case Authz::kClusterAction:
-      if (cluster_allowed(ctx_, ctx, security::AclOperation::kClusterAction)) return true;
-      spdlog::warn("closing the connection of {} from {}: {} needs CLUSTER_ACTION on the cluster", ctx.principal,
-                   ctx.conn.peer, api.name);
-      ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api.name));
-      return false;
+  // The table's Authz gate: the other rows check in their handlers.
+  if (api->authz == Authz::kClusterAction && !cluster_allowed(ctx_, ctx, security::AclOperation::kClusterAction)) {
+    spdlog::warn("closing the connection of {} from {}: {} needs CLUSTER_ACTION on the cluster", ctx.principal,
+                 ctx.conn.peer, api->name);
+    ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api->name));
+    return;
   }
-  return false;
+  api->handler(ctx_, ctx, r);
 }
 
 }  // namespace spool::broker

@@ -44,9 +44,6 @@ class Dispatcher : public net::RequestHandler {
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
 
  private:
-  // The Authz gate of `api` (handler_table.h); false: answered (closed).
-  bool gate_allows(const ApiEntry& api, const RequestContext& ctx) const;
-
   BrokerContext& ctx_;
   const std::vector<ServedListener> listeners_;
 };

@@ -14,6 +14,7 @@
 //  * DeleteAcls: per filter, the bindings it removed (each with NONE); an
 //    invalid filter answers INVALID_REQUEST and removes nothing.
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <spdlog/spdlog.h>
@@ -67,6 +68,28 @@ AclBinding binding_of(const protocol::CreateAclsRequest::AclCreation& c) {
   return b;
 }
 
+// Sets every result (`slots` null) or those at `slots` to the error.
+template <typename Results>
+void set_error(Results& results, const std::vector<size_t>* slots, ErrorCode e, const std::string& message) {
+  auto set = [&](auto& r) {
+    r.error_code = e;
+    r.error_message = message;
+  };
+  if (slots == nullptr) {
+    for (auto& r : results) set(r);
+  } else {
+    for (size_t i : *slots) set(results[i]);
+  }
+}
+
+// Why CreateAcls/DeleteAcls cannot run at all: no authorizer, or no ALTER
+// on the cluster (the error and its message); nullopt when they can.
+std::optional<std::pair<ErrorCode, const char*>> write_refusal(const BrokerContext& b, const RequestContext& ctx) {
+  if (b.authorizer == nullptr || b.config_store == nullptr) return std::pair{ErrorCode::kSecurityDisabled, kNoAuthorizer};
+  if (!cluster_allowed(b, ctx, AclOperation::kAlter)) return std::pair{ErrorCode::kClusterAuthorizationFailed, kClusterRefused};
+  return std::nullopt;
+}
+
 // After a write: the authorizer mirrors the store again.
 void reload(BrokerContext& b) {
   if (auto n = reload_acls(*b.config_store, *b.authorizer); !n) {
@@ -118,15 +141,10 @@ void handle_create_acls(BrokerContext& b, const RequestContext& ctx, ByteReader&
   if (!decode_or_close(ctx, body, req, "CreateAcls")) return;
   auto resp = std::make_shared<protocol::CreateAclsResponse>();
   resp->results.resize(req.creations.size());
-  auto fail_all = [&](ErrorCode e, const char* message) {
-    for (auto& r : resp->results) {
-      r.error_code = e;
-      r.error_message = message;
-    }
-    ctx.respond(*resp);
-  };
-  if (b.authorizer == nullptr || b.config_store == nullptr) return fail_all(ErrorCode::kSecurityDisabled, kNoAuthorizer);
-  if (!cluster_allowed(b, ctx, AclOperation::kAlter)) return fail_all(ErrorCode::kClusterAuthorizationFailed, kClusterRefused);
+  if (auto refused = write_refusal(b, ctx)) {
+    set_error(resp->results, nullptr, refused->first, refused->second);
+    return ctx.respond(*resp);
+  }
   std::vector<AclBinding> valid;
   std::vector<size_t> slots;  // valid[i] answers resp->results[slots[i]]
   for (size_t i = 0; i < req.creations.size(); ++i) {
@@ -142,10 +160,7 @@ void handle_create_acls(BrokerContext& b, const RequestContext& ctx, ByteReader&
   }
   if (valid.empty()) return ctx.respond(*resp);
   auto fail = [ctx, resp, slots](const Status& s) {
-    for (size_t i : slots) {
-      resp->results[i].error_code = static_cast<ErrorCode>(s.kafka_code());
-      resp->results[i].error_message = s.message();
-    }
+    set_error(resp->results, &slots, static_cast<ErrorCode>(s.kafka_code()), s.message());
     ctx.respond(*resp);
   };
   run_admin_job(
@@ -171,15 +186,10 @@ void handle_delete_acls(BrokerContext& b, const RequestContext& ctx, ByteReader&
   if (!decode_or_close(ctx, body, req, "DeleteAcls")) return;
   auto resp = std::make_shared<protocol::DeleteAclsResponse>();
   resp->filter_results.resize(req.filters.size());
-  auto fail_all = [&](ErrorCode e, const char* message) {
-    for (auto& r : resp->filter_results) {
-      r.error_code = e;
-      r.error_message = message;
-    }
-    ctx.respond(*resp);
-  };
-  if (b.authorizer == nullptr || b.config_store == nullptr) return fail_all(ErrorCode::kSecurityDisabled, kNoAuthorizer);
-  if (!cluster_allowed(b, ctx, AclOperation::kAlter)) return fail_all(ErrorCode::kClusterAuthorizationFailed, kClusterRefused);
+  if (auto refused = write_refusal(b, ctx)) {
+    set_error(resp->filter_results, nullptr, refused->first, refused->second);
+    return ctx.respond(*resp);
+  }
   std::vector<AclFilter> valid;
   std::vector<size_t> slots;
   for (size_t i = 0; i < req.filters.size(); ++i) {
@@ -195,10 +205,7 @@ void handle_delete_acls(BrokerContext& b, const RequestContext& ctx, ByteReader&
   }
   if (valid.empty()) return ctx.respond(*resp);
   auto fail = [ctx, resp, slots](const Status& s) {
-    for (size_t i : slots) {
-      resp->filter_results[i].error_code = static_cast<ErrorCode>(s.kafka_code());
-      resp->filter_results[i].error_message = s.message();
-    }
+    set_error(resp->filter_results, &slots, static_cast<ErrorCode>(s.kafka_code()), s.message());
     ctx.respond(*resp);
   };
   run_admin_job(
