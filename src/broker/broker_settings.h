@@ -58,8 +58,9 @@ struct ListenerSettings {
   std::string name = "PLAINTEXT";  // upper-cased listener name
   std::string bind_host = "127.0.0.1";  // "0.0.0.0" = every IPv4 interface
   uint16_t port = 9092;
-  std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SASL_PLAINTEXT (others are refused at start)
+  std::string security_protocol = "PLAINTEXT";  // PLAINTEXT | SSL | SASL_PLAINTEXT | SASL_SSL
   bool sasl() const { return config::is_sasl_protocol(security_protocol); }
+  bool tls() const { return config::is_tls_protocol(security_protocol); }
 };
 
 struct BrokerSettings {

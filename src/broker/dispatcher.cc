@@ -19,11 +19,28 @@ int64_t steady_ms() {
       .count();
 }
 
+// The principal of an SSL connection with a client certificate, or why its
+// subject has none.
+struct CertificatePrincipal : net::ConnectionSession {
+  std::string principal;
+  std::string refusal;
+};
+
 }  // namespace
 
 std::shared_ptr<net::ConnectionSession> Dispatcher::on_connect(const net::ConnectionInfo& conn) {
-  if (conn.listener >= listeners_.size() || !listeners_[conn.listener].sasl) return nullptr;
-  return std::make_shared<SaslAuthenticator>(listeners_[conn.listener].sasl);
+  if (conn.listener >= listeners_.size()) return nullptr;
+  const ServedListener& on = listeners_[conn.listener];
+  if (on.sasl) return std::make_shared<SaslAuthenticator>(on.sasl);
+  if (!on.ssl_principal || conn.tls_peer_dn.empty()) return nullptr;
+  auto session = std::make_shared<CertificatePrincipal>();
+  auto name = on.ssl_principal->name_for(conn.tls_peer_dn);
+  if (name) {
+    session->principal = "User:" + *name;
+  } else {
+    session->refusal = name.status().message();
+  }
+  return session;
 }
 
 void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
@@ -43,6 +60,15 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     return;
   }
   RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
+  if (on.ssl_principal && conn.session) {
+    const auto& cert = static_cast<const CertificatePrincipal&>(*conn.session);
+    if (!cert.refusal.empty()) {
+      spdlog::warn("closing the connection from {}: its certificate maps to no principal: {}", conn.peer, cert.refusal);
+      ctx.close(cert.refusal);
+      return;
+    }
+    ctx.principal = cert.principal;
+  }
   if (!protocol::decode_request_header(r, ctx.header)) {
     ctx.close("undecodable request header");
     return;

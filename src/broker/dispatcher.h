@@ -7,8 +7,11 @@
 // answer) closes that connection with a log line; other clients are
 // unaffected. On a SASL listener each connection gets a SaslAuthenticator
 // (its net session), which owns every frame until the client is
-// authenticated (broker/sasl_authenticator.h); requests carry the
-// connection's principal. With an authorizer the dispatcher applies the
+// authenticated (broker/sasl_authenticator.h); on an SSL listener the
+// principal is the client certificate's subject through
+// ssl.principal.mapping.rules (User:ANONYMOUS without a certificate; a
+// subject no rule maps closes the connection, as Kafka fails it); requests
+// carry the connection's principal. With an authorizer the dispatcher applies the
 // table's Authz gate (CLUSTER_ACTION for the inter-broker APIs; anyone
 // else's connection is closed with a log line); every other API checks in
 // its handler. Runs on reactor threads; never blocks.
@@ -21,6 +24,7 @@
 #include "broker/broker_context.h"
 #include "broker/handlers/handler_table.h"
 #include "net/request_handler.h"
+#include "security/principal_mapping.h"
 #include "security/sasl_listener.h"
 
 namespace spool::broker {
@@ -33,6 +37,8 @@ struct ServedListener {
   ListenerSet roles = kClientOnly;
   // Set on a SASL listener: its clients must authenticate first.
   std::shared_ptr<const security::SaslListenerConfig> sasl;
+  // Set on an SSL listener: names the principal of a client certificate.
+  std::shared_ptr<const security::PrincipalMapper> ssl_principal;
 };
 
 class Dispatcher : public net::RequestHandler {

@@ -23,7 +23,7 @@
 #include "config/topic_config.h"
 #include "net/server.h"
 #include "security/authorizer_config.h"
-#include "security/sasl_listener.h"
+#include "broker/listener_security.h"
 
 namespace spool::broker {
 namespace {
@@ -45,7 +45,12 @@ storage::LogManager::Options log_manager_options(const BrokerSettings& settings)
 net::ServerOptions server_options(const BrokerSettings& settings) {
   net::ServerOptions so;
   so.listeners.clear();
-  for (const ListenerSettings& l : settings.listeners) so.listeners.push_back({l.name, l.bind_host, l.port});
+  for (const ListenerSettings& l : settings.listeners) {
+    net::ListenAddress& a = so.listeners.emplace_back();
+    a.name = l.name;
+    a.host = l.bind_host;
+    a.port = l.port;
+  }
   so.threads = settings.reactor_threads;
   so.max_request_bytes = settings.socket_request_max_bytes;
   so.idle_timeout_ms = settings.connections_max_idle_ms;
@@ -124,19 +129,15 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::error("no log.dirs configured");
     return 1;
   }
-  // What each SASL listener offers (its mechanisms, PLAIN's users), checked
-  // before anything opens. SCRAM credentials come from the metadata store
-  // once it is open (load_scram_users below).
+  // What secures each listener (SASL mechanisms and PLAIN's users, TLS
+  // stores, principal mapping), checked before anything opens. SCRAM
+  // credentials come from the metadata store once it is open
+  // (load_scram_users below).
   auto scram = std::make_shared<security::ScramCredentials>();
-  std::vector<std::shared_ptr<const security::SaslListenerConfig>> sasl(settings.listeners.size());
-  for (size_t i = 0; i < settings.listeners.size(); ++i) {
-    if (!settings.listeners[i].sasl()) continue;
-    auto c = security::sasl_listener_config(cfg, settings.listeners[i].name, scram);
-    if (!c) {
-      spdlog::error("refusing to start: {}", c.status().message());
-      return 1;
-    }
-    sasl[i] = std::make_shared<const security::SaslListenerConfig>(std::move(*c));
+  auto secured = listener_security(cfg, settings, scram);
+  if (!secured) {
+    spdlog::error("refusing to start: {}", secured.status().message());
+    return 1;
   }
   // The ACL authorizer (authorizer.class.name); its bindings are loaded from
   // the metadata store once it is open (reload_acls below).
@@ -300,8 +301,10 @@ int run_broker(const config::BrokerConfig& cfg) {
   net::ServerOptions so = server_options(settings);
   for (size_t i = 0; i < settings.listeners.size(); ++i) {
     const ListenerSettings& l = settings.listeners[i];
-    served.push_back({l.name, member ? kClientAndInterBroker : kClientOnly, sasl[i]});
-    if (sasl[i]) so.listeners[i].max_unauthenticated_request_bytes = sasl[i]->max_receive_bytes;
+    const ListenerSecurity& sec = (*secured)[i];
+    served.push_back({l.name, member ? kClientAndInterBroker : kClientOnly, sec.sasl, sec.ssl_principal});
+    if (sec.sasl) so.listeners[i].max_unauthenticated_request_bytes = sec.sasl->max_receive_bytes;
+    so.listeners[i].tls = sec.tls;
   }
   Dispatcher dispatcher(ctx, std::move(served));
   if (int64_t bytes = cfg.get_long("queued.max.request.bytes"); bytes > 0)

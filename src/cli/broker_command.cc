@@ -8,6 +8,7 @@
 #include "config/broker_config.h"
 #include "security/authorizer_config.h"
 #include "security/sasl_listener.h"
+#include "security/tls_context.h"
 #include "util/logging.h"
 
 namespace spool::cli {
@@ -21,6 +22,10 @@ int run_broker_command(const BrokerArgs& args) {
   }
   if (Status sasl = security::check_sasl_listeners(*cfg); !sasl) {
     std::cerr << "spool broker: refusing to start: " << sasl.message() << "\n";
+    return kExitUsage;
+  }
+  if (Status tls = security::check_tls_listeners(*cfg); !tls) {
+    std::cerr << "spool broker: refusing to start: " << tls.message() << "\n";
     return kExitUsage;
   }
   if (auto authz = security::authorizer_options(*cfg); !authz) {

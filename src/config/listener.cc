@@ -55,8 +55,17 @@ std::string sasl_jaas_key(std::string_view listener, std::string_view mechanism)
   return listener_key(listener, lower(mechanism) + ".sasl.jaas.config");
 }
 
+bool is_tls_protocol(std::string_view security_protocol) {
+  return security_protocol == "SSL" || security_protocol == "SASL_SSL";
+}
+
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners) {
   for (const Listener& l : listeners) {
+    if (is_tls_protocol(l.security_protocol)) {
+      for (std::string_view k : kTlsListenerKeys) {
+        if (key == listener_key(l.name, k)) return true;
+      }
+    }
     if (!is_sasl_protocol(l.security_protocol)) continue;
     if (key == listener_key(l.name, "sasl.enabled.mechanisms")) return true;
     for (std::string_view m : kSaslMechanisms) {

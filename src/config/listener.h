@@ -37,14 +37,27 @@ bool is_served_sasl_mechanism(std::string_view mechanism);
 // SASL_PLAINTEXT or SASL_SSL: clients on such a listener authenticate.
 bool is_sasl_protocol(std::string_view security_protocol);
 
+// SSL or SASL_SSL: connections on such a listener handshake TLS first.
+bool is_tls_protocol(std::string_view security_protocol);
+
+// The ssl.* keys a TLS listener reads, each also as a per-listener override
+// (security/tls_config.h).
+inline constexpr std::string_view kTlsListenerKeys[] = {
+    "ssl.keystore.type",   "ssl.keystore.location",   "ssl.keystore.password",   "ssl.key.password",
+    "ssl.keystore.key",    "ssl.keystore.certificate.chain", "ssl.truststore.type", "ssl.truststore.location",
+    "ssl.truststore.password", "ssl.truststore.certificates", "ssl.client.auth", "ssl.enabled.protocols",
+    "ssl.protocol",        "ssl.cipher.suites",       "ssl.principal.mapping.rules",
+    "ssl.endpoint.identification.algorithm"};
+
 // Per-listener override keys: "listener.name.<listener, lower-cased>." + key
 // (Kafka's ListenerName.configPrefix; the prefix is case-sensitive).
 std::string listener_key(std::string_view listener, std::string_view key);
 // A mechanism's JAAS key on a listener:
 // listener.name.<listener>.<mechanism, lower-cased>.sasl.jaas.config.
 std::string sasl_jaas_key(std::string_view listener, std::string_view mechanism);
-// The per-listener keys Spool acts on, for a SASL listener: its
-// sasl.enabled.mechanisms and, per served mechanism, <mechanism>.sasl.jaas.config.
+// The per-listener keys Spool acts on: for a SASL listener its
+// sasl.enabled.mechanisms and, per served mechanism,
+// <mechanism>.sasl.jaas.config; for a TLS listener kTlsListenerKeys.
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners);
 
 // "NAME:PROTOCOL,..." -> name -> protocol. Names are upper-cased.

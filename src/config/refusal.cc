@@ -13,10 +13,7 @@ constexpr const char* kListenerPrefix = "listener.name.";
 void refuse_listeners(const BrokerConfig& cfg, std::vector<Refusal>& out) {
   const bool cluster = !cfg.get("zookeeper.connect").empty();
   for (const Listener& l : cfg.listeners()) {
-    if (l.security_protocol == "SSL" || l.security_protocol == "SASL_SSL") {
-      out.push_back({"listeners", "listener " + l.to_string() + " uses security protocol " + l.security_protocol +
-                                      ", and TLS is not supported yet (PLAINTEXT and SASL_PLAINTEXT are served)"});
-    } else if (cluster && l.security_protocol != "PLAINTEXT" &&
+    if (cluster && l.security_protocol != "PLAINTEXT" &&
                (l.name == cfg.inter_broker_listener_name() || l.name == cfg.control_plane_listener_name())) {
       out.push_back({l.name == cfg.inter_broker_listener_name() ? "inter.broker.listener.name"
                                                                 : "control.plane.listener.name",
@@ -46,8 +43,9 @@ std::vector<Refusal> refused_settings(const BrokerConfig& cfg) {
     } else if (key.starts_with(kListenerPrefix) && !value.empty() && !is_acted_listener_key(key, cfg.listeners())) {
       out.push_back({key, "this per-listener override is not supported (Spool acts on "
                           "listener.name.<sasl listener>.sasl.enabled.mechanisms and "
-                          "listener.name.<sasl listener>.<mechanism>.sasl.jaas.config, with the listener name "
-                          "lower-cased; TLS is not supported yet)"});
+                          "listener.name.<sasl listener>.<mechanism>.sasl.jaas.config and, on SSL and SASL_SSL "
+                          "listeners, listener.name.<listener>.ssl.* for the ssl keys it serves, with the listener "
+                          "name lower-cased)"});
     }
   }
   refuse_listeners(cfg, out);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include <asio/post.hpp>
 #include <asio/read.hpp>
 
 #include "net/reject_log.h"
@@ -75,19 +76,128 @@ void Connection::start() {
   }
   reactor_.conns.emplace(info_.id, shared_from_this());
   spdlog::debug("net: connection {} from {} accepted", info_.id, info_.peer);
+  last_activity_ = clock_->monotonic_ms();
+  if (options_.idle_timeout_ms > 0) {
+    idle_timer_.emplace(executor_);
+    arm_idle_timer(last_activity_ + options_.idle_timeout_ms);
+  }
+  const auto& context = info_.listener < options_.listeners.size() ? options_.listeners[info_.listener].tls : nullptr;
+  if (context) {
+    tls_ = std::make_unique<TlsStream>(*context, socket_->native_handle());
+    if (!tls_->ok()) {
+      close(tls_->error(), spdlog::level::err);
+      return;
+    }
+    continue_handshake();
+    return;
+  }
+  begin_serving();
+}
+
+void Connection::begin_serving() {
   try {
     info_.session = handler_.on_connect(info_);
   } catch (const std::exception& e) {
     close(std::string("connection handler threw: ") + e.what(), spdlog::level::err);
     return;
   }
-
-  last_activity_ = clock_->monotonic_ms();
-  if (options_.idle_timeout_ms > 0) {
-    idle_timer_.emplace(executor_);
-    arm_idle_timer(last_activity_ + options_.idle_timeout_ms);
-  }
   process_input();
+}
+
+// ---------------------------------------------------------------- TLS
+
+template <typename Fn>
+void Connection::tls_wait(TlsStream::Io want, bool mid_frame, Fn fn) {
+  const auto what = want == TlsStream::Io::kWantRead ? asio::ip::tcp::socket::wait_read : asio::ip::tcp::socket::wait_write;
+  socket_->async_wait(what, [self = shared_from_this(), mid_frame, fn](const std::error_code& ec) {
+    if (self->closed()) return;
+    if (ec) {
+      self->on_read_error(ec, mid_frame);
+      return;
+    }
+    fn(*self);
+  });
+}
+
+void Connection::continue_handshake() {
+  const TlsStream::Io io = tls_->handshake();
+  switch (io) {
+    case TlsStream::Io::kDone:
+      after_handshake();
+      return;
+    case TlsStream::Io::kWantRead:
+    case TlsStream::Io::kWantWrite:
+      tls_wait(io, false, [](Connection& c) { c.continue_handshake(); });
+      return;
+    case TlsStream::Io::kClosed:
+      close(tls_->error(), spdlog::level::debug);
+      return;
+    case TlsStream::Io::kError:
+      close(tls_->error(), spdlog::level::warn);
+      return;
+  }
+}
+
+void Connection::after_handshake() {
+  info_.tls = true;
+  info_.tls_peer_dn = security::peer_distinguished_name(tls_->native());
+  sendq_.use_tls(tls_.get());
+  last_activity_ = clock_->monotonic_ms();
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true)) {
+    if (tls_->kernel_send()) {
+      spdlog::info("net: kernel TLS is on: the kernel encrypts answers, and fetches keep sendfile");
+    } else {
+      spdlog::info("net: kernel TLS is not available (no 'tls' module, or a cipher it lacks): answers are "
+                   "encrypted in user space, and fetches copy file bytes instead of sendfile");
+    }
+  }
+  spdlog::debug("net: connection {} from {}: {}{}", info_.id, info_.peer, tls_->description(),
+                info_.tls_peer_dn.empty() ? std::string() : ", client " + info_.tls_peer_dn);
+  begin_serving();
+}
+
+void Connection::tls_read_some() {
+  if (rbuf_.size() < kReadBufferSize) rbuf_.resize(kReadBufferSize);
+  const TlsStream::Result r = tls_->read(rbuf_.data() + rend_, rbuf_.size() - rend_);
+  switch (r.io) {
+    case TlsStream::Io::kDone:
+      // Posted, not called: a peer that keeps sending must not deepen the stack.
+      asio::post(executor_, [self = shared_from_this(), n = r.n] { self->on_read_some({}, n); });
+      return;
+    case TlsStream::Io::kWantRead:
+    case TlsStream::Io::kWantWrite:
+      tls_wait(r.io, rend_ > rpos_, [](Connection& c) { c.tls_read_some(); });
+      return;
+    case TlsStream::Io::kClosed:
+      on_read_error(asio::error::eof, rend_ > rpos_);
+      return;
+    case TlsStream::Io::kError:
+      close(tls_->error(), spdlog::level::debug);
+      return;
+  }
+}
+
+void Connection::tls_read_large() {
+  while (large_have_ < large_frame_.size()) {
+    const TlsStream::Result r = tls_->read(large_frame_.data() + large_have_, large_frame_.size() - large_have_);
+    switch (r.io) {
+      case TlsStream::Io::kDone:
+        large_have_ += r.n;
+        continue;
+      case TlsStream::Io::kWantRead:
+      case TlsStream::Io::kWantWrite:
+        tls_wait(r.io, true, [](Connection& c) { c.tls_read_large(); });
+        return;
+      case TlsStream::Io::kClosed:
+        on_read_error(asio::error::eof, true);
+        return;
+      case TlsStream::Io::kError:
+        close(tls_->error(), spdlog::level::debug);
+        return;
+    }
+  }
+  asio::post(executor_, [self = shared_from_this()] { self->on_read_large({}, 0); });
 }
 
 void Connection::close(std::string_view reason, spdlog::level::level_enum level) {
@@ -104,9 +214,13 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   // handlers still run (operation_aborted) but see closed_ and return. Not
   // keeping them lets a closed connection outlive its io_context safely.
   idle_timer_.reset();
+  // close_notify only between records: never in the middle of a pending write.
+  if (tls_ && sendq_.empty()) tls_->shutdown();
   std::error_code ec;
   socket_->close(ec);
   socket_.reset();
+  sendq_.use_tls(nullptr);
+  tls_.reset();
   int64_t pooled = frame_pooled_;
   for (const Slot& s : slots_) pooled += s.pooled;
   frame_pooled_ = 0;
@@ -176,13 +290,17 @@ void Connection::process_input() {
 }
 
 void Connection::read_some() {
-  if (rend_ == 0) {
+  if (rend_ == 0 && !(tls_ && tls_->has_pending())) {
     // Nothing buffered: wait for bytes without holding a read buffer, so an
     // idle connection costs no buffer (10,000 idle clients would hold
     // 160 MB of them).
     rbuf_ = FrameBytes();
     socket_->async_wait(asio::ip::tcp::socket::wait_read,
                         [self = shared_from_this()](const std::error_code& ec) { self->on_readable(ec); });
+    return;
+  }
+  if (tls_) {
+    tls_read_some();
     return;
   }
   socket_->async_read_some(
@@ -197,6 +315,10 @@ void Connection::on_readable(const std::error_code& ec) {
     return;
   }
   rbuf_.resize(kReadBufferSize);  // uninitialized: the read overwrites it
+  if (tls_) {
+    tls_read_some();
+    return;
+  }
   socket_->async_read_some(
       asio::buffer(rbuf_.data(), rbuf_.size()),
       [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_some(ec, n); });
@@ -214,6 +336,10 @@ void Connection::on_read_some(const std::error_code& ec, size_t n) {
 }
 
 void Connection::read_large() {
+  if (tls_) {
+    tls_read_large();
+    return;
+  }
   asio::async_read(
       *socket_, asio::buffer(large_frame_.data() + large_have_, large_frame_.size() - large_have_),
       [self = shared_from_this()](const std::error_code& ec, size_t n) { self->on_read_large(ec, n); });

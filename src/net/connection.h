@@ -15,6 +15,13 @@
 // ones move, in order, to the SendQueue, which writes them without blocking
 // (gathered memory, sendfile for file regions) and waits for writability
 // when the socket is full.
+//
+// TLS (a listener with ListenAddress::tls): the handshake runs first, within
+// connections.max.idle.ms (bytes of an unfinished handshake are no
+// activity); then the handler's on_connect sees the peer certificate's
+// subject, frames are read through the TlsStream, and answers leave through
+// it (or through the kernel, with kTLS). A failed handshake closes the
+// connection with a rate-limited warning naming the peer and the reason.
 #pragma once
 
 #include <array>
@@ -38,6 +45,7 @@
 #include "net/response.h"
 #include "net/send_queue.h"
 #include "net/server.h"
+#include "net/tls_stream.h"
 #include "util/bytes.h"
 #include "util/clock.h"
 #include "util/frame_bytes.h"
@@ -77,6 +85,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   };
 
   uint64_t inflight() const { return next_seq_ - done_seq_; }
+  // After accept (and the TLS handshake): on_connect, then reading.
+  void begin_serving();
+  void continue_handshake();
+  void after_handshake();
+  void tls_read_some();
+  void tls_read_large();
+  // Waits until the socket is readable (kWantRead) or writable, then runs fn;
+  // an error ends reading as on_read_error(ec, mid_frame) does.
+  template <typename Fn>
+  void tls_wait(TlsStream::Io want, bool mid_frame, Fn fn);
   void process_input();
   void read_some();
   void on_readable(const std::error_code& ec);
@@ -101,6 +119,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<PostGate> gate_;
   std::optional<asio::ip::tcp::socket> socket_;
   std::optional<asio::steady_timer> idle_timer_;
+  std::unique_ptr<TlsStream> tls_;  // set on a TLS listener
   ConnectionInfo info_;
   const ServerOptions& options_;
   RequestHandler& handler_;

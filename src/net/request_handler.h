@@ -29,6 +29,10 @@ struct ConnectionInfo {
   uint64_t id = 0;    // unique per Server, never reused
   std::string peer;   // "ip:port" ("[ipv6]:port" for IPv6 peers)
   uint32_t listener = 0;  // index of the ServerOptions::listeners entry it came in on
+  bool tls = false;       // the connection completed a TLS handshake
+  // The TLS client certificate's subject (RFC 2253, as Java prints it); ""
+  // without TLS or without a client certificate.
+  std::string tls_peer_dn;
   // What on_connect returned (null when it returned null). Used only from
   // handle() and on_disconnect() of this connection, so from one thread at a
   // time.

@@ -21,6 +21,8 @@ constexpr size_t kMaxIov = std::min<size_t>(IOV_MAX, 256);
 // Copy path chunk: large enough to keep syscalls few, small enough to stay
 // in cache and not to hold much memory per connection.
 constexpr size_t kScratchSize = 256 * 1024;
+// One TLS record's worth of plaintext: small answers leave together in one.
+constexpr size_t kTlsStageSize = 16 * 1024;
 // sendfile moves at most ~2 GiB per call; keep each call well below that.
 constexpr uint64_t kMaxSendfileChunk = uint64_t{1} << 30;
 
@@ -84,7 +86,9 @@ void SendQueue::push(Response response) {
 SendQueue::Flush SendQueue::flush(int socket_fd) {
   while (!queue_.empty()) {
     const Piece& head = queue_.front().pieces[piece_];
-    Flush f = head.region ? write_region(socket_fd) : write_memory(socket_fd);
+    Flush f = head.region               ? write_region(socket_fd)
+              : user_space_tls()        ? write_memory_tls()
+                                        : write_memory(socket_fd);
     if (f != Flush::kDrained) return f;
   }
   return Flush::kDrained;
@@ -135,7 +139,7 @@ SendQueue::Flush SendQueue::write_region(int socket_fd) {
   const Piece& pc = queue_.front().pieces[piece_];
   const FileRegion& r = *pc.region;
   const uint64_t left = pc.len - piece_off_;
-  if (!use_sendfile_) return copy_region(socket_fd, r, left, more_after_current_piece());
+  if (!use_sendfile_ || user_space_tls()) return copy_region(socket_fd, r, left, more_after_current_piece());
   for (;;) {
     off_t file_off = static_cast<off_t>(r.offset + static_cast<int64_t>(piece_off_));
     ssize_t w = ::sendfile(socket_fd, r.fd, &file_off, static_cast<size_t>(std::min(left, kMaxSendfileChunk)));
@@ -179,6 +183,7 @@ SendQueue::Flush SendQueue::copy_region(int socket_fd, const FileRegion& r, uint
   const uint64_t in = piece_off_ - scratch_from_;
   const size_t n = static_cast<size_t>(scratch_len_ - in);
   const bool more_after = more || n < left;
+  if (user_space_tls()) return write_tls(scratch_.data() + in, n, false);
   for (;;) {
     ssize_t w = ::send(socket_fd, scratch_.data() + in, n, MSG_NOSIGNAL | (more_after ? MSG_MORE : 0));
     if (w >= 0) {
@@ -190,6 +195,59 @@ SendQueue::Flush SendQueue::copy_region(int socket_fd, const FileRegion& r, uint
     error_ = std::string("write failed: ") + std::strerror(errno);
     return Flush::kError;
   }
+}
+
+SendQueue::Flush SendQueue::write_memory_tls() {
+  if (stage_off_ == stage_len_) {
+    stage_.resize(kTlsStageSize);
+    stage_off_ = stage_len_ = 0;
+    uint64_t off = piece_off_;
+    bool full = false;
+    for (auto m = queue_.begin(); m != queue_.end() && !full; ++m) {
+      for (size_t p = (m == queue_.begin() ? piece_ : 0); p < m->pieces.size(); ++p) {
+        const Piece& pc = m->pieces[p];
+        if (pc.region) {
+          full = true;
+          break;
+        }
+        const size_t take = static_cast<size_t>(std::min<uint64_t>(pc.len - off, kTlsStageSize - stage_len_));
+        std::memcpy(stage_.data() + stage_len_, pc.mem + off, take);
+        stage_len_ += take;
+        off = 0;
+        if (stage_len_ == kTlsStageSize) {
+          full = true;
+          break;
+        }
+      }
+    }
+  }
+  return write_tls(stage_.data() + stage_off_, stage_len_ - stage_off_, true);
+}
+
+SendQueue::Flush SendQueue::write_tls(const uint8_t* data, size_t n, bool staged) {
+  const TlsStream::Result r = tls_->write(data, n);
+  switch (r.io) {
+    case TlsStream::Io::kDone:
+      if (staged) {
+        stage_off_ += r.n;
+        if (stage_off_ == stage_len_) stage_off_ = stage_len_ = 0;
+      }
+      advance(r.n);
+      return Flush::kDrained;
+    case TlsStream::Io::kWantWrite:
+      return Flush::kWouldBlock;
+    case TlsStream::Io::kWantRead:
+      // Only a renegotiation makes a write wait for the peer, and it is off.
+      error_ = "TLS write waits for the peer (renegotiation is not served)";
+      return Flush::kError;
+    case TlsStream::Io::kClosed:
+      error_ = "TLS write failed: the peer closed the session";
+      return Flush::kError;
+    case TlsStream::Io::kError:
+      break;
+  }
+  error_ = tls_->error();
+  return Flush::kError;
 }
 
 void SendQueue::advance(uint64_t n) {

@@ -6,9 +6,14 @@
 // pipelined answers that are ready together leave in one call — go out with
 // one sendmsg (gathered, up to IOV_MAX pieces); a file region goes out with
 // sendfile(2) straight from the page cache, or, with sendfile off (tests, a
-// transport that needs the bytes, such as TLS later), is read into a reusable
-// scratch buffer and sent from there. Both paths put the same bytes on the
-// wire.
+// transport that needs the bytes), is read into a reusable scratch buffer and
+// sent from there. Both paths put the same bytes on the wire.
+//
+// On a TLS connection (use_tls) whose kernel does not encrypt (no kTLS),
+// memory runs are gathered into one staging buffer of up to a TLS record and
+// written through the TlsStream, and file regions always take the copy path;
+// a write the socket did not take is retried with the same bytes, as OpenSSL
+// requires. With kTLS the plain paths above serve TLS too, sendfile included.
 //
 // Threading: not thread-safe; the owning connection's reactor thread only.
 // Failure: flush() reports kError with a reason for a socket error and for a
@@ -24,6 +29,7 @@
 #include <vector>
 
 #include "net/response.h"
+#include "net/tls_stream.h"
 #include "util/bytes.h"
 
 namespace spool::net {
@@ -33,6 +39,10 @@ class SendQueue {
   enum class Flush { kDrained, kWouldBlock, kError };
 
   explicit SendQueue(bool use_sendfile = true) : use_sendfile_(use_sendfile) {}
+
+  // Writes go through `tls` (after its handshake, before the first push);
+  // null = plain socket writes.
+  void use_tls(TlsStream* tls) { tls_ = tls; }
 
   // Queues one answer (caller checked size() fits the int32 size prefix).
   void push(Response response);
@@ -62,12 +72,21 @@ class SendQueue {
   };
 
   Flush write_memory(int socket_fd);
+  Flush write_memory_tls();
+  Flush write_tls(const uint8_t* data, size_t n, bool staged);  // staged: data is in stage_
+  bool user_space_tls() const { return tls_ != nullptr && !tls_->kernel_send(); }
   Flush write_region(int socket_fd);
   Flush copy_region(int socket_fd, const FileRegion& region, uint64_t left, bool more);
   void advance(uint64_t n);
   bool more_after_current_piece() const;
 
   bool use_sendfile_;
+  TlsStream* tls_ = nullptr;
+  // TLS staging: bytes [stage_off_, stage_len_) of stage_ are the next
+  // unwritten bytes of the queue (memory pieces only).
+  Bytes stage_;
+  size_t stage_off_ = 0;
+  size_t stage_len_ = 0;
   std::deque<Message> queue_;  // deque: pieces point into their own Message
   size_t piece_ = 0;           // first unwritten piece of queue_.front()
   uint64_t piece_off_ = 0;     // bytes of it already written

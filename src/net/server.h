@@ -23,6 +23,7 @@
 #include "net/connection_quotas.h"
 #include "net/request_handler.h"
 #include "net/responder.h"
+#include "security/tls_context.h"
 #include "util/clock.h"
 #include "util/log_rate_limiter.h"
 #include "util/status.h"
@@ -42,6 +43,8 @@ struct ListenAddress {
   // (sasl.server.max.receive.size), so an unauthenticated client cannot make
   // the broker allocate much.
   int32_t max_unauthenticated_request_bytes = 0;
+  // Set on an SSL or SASL_SSL listener: connections handshake TLS first.
+  std::shared_ptr<const security::TlsContext> tls = nullptr;
 };
 
 struct ServerOptions {

@@ -122,7 +122,7 @@ def test_every_refused_key_stops_the_start():
     assert len(refused) > 100, f"only {len(refused)} refused keys"
     keys = {k for k, _ in refused}
     for must in ("zookeeper.set.acl",
-                 "zookeeper.ssl.client.enable", "ssl.keystore.location", "sasl.jaas.config",
+                 "zookeeper.ssl.client.enable", "ssl.engine.factory.class", "sasl.jaas.config",
                  "sasl.mechanism.inter.broker.protocol", "client.quota.callback.class"):
         assert must in keys, must
     for key, value in refused:
@@ -136,9 +136,18 @@ def test_every_refused_key_stops_the_start():
 
 def test_listeners_and_listener_overrides_are_refused():
     cases = [
-        (["--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_SSL://127.0.0.1:{q}"],
-         ["listeners: listener SASL_SSL://127.0.0.1:{q} uses security protocol SASL_SSL"]),
-        (["--override", "listeners=SSL://127.0.0.1:{p}"], ["uses security protocol SSL"]),
+        # A TLS listener without a usable keystore: Kafka's default JKS, no
+        # keystore at all, a file that cannot be read.
+        (["--override", "listeners=PLAINTEXT://127.0.0.1:{p},SASL_SSL://127.0.0.1:{q}",
+          "--override", "sasl.enabled.mechanisms=PLAIN", "--override",
+          "listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+          "required user_a=\"b\";"],
+         ["refusing to start", "'ssl.keystore.location' (listener SASL_SSL): a TLS listener needs"]),
+        (["--override", "listeners=SSL://127.0.0.1:{p}", "--override", "ssl.keystore.location=/nonexistent/ks.pem"],
+         ["refusing to start", "JKS stores are Java's own format"]),
+        (["--override", "listeners=SSL://127.0.0.1:{p}", "--override", "ssl.keystore.location=/nonexistent/ks.pem",
+          "--override", "ssl.keystore.type=PEM", "--override", "ssl.key.password=s3cret-key"],
+         ["refusing to start", "cannot read '/nonexistent/ks.pem' (ssl.keystore.location)"]),
         (["--override", "listener.name.plaintext.ssl.keystore.location=/etc/ks.p12"],
          ["listener.name.plaintext.ssl.keystore.location: this per-listener override is not supported"]),
         (["--override", "controller.quorum.voters=1@127.0.0.1:1,2@127.0.0.1:2"],
@@ -168,7 +177,7 @@ def test_listeners_and_listener_overrides_are_refused():
             assert w in out, f"{args}: {w!r} missing:\n{out}"
 
 
-def test_secured_kafka_server_properties_is_refused():
+def test_secured_kafka_server_properties_without_its_stores_is_refused():
     port, sasl_port, ssl_port = free_port(), free_port(), free_port()
     work = tempfile.mkdtemp(prefix="spool-failclosed-")
     props = os.path.join(work, "server.properties")
@@ -176,6 +185,8 @@ def test_secured_kafka_server_properties_is_refused():
         f.write(f"listeners=PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port},"
                 f"SASL_SSL://127.0.0.1:{ssl_port}\n"
                 "listener.name.sasl_ssl.ssl.keystore.password=s3cret-ks\n"
+                "listener.name.sasl_ssl.plain.sasl.jaas.config="
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"s3cret-pw\";\n"
                 "sasl.enabled.mechanisms=PLAIN\n"
                 "listener.name.sasl_plaintext.plain.sasl.jaas.config="
                 "org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -186,13 +197,13 @@ def test_secured_kafka_server_properties_is_refused():
                 f"log.dirs={work}/data\n")
     rc, out, listened = run_watched([spool_bin(), "broker", "--config", props], (port, sasl_port, ssl_port))
     assert rc == 2, out
-    for key in ("listeners", "listener.name.sasl_ssl.ssl.keystore.password"):
-        assert f"\n  {key}: " in out, f"{key} not named:\n{out}"
-    # SASL/PLAIN on SASL_PLAINTEXT and the ACL authorizer are served (issue 17): not refused.
+    # Every key is served now (issue 17); what stops the start is the
+    # SASL_SSL listener's missing keystore, named with its listener.
+    assert "refusing to start" in out and "listener SASL_SSL" in out and "ssl.keystore" in out, out
     for key in ("sasl.enabled.mechanisms", "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-                "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users"):
+                "authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users",
+                "listener.name.sasl_ssl.ssl.keystore.password"):
         assert f"\n  {key}: " not in out, f"{key} refused:\n{out}"
-    assert "SASL_SSL://127.0.0.1" in out and "SASL_PLAINTEXT://" not in out, out
     assert "s3cret-pw" not in out and "s3cret-ks" not in out, out
     assert not listened, out
     assert not os.path.exists(os.path.join(work, "data"))

@@ -159,15 +159,15 @@ TEST(BrokerConfig, ValuesAreNormalized) {
 
 TEST(BrokerConfig, UnactedKeysWarnOncePerKey) {
   std::vector<std::string> warnings;
-  // ssl.client.auth and the listener override are refused keys at their off value.
-  auto r = with({"num.io.threads=4", "num.io.threads=5", "ssl.client.auth=none", "num.partitions=2",
+  // ssl.keymanager.algorithm and the listener override are refused keys at their off value.
+  auto r = with({"num.io.threads=4", "num.io.threads=5", "ssl.keymanager.algorithm=SunX509", "num.partitions=2",
                  "listener.name.plaintext.ssl.keystore.location="},
                 &warnings);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   ASSERT_EQ(warnings.size(), 3u);
   EXPECT_NE(warnings[0].find("listener.name.plaintext.ssl.keystore.location"), std::string::npos);
   EXPECT_NE(warnings[1].find("num.io.threads"), std::string::npos);
-  EXPECT_NE(warnings[2].find("ssl.client.auth"), std::string::npos);
+  EXPECT_NE(warnings[2].find("ssl.keymanager.algorithm"), std::string::npos);
   EXPECT_EQ(r->unacted_keys().size(), 3u);
   EXPECT_EQ(r->get("num.io.threads"), "5");
 }
