@@ -142,7 +142,9 @@ protocol::AlterUserScramCredentialsResponse alter_scram_users(cluster::MetadataS
                                                               bool notify) {
   std::vector<std::string> order;
   std::map<std::string, UserEdit> edits;
-  std::set<std::pair<std::string, int8_t>> touched;
+  // Kafka 4's controller takes one alteration per user and request,
+  // whatever the mechanisms (ZooKeeper-mode Kafka took one per mechanism).
+  std::set<std::string> touched;
   auto edit_of = [&](const std::string& user) -> UserEdit& {
     auto [it, fresh] = edits.try_emplace(user);
     if (fresh) order.push_back(user);
@@ -154,7 +156,7 @@ protocol::AlterUserScramCredentialsResponse alter_scram_users(cluster::MetadataS
       e.failure = {ErrorCode::kUnacceptableCredential, "Username must not be empty"};
     } else if (!security::scram_mechanism_of_type(mechanism)) {
       e.failure = {ErrorCode::kUnsupportedSaslMechanism, "Unknown SCRAM mechanism"};
-    } else if (!touched.insert({user, mechanism}).second) {
+    } else if (!touched.insert(user).second) {
       e.failure = {ErrorCode::kDuplicateResource, "A user credential cannot be altered twice in the same request"};
     }
     return e.failure.code == ErrorCode::kNone;

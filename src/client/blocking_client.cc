@@ -7,12 +7,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
+
 #include <cerrno>
 #include <cstring>
 
 #include "client/wire_frame.h"
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
+#include "protocol/sasl_authenticate_request.h"
+#include "protocol/sasl_authenticate_response.h"
+#include "protocol/sasl_handshake_request.h"
+#include "protocol/sasl_handshake_response.h"
+#include "security/sasl_client.h"
 
 namespace spool::client {
 namespace {
@@ -85,8 +92,18 @@ Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s, u
   return std::make_pair(host, static_cast<uint16_t>(p));
 }
 
+static std::shared_ptr<const ClientSecurity>& default_security() {
+  static std::shared_ptr<const ClientSecurity> security;
+  return security;
+}
+
+void BlockingClient::set_default_security(std::shared_ptr<const ClientSecurity> security) {
+  default_security() = std::move(security);
+}
+
 Result<BlockingClient> BlockingClient::connect(const std::string& host, uint16_t port, int timeout_ms,
-                                               std::string client_id) {
+                                               std::string client_id, std::shared_ptr<const ClientSecurity> security) {
+  if (!security) security = default_security();
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -104,18 +121,81 @@ Result<BlockingClient> BlockingClient::connect(const std::string& host, uint16_t
   ::freeaddrinfo(res);
   if (fd < 0) return Status::error("cannot connect to " + host + ":" + port_s + ": " + last);
   BlockingClient c(fd, timeout_ms, std::move(client_id));
+  if (security && security->tls) {
+    if (Status t = c.tls_handshake(*security, host); !t) {
+      return Status::error("TLS with " + host + ":" + port_s + " failed: " + t.message());
+    }
+  }
   Status s = c.fetch_api_versions();
   if (!s) return Status::error("ApiVersions with " + host + ":" + port_s + " failed: " + s.message());
+  if (security && security->sasl()) {
+    if (Status a = c.authenticate(*security); !a) {
+      return Status::error("SASL " + security->sasl_mechanism + " with " + host + ":" + port_s + " failed: " +
+                           a.message());
+    }
+  }
   return c;
+}
+
+Status BlockingClient::tls_handshake(const ClientSecurity& security, const std::string& host) {
+  ssl_ = security.tls->new_client_session(host);
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return Status::error(security::openssl_errors());
+  while (true) {
+    ERR_clear_error();
+    const int r = SSL_do_handshake(ssl_);
+    if (r == 1) return Status::ok();
+    const int e = SSL_get_error(ssl_, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      Status w = wait_fd(fd_, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms_, "in the TLS handshake");
+      if (!w) return w;
+      continue;
+    }
+    std::string why = security::openssl_errors("the broker closed the connection");
+    if (const long v = SSL_get_verify_result(ssl_); v != X509_V_OK) why += std::string(" (") + X509_verify_cert_error_string(v) + ")";
+    return Status::error(why);
+  }
+}
+
+Status BlockingClient::authenticate(const ClientSecurity& security) {
+  auto sasl = security::new_sasl_client(security.sasl_mechanism, security.user, security.password);
+  if (!sasl) return Status::error("mechanism not supported");
+  protocol::SaslHandshakeRequest hs;
+  hs.mechanism = security.sasl_mechanism;
+  auto shake = call<protocol::SaslHandshakeRequest, protocol::SaslHandshakeResponse>(hs, 1);
+  if (!shake) return shake.status();
+  if (shake->error_code != protocol::ErrorCode::kNone) {
+    std::string offered;
+    for (const auto& m : shake->mechanisms) offered += (offered.empty() ? "" : ", ") + m;
+    return Status::error("the broker does not enable it (it offers: " + offered + ")");
+  }
+  auto version = negotiate<protocol::SaslAuthenticateRequest>();
+  if (!version) return version.status();
+  Bytes out = sasl->first();
+  while (true) {
+    protocol::SaslAuthenticateRequest req;
+    req.auth_bytes = std::move(out);
+    auto resp = call<protocol::SaslAuthenticateRequest, protocol::SaslAuthenticateResponse>(req, *version);
+    if (!resp) return resp.status();
+    if (resp->error_code != protocol::ErrorCode::kNone) {
+      return Status::error(resp->error_message.value_or("authentication failed"),
+                           protocol::to_int(resp->error_code));
+    }
+    auto next = sasl->next(resp->auth_bytes);
+    if (!next) return next.status();
+    if (sasl->done()) return Status::ok();
+    out = std::move(*next);
+  }
 }
 
 BlockingClient::BlockingClient(BlockingClient&& o) noexcept
     : fd_(o.fd_),
+      ssl_(o.ssl_),
       timeout_ms_(o.timeout_ms_),
       client_id_(std::move(o.client_id_)),
       next_correlation_id_(o.next_correlation_id_),
       broker_versions_(std::move(o.broker_versions_)) {
   o.fd_ = -1;
+  o.ssl_ = nullptr;
 }
 
 BlockingClient& BlockingClient::operator=(BlockingClient&& o) noexcept {
@@ -123,6 +203,8 @@ BlockingClient& BlockingClient::operator=(BlockingClient&& o) noexcept {
     close();
     fd_ = o.fd_;
     o.fd_ = -1;
+    ssl_ = o.ssl_;
+    o.ssl_ = nullptr;
     timeout_ms_ = o.timeout_ms_;
     client_id_ = std::move(o.client_id_);
     next_correlation_id_ = o.next_correlation_id_;
@@ -134,11 +216,40 @@ BlockingClient& BlockingClient::operator=(BlockingClient&& o) noexcept {
 BlockingClient::~BlockingClient() { close(); }
 
 void BlockingClient::close() {
+  if (ssl_ != nullptr) SSL_free(ssl_);
+  ssl_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
 
+Status BlockingClient::tls_io(bool write, uint8_t* p, size_t n) {
+  while (n > 0) {
+    ERR_clear_error();
+    size_t done = 0;
+    const int r = write ? SSL_write_ex(ssl_, p, n, &done) : SSL_read_ex(ssl_, p, n, &done);
+    if (r == 1) {
+      p += done;
+      n -= done;
+      continue;
+    }
+    const int e = SSL_get_error(ssl_, r);
+    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+      Status w = wait_fd(fd_, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms_,
+                         write ? "sending" : "waiting for the response");
+      if (!w) return w;
+      continue;
+    }
+    if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)) {
+      return Status::error("connection closed by the broker");
+    }
+    return Status::error(std::string(write ? "TLS send failed: " : "TLS receive failed: ") +
+                         security::openssl_errors());
+  }
+  return Status::ok();
+}
+
 Status BlockingClient::write_all(const uint8_t* p, size_t n) {
+  if (ssl_ != nullptr) return tls_io(true, const_cast<uint8_t*>(p), n);
   while (n > 0) {
     ssize_t w = ::send(fd_, p, n, MSG_NOSIGNAL);
     if (w > 0) {
@@ -158,6 +269,7 @@ Status BlockingClient::write_all(const uint8_t* p, size_t n) {
 }
 
 Status BlockingClient::read_all(uint8_t* p, size_t n) {
+  if (ssl_ != nullptr) return tls_io(false, p, n);
   while (n > 0) {
     ssize_t r = ::recv(fd_, p, n, 0);
     if (r > 0) {

@@ -9,6 +9,14 @@
 // timeout given at connect. Responses are bounded in size before
 // allocation. Failures come back as Status, never exceptions. One object per
 // thread; movable, not copyable; the destructor closes the socket.
+//
+// Secured listeners (client/client_security.h): on SSL and SASL_SSL the TLS
+// handshake runs right after the TCP connect (the broker's certificate is
+// checked, and its name when ssl.endpoint.identification.algorithm=https);
+// on SASL_* the SASL exchange (SaslHandshake v1, SaslAuthenticate) follows
+// ApiVersions, and a refusal fails connect() with the broker's message.
+// connect() uses the security given, else the process default that the
+// `spool` CLI sets once from --command-config (set_default_security).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +24,11 @@
 #include <string>
 #include <utility>
 
+#include <memory>
+
+#include <openssl/ssl.h>
+
+#include "client/client_security.h"
 #include "client/wire_frame.h"
 #include "util/bytes.h"
 #include "util/status.h"
@@ -28,7 +41,11 @@ class BlockingClient {
 
   // Connects and runs ApiVersions. `timeout_ms` bounds each later call too.
   static Result<BlockingClient> connect(const std::string& host, uint16_t port, int timeout_ms,
-                                        std::string client_id = "spool-cli");
+                                        std::string client_id = "spool-cli",
+                                        std::shared_ptr<const ClientSecurity> security = nullptr);
+  // What connect() uses when given no security (null: PLAINTEXT). Set once,
+  // before any connect, from the main thread.
+  static void set_default_security(std::shared_ptr<const ClientSecurity> security);
 
   BlockingClient(BlockingClient&& other) noexcept;
   BlockingClient& operator=(BlockingClient&& other) noexcept;
@@ -77,11 +94,16 @@ class BlockingClient {
   BlockingClient(int fd, int timeout_ms, std::string client_id)
       : fd_(fd), timeout_ms_(timeout_ms), client_id_(std::move(client_id)) {}
   Status fetch_api_versions();
+  Status tls_handshake(const ClientSecurity& security, const std::string& host);
+  Status authenticate(const ClientSecurity& security);
   Status write_all(const uint8_t* p, size_t n);
   Status read_all(uint8_t* p, size_t n);
+  // write_all / read_all through ssl_.
+  Status tls_io(bool write, uint8_t* p, size_t n);
   void close();
 
   int fd_ = -1;
+  SSL* ssl_ = nullptr;  // set on a TLS connection, freed by close()
   int timeout_ms_ = 0;
   std::string client_id_;
   int32_t next_correlation_id_ = 1;

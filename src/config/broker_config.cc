@@ -240,6 +240,7 @@ std::vector<std::string> BrokerConfig::unacted_keys() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : values_) {
     const KeyDef* def = find_broker_key(k);
+    if (def == nullptr && is_acted_listener_key(k, listeners_)) continue;  // listener.name.<l>.<key> served
     if (def == nullptr || def->acts != Acts::kYes) out.push_back(k);
   }
   return out;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include <sys/socket.h>
+
 #include <asio/post.hpp>
 #include <asio/read.hpp>
 
@@ -132,9 +134,16 @@ void Connection::continue_handshake() {
     case TlsStream::Io::kClosed:
       close(tls_->error(), spdlog::level::debug);
       return;
-    case TlsStream::Io::kError:
+    case TlsStream::Io::kError: {
+      // OpenSSL has written its alert. Unread bytes (the client's next
+      // flight) would turn the close into a reset, which can discard the
+      // alert before the client reads it: take them first.
+      uint8_t sink[4096];
+      for (int i = 0; i < 16 && ::recv(socket_->native_handle(), sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+      }
       close(tls_->error(), spdlog::level::warn);
       return;
+    }
   }
 }
 

@@ -5,37 +5,37 @@
 // The value is a comma-separated list of rules, tried in order:
 //   RULE:<pattern>/<replacement>/[L|U]  applies when <pattern> matches the
 //       whole DN; the name is the DN with each match of <pattern> replaced
-//       by <replacement> (Java's replaceAll), then lower- (L) or upper-cased
-//       (U). "\x" in pattern or replacement keeps x from ending the part, so
-//       "\/" and "\," may appear; the text is passed on as written (to the
-//       regex, or to the replacement, where "\x" stands for x and $n for
-//       group n, as in Java).
+//       by <replacement> (Java's replaceAll: "\x" is x, $n is group n, $0
+//       the match), then lower- (L) or upper-cased (U). In both parts "\x"
+//       keeps x from ending the part, so "\/" and "\," may appear.
 //   DEFAULT  the DN unchanged.
 // Splitting and parsing follow Kafka's regexes exactly, quirks included:
-// whitespace and newlines around commas are skipped, empty entries are
-// dropped, commas inside a RULE stay part of it, and any trailing text
-// after a rule ("DEFAULT/L", "RULE:a/b/L/U") is an error. A value that is
-// empty after trimming means DEFAULT (Kafka's default; Spool cannot tell an
-// unset value from an empty one, while Kafka's empty value means no rules).
+// spaces and newlines around commas are skipped, empty entries dropped,
+// commas inside a RULE stay in it, trailing text after a rule is an error
+// ("DEFAULT/L", "RULE:a/b/L/U"), and text that a line break keeps from
+// reaching a comma is skipped. A value that is empty after trimming means
+// DEFAULT (Spool cannot tell unset from empty; Kafka's "" means no rules).
 //
 // Differences from Kafka, all outside what real rules and DNs use:
-//   * Patterns are std::regex ECMAScript on bytes, not java.util.regex:
-//     patterns using Java-only syntax (possessive quantifiers, lookbehind,
-//     named groups, \p{..}, \Q..\E, inline flags such as (?i)) are rejected
-//     at parse; `$` matches only at the very end (Java also matches before
-//     a final line terminator); `.` treats a multi-byte UTF-8 character as
-//     several characters.
+//   * Patterns are std::regex ECMAScript over the DN's code points (UTF-8
+//     decoded; a stray byte stays one character), not java.util.regex.
+//     Java-only syntax is rejected at parse: (?i), named groups, lookbehind,
+//     possessive quantifiers, and letter escapes other than \b \B \c \d
+//     \D \f \n \r \s \S \t \u \w \W \x (\Q, \p{..}, \h, \R, \a...).
+//     `$` matches only at the very end (Java also before a final newline);
+//     groups inside a repeated group can capture differently after
+//     backtracking; nested quantifiers such as (a*)+ can run far longer.
 //   * L and U fold ASCII letters only.
-//   * A "$n" whose first digit exceeds the pattern's group count is literal
-//     text. Kafka means the same, but its pre-escaping misplaces the escape
-//     after the first such reference or after "\$", and then fails.
-//   * std::regex backtracks recursively, so a DN of many KiB could exhaust
-//     the stack: name_for refuses DNs longer than kMaxDistinguishedName.
+//   * A "$n" whose first digit exceeds the group count is literal text.
+//     Kafka means the same, but its pre-escaping goes wrong after the first
+//     such reference or after "\$", and the connection then fails.
+//   * std::regex recurses per character, so name_for refuses a DN longer
+//     than kMaxDistinguishedName bytes (enough for any real certificate).
 //
 // Failure: parse returns an error naming ssl.principal.mapping.rules and the
 // bad rule or pattern. name_for returns an error when no rule applies (Kafka
-// then fails the connection) or the replacement is malformed ("$x", a
-// trailing "\", "$1" with a pattern without groups), as Kafka throws then.
+// then fails the connection) or the replacement is malformed ("$x", "$1"
+// when the pattern has no groups), where Kafka throws too.
 // Threading: immutable after parse; copies share the compiled rules, and
 // name_for may run on any number of threads at once.
 #pragma once
@@ -52,7 +52,7 @@ namespace spool::security {
 
 class PrincipalMapper {
  public:
-  static constexpr size_t kMaxDistinguishedName = 8192;
+  static constexpr size_t kMaxDistinguishedName = 4096;
 
   static Result<PrincipalMapper> parse(std::string_view rules);
 

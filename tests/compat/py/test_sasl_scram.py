@@ -13,7 +13,8 @@ client salts and hashes, the broker keeps only the derived keys), then:
     deleted user all fail authentication;
   * the Admin API's errors: too few or too many iterations
     (UNACCEPTABLE_CREDENTIAL), deleting or describing what does not exist
-    (RESOURCE_NOT_FOUND), the same credential twice (DUPLICATE_RESOURCE);
+    (RESOURCE_NOT_FOUND), the same user twice in one request, even for two
+    mechanisms (DUPLICATE_RESOURCE, as Kafka 4's controller);
   * librdkafka re-authenticates (KIP-368) on a connection that lives past
     the session lifetime, and keeps consuming.
 
@@ -194,6 +195,12 @@ def test_admin_errors(sasl):
     assert kafka_code(fs["twice"]) == DUPLICATE_RESOURCE
     # Nothing of a refused request was applied.
     assert kafka_code(a.describe_user_scram_credentials(["twice"])["twice"]) == RESOURCE_NOT_FOUND
+    # Kafka 4 takes one alteration per user and request, even for two mechanisms.
+    fs = a.alter_user_scram_credentials([
+        UserScramCredentialUpsertion("two-mechs", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), b"a"),
+        UserScramCredentialUpsertion("two-mechs", ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), b"b")])
+    assert kafka_code(fs["two-mechs"]) == DUPLICATE_RESOURCE
+    assert kafka_code(a.describe_user_scram_credentials(["two-mechs"])["two-mechs"]) == RESOURCE_NOT_FOUND
 
 
 def test_librdkafka_reauthenticates_past_the_session_lifetime(sasl, topic):

@@ -50,6 +50,11 @@ type Broker struct {
 	Dir       string // log dir (spool) or peer dir (Kafka)
 	Port      int
 	Overrides map[string]string
+	// ExtraListeners (NAME -> port on 127.0.0.1) and ListenerProtocols
+	// (NAME -> security protocol, PLAINTEXT if absent): listeners after the
+	// PLAINTEXT one on Port, all advertised (listeners.go).
+	ExtraListeners    map[string]int
+	ListenerProtocols map[string]string
 
 	peer    bool
 	workDir string
@@ -197,9 +202,8 @@ func (b *Broker) startSpool() error {
 	if err != nil {
 		return err
 	}
-	args := []string{"broker",
-		"--override", fmt.Sprintf("listeners=PLAINTEXT://127.0.0.1:%d", b.Port),
-		"--override", "log.dirs=" + b.Dir}
+	args := append([]string{"broker"}, b.listenerArgs()...)
+	args = append(args, "--override", "log.dirs="+b.Dir)
 	for _, kv := range b.overrideArgs() {
 		args = append(args, "--override", kv)
 	}
@@ -249,6 +253,7 @@ func (b *Broker) peerScript(args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("harness: SPOOL_TEST_PEER=kafka but %s is missing", script)
 	}
 	cmd := exec.Command(script, args...)
+	cmd.Env = b.peerEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -3,7 +3,9 @@
 // loopback port with a temporary log dir, or, when SPOOL_TEST_PEER=kafka, the
 // Apache Kafka 4.4 peer through `scripts/kafka-peer` with the same overrides.
 // The same dir and port survive stop()/kill9() + start(), so tests can check
-// recovery. Not thread-safe: drive one TestBroker from one test thread.
+// recovery. start(overrides, listeners) adds more listeners (name -> security
+// protocol, each on its own free port, advertised; KAFKA_PEER_EXTRA_LISTENERS
+// for the peer). Not thread-safe: drive one TestBroker from one test thread.
 package dev.spool.compat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,6 +35,8 @@ public final class TestBroker implements AutoCloseable {
   static final int LOG_TAIL_CHARS = 20_000;
 
   private final Map<String, String> overrides;
+  private final Map<String, String> listenerProtocols; // more listeners: name -> security protocol
+  private final Map<String, Integer> listenerPorts = new LinkedHashMap<>();
   private final boolean peer;
   private final Path workDir;
   private final Path dataDir;
@@ -48,8 +52,9 @@ public final class TestBroker implements AutoCloseable {
     return java.util.Set.copyOf(OPEN);
   }
 
-  private TestBroker(Map<String, String> overrides) {
+  private TestBroker(Map<String, String> overrides, Map<String, String> listenerProtocols) {
     this.overrides = new LinkedHashMap<>(overrides);
+    this.listenerProtocols = new LinkedHashMap<>(listenerProtocols);
     this.peer = isKafkaPeer();
     try {
       this.workDir = Files.createTempDirectory(peer ? "spool-java-peer-" : "spool-java-");
@@ -57,13 +62,28 @@ public final class TestBroker implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     this.dataDir = workDir.resolve(peer ? "kafka" : "data");
-    this.port = freePort();
+    pickPorts();
     OPEN.add(this);
+  }
+
+  private void pickPorts() {
+    port = freePort();
+    for (String name : listenerProtocols.keySet()) listenerPorts.put(name, freePort());
   }
 
   /** Starts a broker with Kafka-named overrides (key=value). */
   public static TestBroker start(Map<String, String> overrides) {
-    TestBroker b = new TestBroker(overrides);
+    return start(overrides, Map.of());
+  }
+
+  /**
+   * Starts a broker with more listeners on 127.0.0.1 after the PLAINTEXT one,
+   * each on a free port and advertised: `listeners` maps a listener name
+   * (e.g. SASL) to its security protocol (SASL_PLAINTEXT, SSL, ...). Their
+   * ssl./sasl. settings go into `overrides` (listener.name.&lt;name&gt;. ...).
+   */
+  public static TestBroker start(Map<String, String> overrides, Map<String, String> listeners) {
+    TestBroker b = new TestBroker(overrides, listeners);
     try {
       b.start();
     } catch (RuntimeException | Error e) { // the message carries the output's tail
@@ -102,6 +122,24 @@ public final class TestBroker implements AutoCloseable {
     return port;
   }
 
+  /** host:port of one of the listeners given to start(overrides, listeners). */
+  public String bootstrap(String listener) {
+    return "127.0.0.1:" + port(listener);
+  }
+
+  public int port(String listener) {
+    Integer p = listenerPorts.get(listener);
+    if (p == null) throw new IllegalArgumentException("no listener " + listener + " in " + listenerPorts.keySet());
+    return p;
+  }
+
+  /** listeners= of the extra listeners, "NAME://127.0.0.1:PORT,..." (empty if none). */
+  private String extraListeners() {
+    StringBuilder sb = new StringBuilder();
+    listenerPorts.forEach((n, p) -> sb.append(sb.length() > 0 ? "," : "").append(n).append("://127.0.0.1:").append(p));
+    return sb.toString();
+  }
+
   public Path workDir() {
     return workDir;
   }
@@ -128,9 +166,16 @@ public final class TestBroker implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    String extra = extraListeners();
     List<String> cmd = new ArrayList<>(List.of(bin, "broker",
-        "--override", "listeners=PLAINTEXT://127.0.0.1:" + port,
+        "--override", "listeners=PLAINTEXT://127.0.0.1:" + port + (extra.isEmpty() ? "" : "," + extra),
         "--override", "log.dirs=" + dataDir));
+    if (!listenerProtocols.isEmpty()) {
+      StringBuilder map = new StringBuilder("PLAINTEXT:PLAINTEXT");
+      listenerProtocols.forEach((n, proto) -> map.append(',').append(n).append(':').append(proto));
+      cmd.add("--override");
+      cmd.add("listener.security.protocol.map=" + map);
+    }
     overrides.forEach((k, v) -> {
       cmd.add("--override");
       cmd.add(k + "=" + v);
@@ -148,7 +193,7 @@ public final class TestBroker implements AutoCloseable {
       if (!proc.isAlive()) {
         String out = read(log);
         if (mayRetryPort && out.toLowerCase().contains("in use")) {
-          port = freePort(); // lost the race for the port: first start only
+          pickPorts(); // lost the race for a port: first start only
           startSpool(false);
           return;
         }
@@ -167,7 +212,10 @@ public final class TestBroker implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(peerScript(), "start", dataDir.toString(),
         Integer.toString(port)));
     overrides.forEach((k, v) -> cmd.add(k + "=" + v));
-    int rc = runScript(cmd, PEER_START_TIMEOUT_MS, logPath(starts));
+    StringBuilder protos = new StringBuilder();
+    listenerProtocols.forEach((n, proto) -> protos.append(protos.length() > 0 ? "," : "").append(n).append(':').append(proto));
+    int rc = runScript(cmd, PEER_START_TIMEOUT_MS, logPath(starts), listenerProtocols.isEmpty() ? Map.of()
+        : Map.of("KAFKA_PEER_EXTRA_LISTENERS", extraListeners(), "KAFKA_PEER_EXTRA_PROTOCOLS", protos.toString()));
     if (rc != 0) {
       throw new AssertionError("scripts/kafka-peer start exited " + rc + ":\n"
           + tail(read(logPath(starts))) + "\n" + tail(read(dataDir.resolve("kafka.log"))));
@@ -275,9 +323,15 @@ public final class TestBroker implements AutoCloseable {
   }
 
   private int runScript(List<String> cmd, long timeoutMs, Path out) {
+    return runScript(cmd, timeoutMs, out, Map.of());
+  }
+
+  private int runScript(List<String> cmd, long timeoutMs, Path out, Map<String, String> env) {
     try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile())
+          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      pb.environment().putAll(env);
+      Process p = pb.start();
       if (!waitFor(p, timeoutMs)) {
         p.destroyForcibly();
         throw new AssertionError(String.join(" ", cmd) + " did not finish within " + timeoutMs
