@@ -16,7 +16,7 @@
 // (gathered memory, sendfile for file regions) and waits for writability
 // when the socket is full.
 //
-// TLS (a listener with ListenAddress::tls): the handshake runs first, within
+// TLS (a listener with ListenAddress::tls; connection_tls.cc): the handshake runs first, within
 // connections.max.idle.ms (bytes of an unfinished handshake are no
 // activity); then the handler's on_connect sees the peer certificate's
 // subject, frames are read through the TlsStream, and answers leave through
@@ -77,6 +77,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ConnectionInfo& info() const { return info_; }
 
  private:
+  // Big enough for the usual small requests (metadata, fetch, heartbeats,
+  // modest produce batches) to arrive several per recv; larger frames get
+  // their own buffer, so this bounds per-connection memory, not the frame size.
+  static constexpr size_t kReadBufferSize = 16 * 1024;
+
   struct Slot {
     SlotState state = SlotState::kPending;
     Response data;
