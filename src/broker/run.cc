@@ -76,9 +76,22 @@ void apply_topic_config_change(BrokerContext& ctx, const std::string& topic,
   if (!r) spdlog::error("applying the config change of topic '{}' failed: {}", topic, r.status().message());
 }
 
-// max.connections, max.connections.per.ip and its overrides (all dynamic).
+// max.connections, max.connections.per.ip and its overrides,
+// max.connection.creation.rate (all dynamic), and the listeners' own
+// creation rates (listener.name.<l>.max.connection.creation.rate, static).
 net::ConnectionLimits connection_limits(const config::BrokerConfig& cfg) {
-  return {cfg.max_connections(), cfg.max_connections_per_ip(), cfg.max_connections_per_ip_overrides()};
+  net::ConnectionLimits l;
+  l.max_connections = cfg.max_connections();
+  l.max_per_ip = cfg.max_connections_per_ip();
+  l.per_ip_overrides = cfg.max_connections_per_ip_overrides();
+  l.max_creation_rate = static_cast<int>(cfg.get_long("max.connection.creation.rate"));
+  const auto& listeners = cfg.listeners();
+  for (uint32_t i = 0; i < listeners.size(); ++i) {
+    const std::string key = config::listener_key(listeners[i].name, "max.connection.creation.rate");
+    if (cfg.is_set(key)) l.listener_creation_rates[i] = static_cast<int>(cfg.get_long(key));
+    if (listeners[i].name == cfg.inter_broker_listener_name()) l.inter_broker_listener = i;
+  }
+  return l;
 }
 
 // What a dynamic broker config change reaches besides the topic defaults

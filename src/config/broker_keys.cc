@@ -19,7 +19,6 @@ constexpr Acts Y = Acts::kYes, N = Acts::kNo, R = Acts::kRefused;
 constexpr const char* kTls = "TLS is not supported yet";
 constexpr const char* kSasl = "SASL authentication is not supported yet";
 constexpr const char* kQuota = "quotas are not enforced yet";
-constexpr const char* kConnQuota = "the connection creation rate quota is not enforced yet";
 constexpr const char* kCluster = "ZooKeeper-to-KRaft migration is not supported";
 constexpr const char* kZk = "Spool has no SASL or TLS for its ZooKeeper session, so secure ACLs and ZooKeeper TLS cannot be applied";
 constexpr const char* kTiered = "tiered storage is not supported yet";
@@ -133,7 +132,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"max.connections.per.ip", I, INT_MAX_S, at_least(0), Y},
     {"max.connections.per.ip.overrides", Str, "", host_counts(), Y},
     {"max.connections", I, INT_MAX_S, at_least(0), Y},
-    {"max.connection.creation.rate", I, INT_MAX_S, at_least(0), R, kConnQuota},
+    {"max.connection.creation.rate", I, INT_MAX_S, at_least(0), Y},
     {"connections.max.idle.ms", L, "600000", no_check(), Y},
     {"connection.failed.authentication.delay.ms", I, "100", at_least(0), Y},
     {"broker.rack", Str, null, no_check(), Y},

@@ -61,6 +61,7 @@ bool is_tls_protocol(std::string_view security_protocol) {
 
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners) {
   for (const Listener& l : listeners) {
+    if (key == listener_key(l.name, "max.connection.creation.rate")) return true;
     if (is_tls_protocol(l.security_protocol)) {
       for (std::string_view k : kTlsListenerKeys) {
         if (key == listener_key(l.name, k)) return true;

@@ -55,7 +55,8 @@ std::string listener_key(std::string_view listener, std::string_view key);
 // A mechanism's JAAS key on a listener:
 // listener.name.<listener>.<mechanism, lower-cased>.sasl.jaas.config.
 std::string sasl_jaas_key(std::string_view listener, std::string_view mechanism);
-// The per-listener keys Spool acts on: for a SASL listener its
+// The per-listener keys Spool acts on: on every listener
+// max.connection.creation.rate; for a SASL listener its
 // sasl.enabled.mechanisms and, per served mechanism,
 // <mechanism>.sasl.jaas.config; for a TLS listener kTlsListenerKeys.
 bool is_acted_listener_key(std::string_view key, const std::vector<Listener>& listeners);

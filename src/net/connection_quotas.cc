@@ -52,6 +52,25 @@ void ConnectionQuotas::set_limits(const ConnectionLimits& limits) {
   max_connections_ = limits.max_connections;
   max_per_ip_ = limits.max_per_ip;
   overrides_ = std::move(resolved);
+  if (limits.quota_window_num != rate_limits_.quota_window_num || limits.quota_window_ms != rate_limits_.quota_window_ms) {
+    broker_rate_ = CreationRate(limits.quota_window_num, limits.quota_window_ms);
+    listener_rates_.clear();
+  }
+  rate_limits_ = limits;
+}
+
+int64_t ConnectionQuotas::record_creation(uint32_t listener, int64_t now_ms) {
+  std::lock_guard lock(mu_);
+  int64_t wait = 0;
+  auto own = rate_limits_.listener_creation_rates.find(listener);
+  if (own != rate_limits_.listener_creation_rates.end() && own->second < INT32_MAX) {
+    auto [it, fresh] = listener_rates_.try_emplace(listener, rate_limits_.quota_window_num, rate_limits_.quota_window_ms);
+    wait = it->second.record(now_ms, own->second);
+  }
+  if (rate_limits_.max_creation_rate < INT32_MAX && static_cast<int64_t>(listener) != rate_limits_.inter_broker_listener) {
+    wait = std::max(wait, broker_rate_.record(now_ms, rate_limits_.max_creation_rate));
+  }
+  return wait;
 }
 
 std::optional<std::string> ConnectionQuotas::admit(const std::string& ip) {

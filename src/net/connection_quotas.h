@@ -13,6 +13,12 @@
 //   (every address a name has gets its count; a name that does not resolve
 //   is logged and skipped, as Kafka's InetAddress lookup would fail it at
 //   config time). Addresses compare in asio's text form.
+// - record_creation(listener, now) counts a connection accepted on a
+//   listener against max.connection.creation.rate (broker-wide, except on
+//   the inter-broker listener, as Kafka) and
+//   listener.name.<l>.max.connection.creation.rate, and returns how long to
+//   hold it and the acceptor (net/creation_rate.h). A connection refused by
+//   admit() is not counted.
 // Threading: any thread; one mutex, taken once per connection, not per request.
 #pragma once
 
@@ -24,12 +30,19 @@
 #include <string>
 #include <unordered_map>
 
+#include "net/creation_rate.h"
+
 namespace spool::net {
 
 struct ConnectionLimits {
   int max_connections = INT32_MAX;                 // max.connections
   int max_per_ip = INT32_MAX;                      // max.connections.per.ip
   std::map<std::string, int> per_ip_overrides;     // max.connections.per.ip.overrides (host or IP -> count)
+  int max_creation_rate = INT32_MAX;               // max.connection.creation.rate (per second)
+  std::map<uint32_t, int> listener_creation_rates{};  // listener index -> listener.name.<l>.max.connection.creation.rate
+  int64_t inter_broker_listener = -1;              // its index: exempt from max_creation_rate
+  int quota_window_num = 11;                       // quota.window.num
+  int quota_window_ms = 1000;                      // quota.window.size.seconds, in ms
   bool operator==(const ConnectionLimits&) const = default;
 };
 
@@ -41,6 +54,7 @@ class ConnectionQuotas {
   // nullopt: admitted and counted; else why it is refused.
   std::optional<std::string> admit(const std::string& ip);
   void release(const std::string& ip);
+  int64_t record_creation(uint32_t listener, int64_t now_ms);
   size_t open() const;
 
  private:
@@ -50,6 +64,9 @@ class ConnectionQuotas {
   std::unordered_map<std::string, int> overrides_;  // resolved address -> count
   size_t open_ = 0;
   std::unordered_map<std::string, int> per_ip_;     // address -> open connections
+  ConnectionLimits rate_limits_;                    // the creation-rate fields of the limits
+  CreationRate broker_rate_;
+  std::map<uint32_t, CreationRate> listener_rates_;
 };
 
 }  // namespace spool::net

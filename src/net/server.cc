@@ -91,6 +91,7 @@ class Server::Impl {
 
   std::vector<std::atomic<uint16_t>> ports_ = std::vector<std::atomic<uint16_t>>(options_.listeners.size());
   ConnectionQuotas quotas_{options_.connection_limits};  // dynamic
+  const std::shared_ptr<Clock> clock_ = clock_or_system(options_.clock);  // connection creation rates
 };
 
 Result<tcp::endpoint> Server::Impl::resolve_listen_endpoint(const ListenAddress& where) {
@@ -238,15 +239,36 @@ void Server::Impl::on_accept(Acceptor& a, const std::error_code& ec, tcp::socket
                  address, ep.port());
     std::error_code ignored;
     socket.close(ignored);
-  } else {
-    const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
-    asio::post(target.ctx, [this, &target, id, listener = a.index, address, socket = std::move(socket)]() mutable {
-      auto conn = std::make_shared<Connection>(target, std::move(socket), id, listener, options_, handler_,
-                                               quotas_, address, reject_log_);
-      conn->start();
-    });
+    do_accept(a);
+    return;
   }
-  do_accept(a);
+  const uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+  auto start = [this, &target, id, listener = a.index, address, socket = std::move(socket)]() mutable {
+    auto conn = std::make_shared<Connection>(target, std::move(socket), id, listener, options_, handler_, quotas_,
+                                             address, reject_log_);
+    conn->start();
+  };
+  // max.connection.creation.rate: over the rate, this connection and the
+  // listener's next accept wait (Kafka's acceptor blocks the same way);
+  // meanwhile new connections queue in the kernel's backlog.
+  const int64_t wait = quotas_.record_creation(a.index, clock_->monotonic_ms());
+  if (wait <= 0) {
+    asio::post(target.ctx, std::move(start));
+    do_accept(a);
+    return;
+  }
+  log_rejected(reject_log_, address, spdlog::level::info,
+               "net: listener {} over its connection creation rate; holding the connection from {} and the next "
+               "accept for {} ms (max.connection.creation.rate)",
+               options_.listeners[a.index].name, address, wait);
+  auto hold = std::make_shared<asio::steady_timer>(target.ctx, std::chrono::milliseconds(wait));
+  hold->async_wait([hold, start = std::move(start)](const std::error_code& ec) mutable {
+    if (!ec) start();
+  });
+  a.retry.expires_after(std::chrono::milliseconds(wait));
+  a.retry.async_wait([this, &a](const std::error_code& wait_ec) {
+    if (!wait_ec && a.acceptor.is_open()) do_accept(a);
+  });
 }
 
 void Server::Impl::stop() {

@@ -34,10 +34,11 @@ TEST(DynamicKeys, AcceptedKeysAreActedOnAndLive) {
                         "unclean.leader.election.enable", "log.cleanup.policy", "max.connections",
                         "leader.replication.throttled.rate", "follower.replication.throttled.rate",
                         "producer.id.expiration.ms", "log.cleaner.backoff.ms", "max.connections.per.ip",
-                        "max.connections.per.ip.overrides"})
+                        "max.connections.per.ip.overrides", "max.connection.creation.rate"})
     EXPECT_TRUE(accepts_dynamic_update(k)) << k;
   for (const char* k : {"log.dirs", "log.retention.hours", "num.replica.fetchers", "compression.type",
-                        "max.connection.creation.rate", "ssl.keystore.location", "listeners", "broker.id"})
+                        "replica.alter.log.dirs.io.max.bytes.per.second", "ssl.keystore.location", "listeners",
+                        "broker.id"})
     EXPECT_FALSE(accepts_dynamic_update(k)) << k;
 }
 
@@ -97,7 +98,7 @@ TEST(DynamicKeys, SpoolRefusesWhatItCannotApplyLive) {
       << fetchers.message();
   Status ignored = check({{"compression.type", "zstd"}});
   EXPECT_NE(ignored.message().find("compression.type (Spool does not act on this config)"), std::string::npos);
-  Status closed = check({{"max.connection.creation.rate", "2147483647"}});  // even the off value
+  Status closed = check({{"replica.alter.log.dirs.io.max.bytes.per.second", "9223372036854775807"}});  // even the off value
   EXPECT_EQ(closed.kafka_code(), kInvalidRequestCode);
   EXPECT_NE(closed.message().find("fails closed"), std::string::npos);
   Status listener = check({{"listener.name.plaintext.ssl.keystore.location", "/k"}});

@@ -100,12 +100,12 @@ TEST(Refusal, TheIssuesListIsRefused) {
   EXPECT_GE(ssl, 6u);
   EXPECT_GT(sasl, 25u);
   for (const char* k : {"client.quota.callback.class", "security.inter.broker.protocol", "zookeeper.set.acl",
-                        "max.connection.creation.rate", "remote.log.storage.system.enable", "delegation.token.secret.key"})
+                        "remote.log.storage.system.enable", "delegation.token.secret.key"})
     EXPECT_TRUE(refused(k)) << k;
   // Cluster mode reads these (issue 13); the ZooKeeper TLS/ACL keys stay refused.
   for (const char* k : {"zookeeper.connect", "zookeeper.session.timeout.ms", "broker.rack", "num.replica.fetchers",
                         "unclean.leader.election.enable", "inter.broker.listener.name", "max.connections.per.ip",
-                        "max.connections.per.ip.overrides", "connections.max.reauth.ms",
+                        "max.connections.per.ip.overrides", "connections.max.reauth.ms", "max.connection.creation.rate",
                         // The ACL authorizer (security/authorizer_config.h checks the class).
                         "authorizer.class.name", "super.users", "allow.everyone.if.no.acl.found"})
     EXPECT_EQ(find_broker_key(k)->acts, Acts::kYes) << k;

@@ -1,9 +1,12 @@
 // ConnectionQuotas (net/connection_quotas.h): the total and per-address
-// limits, overrides (literal and resolved), and limits changed while
-// connections are open.
+// limits, overrides (literal and resolved), limits changed while
+// connections are open, and the connection creation rates (Kafka's Rate over
+// sampled windows and its throttle time).
 #include "net/connection_quotas.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace spool::net {
 namespace {
@@ -51,6 +54,46 @@ TEST(ConnectionQuotas, NewLimitsApplyToNewConnectionsOnly) {
   EXPECT_TRUE(q.admit("10.0.0.2").has_value());
   q.release("10.9.9.9");  // never admitted: no effect on the others
   EXPECT_EQ(q.open(), 3u);
+}
+
+TEST(CreationRate, KafkasRateOverSampledWindows) {
+  CreationRate r(11, 1000);
+  // A fresh rate divides by at least ten windows: 50 connections at once
+  // are 5 per second, within a limit of 5.
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(r.record(0, 5), 0) << i;
+  EXPECT_DOUBLE_EQ(r.rate(0), 5.0);
+  // The 51st: 5.1/s, (5.1 - 5) / 5 of the 10 s window = 200 ms.
+  EXPECT_EQ(r.record(0, 5), 200);
+  // Samples older than 11 windows are forgotten.
+  EXPECT_DOUBLE_EQ(r.rate(11000), 0.0);
+  EXPECT_EQ(r.record(11000, 5), 0);
+  // Far over the limit, the hold is bounded by the whole sampled span.
+  CreationRate burst(11, 1000);
+  int64_t last = 0;
+  for (int i = 0; i < 10000; ++i) last = burst.record(0, 1);
+  EXPECT_EQ(last, 11000);
+}
+
+TEST(ConnectionQuotas, CreationRatesPerListenerAndBroker) {
+  ConnectionLimits limits;
+  limits.max_creation_rate = 2;               // 20 per 10 s window
+  limits.listener_creation_rates = {{1, 1}};  // 10 per 10 s window on listener 1
+  limits.inter_broker_listener = 0;
+  ConnectionQuotas q(limits);
+  int64_t wait = 0;
+  // Listener 0 is the inter-broker one: the broker-wide rate does not hold it.
+  for (int i = 0; i < 100; ++i) wait = std::max(wait, q.record_creation(0, 0));
+  EXPECT_EQ(wait, 0);
+  // Listener 1 meets its own limit first ...
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(q.record_creation(1, 0), 0) << i;
+  EXPECT_EQ(q.record_creation(1, 0), 1000);  // 1.1/s against 1/s: a tenth of 10 s
+  // ... listener 2 only the broker's, which listener 1's connections count toward (11 so far).
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(q.record_creation(2, 0), 0) << i;
+  EXPECT_EQ(q.record_creation(2, 0), 500);  // 2.1/s against 2/s
+  // Lifting the limits lifts the holds.
+  q.set_limits({});
+  EXPECT_EQ(q.record_creation(1, 0), 0);
+  EXPECT_EQ(q.record_creation(2, 0), 0);
 }
 
 }  // namespace
