@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from harness import Broker, ExternalBroker, external_bootstrap, which_peer
+from harness import Broker, ExternalBroker, external_bootstrap, free_port, which_peer
 
 LOG_TAIL_CHARS = 20000
 
@@ -51,6 +51,26 @@ def serve_started(b):
         b.cleanup()
         assert not died, f"broker died during the tests (exit {rc}):\n{_tail(log)}"
         assert rc == 0, f"broker exited {rc} on SIGTERM:\n{_tail(log)}"
+
+
+def serve_with_listeners(name, overrides, listeners):
+    """The body of a module-scoped fixture for a broker with extra listeners
+    ({NAME: security protocol}, each on a free port, all advertised): starts
+    it (removing its dir if the start fails), then serves it as
+    serve_started does."""
+    b = Broker(overrides=overrides, name=name, extra_listeners={n: free_port() for n in listeners},
+               listener_protocols=listeners)
+    try:
+        b.start()
+    except BaseException:
+        b.cleanup()
+        raise
+    yield from serve_started(b)
+
+
+def listener_address(b, listener):
+    """host:port of the extra listener `listener` of broker `b`."""
+    return f"127.0.0.1:{b.extra_listeners[listener]}"
 
 
 @pytest.fixture(scope="module")

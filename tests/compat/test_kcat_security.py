@@ -60,7 +60,7 @@ import time
 import pytest
 
 import harness
-from spool_fixtures import serve_started
+from spool_fixtures import listener_address, serve_with_listeners
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
 PEER = harness.which_peer()
@@ -133,18 +133,10 @@ def overrides(certs):
 @pytest.fixture(scope="module")
 def broker(certs):
     """Named `broker` so that the failure hook shows its log."""
-    b = harness.Broker(overrides=overrides(certs), name="kcat_security",
-                       extra_listeners={n: harness.free_port() for n in LISTENERS}, listener_protocols=LISTENERS)
-    try:
-        b.start()
-    except BaseException:
-        b.cleanup()
-        raise
-    yield from serve_started(b)
+    yield from serve_with_listeners("kcat_security", overrides(certs), LISTENERS)
 
 
-def addr(b, listener):
-    return f"127.0.0.1:{b.extra_listeners[listener]}"
+addr = listener_address
 
 
 # -- SCRAM credentials on the wire (AlterUserScramCredentials / DescribeUserScramCredentials v0) -----

@@ -18,7 +18,9 @@ topic`, `spool user scram` and `spool acl` with a command-config file:
   * a file Spool cannot honour (GSSAPI, JKS, an unknown ssl.* key) is a
     usage error (exit 2) naming the key, and never echoes a password.
 
-Spool's own CLI, so Spool only (the peer has no `spool` binary to test).
+Passes against the Apache Kafka 4.4 peer too (Spool's CLI as a client of
+Kafka's listeners):
+  cd tests/compat/py && SPOOL_TEST_PEER=kafka SPOOL_BIN=../../../build/spool ../../../build-venv/bin/python -m pytest -q test_cli_security.py
 """
 
 import os
@@ -28,6 +30,7 @@ import pytest
 
 import harness
 import tls_certs
+from spool_fixtures import listener_address, serve_with_listeners
 
 PLAIN_USERS = {"admin": "admin-secret"}
 JAAS_PLAIN = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -44,9 +47,7 @@ def tls(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def broker(tls):
-    if harness.which_peer() == "kafka":
-        pytest.skip("tests Spool's own CLI, which has no Kafka counterpart")
-    b = harness.Broker(overrides={
+    yield from serve_with_listeners("cli_security", {
         "ssl.keystore.type": "PEM",
         "ssl.keystore.location": tls.server_keystore,
         "ssl.truststore.type": "PEM",
@@ -55,20 +56,10 @@ def broker(tls):
         "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-512",
         "listener.name.saslssl.plain.sasl.jaas.config": JAAS_PLAIN,
         "listener.name.saslssl.scram-sha-512.sasl.jaas.config": JAAS_SCRAM,
-    }, name="cli_security", extra_listeners={n: harness.free_port() for n in LISTENERS}, listener_protocols=LISTENERS)
-    try:
-        b.start()
-        yield b
-    finally:
-        alive = b.alive()
-        rc = b.stop()
-        log = b.all_logs()
-        b.cleanup()
-        assert alive and rc == 0, f"broker died or exited {rc}:\n{log[-4000:]}"
+    }, LISTENERS)
 
 
-def address(b, listener):
-    return f"127.0.0.1:{b.extra_listeners[listener]}"
+address = listener_address
 
 
 def write_config(tmp_path, name, props):

@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-import harness
+from spool_fixtures import serve_with_listeners
 
 RATE = 2
 FREE = 10 * RATE  # within the limit over the minimum 10 s window
@@ -53,17 +53,8 @@ def recv_exact(s, n):
 
 @pytest.fixture(scope="module")
 def broker():
-    b = harness.Broker(overrides={"listener.name.slow.max.connection.creation.rate": str(RATE)},
-                       name="connection_rate", extra_listeners={"SLOW": harness.free_port()})
-    try:
-        b.start()
-        yield b
-    finally:
-        alive = b.alive()
-        rc = b.stop()
-        log = b.all_logs()
-        b.cleanup()
-        assert alive and rc == 0, f"broker died or exited {rc}:\n{log[-4000:]}"
+    yield from serve_with_listeners("connection_rate", {"listener.name.slow.max.connection.creation.rate": str(RATE)},
+                                    {"SLOW": "PLAINTEXT"})
 
 
 def test_a_listener_over_its_creation_rate_holds_new_connections(broker):

@@ -72,7 +72,7 @@ import harness
 import kp3
 import tls_certs
 from py_common import make_records
-from spool_fixtures import serve_started
+from spool_fixtures import listener_address, serve_with_listeners
 
 USERS = {"alice": "alice-secret", "bob": "bob-secret"}
 JAAS = ("org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -121,18 +121,10 @@ def overrides(tls):
 @pytest.fixture(scope="module")
 def broker(tls):
     """Named `broker` so that conftest's failure hook shows its log."""
-    b = harness.Broker(overrides=overrides(tls), name="tls",
-                       extra_listeners={n: harness.free_port() for n in LISTENERS}, listener_protocols=LISTENERS)
-    try:
-        b.start()
-    except BaseException:
-        b.cleanup()
-        raise
-    yield from serve_started(b)
+    yield from serve_with_listeners("tls", overrides(tls), LISTENERS)
 
 
-def addr(b, listener):
-    return f"127.0.0.1:{b.extra_listeners[listener]}"
+addr = listener_address
 
 
 def port(b, listener):
