@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/client_security.h"
 #include "cluster/zk_data.h"
 #include "config/listener.h"
 #include "storage/log_config.h"
@@ -124,6 +125,10 @@ struct BrokerSettings {
   std::string broker_rack;                            // broker.rack ("" = none)
   // inter.broker.listener.name; unset: the listener named PLAINTEXT (Kafka's
   // default, from security.inter.broker.protocol), else the first advertised.
+  // How this broker authenticates to the others' inter-broker listener
+  // (null: PLAINTEXT); set at start from the listener's keys
+  // (broker/listener_security.h).
+  std::shared_ptr<const client::ClientSecurity> inter_broker_security;
   std::string inter_broker_listener_name = "PLAINTEXT";
   // control.plane.listener.name ("" = none): the listener the controller's
   // requests and the requests to the controller (AlterPartition,

@@ -47,6 +47,7 @@ client::NetworkClientOptions network_options(const BrokerSettings& s) {
   client::NetworkClientOptions o;
   o.client_id = "spool-broker-" + std::to_string(s.broker_id);
   o.request_timeout_ms = s.controller_socket_timeout_ms;
+  o.security = s.inter_broker_security;
   return o;
 }
 

@@ -2,6 +2,29 @@
 
 namespace spool::broker {
 
+Result<std::shared_ptr<const client::ClientSecurity>> inter_broker_security(const config::BrokerConfig& cfg) {
+  if (cfg.get("zookeeper.connect").empty()) return std::shared_ptr<const client::ClientSecurity>();  // one node
+  const std::string name = cfg.inter_broker_listener_name();
+  std::string protocol = "PLAINTEXT";
+  for (const config::Listener& l : cfg.listeners()) {
+    if (l.name == name) protocol = l.security_protocol;
+  }
+  if (!config::is_sasl_protocol(protocol)) return std::shared_ptr<const client::ClientSecurity>();
+  const std::string mechanism = cfg.get("sasl.mechanism.inter.broker.protocol");
+  const std::string jaas_key = config::sasl_jaas_key(name, mechanism);
+  config::PropertyList client = {{"security.protocol", protocol},
+                                 {"sasl.mechanism", mechanism},
+                                 {"sasl.jaas.config", cfg.get(jaas_key)}};
+  auto security = client::client_security(client);
+  if (!security) {
+    return Status::error("the inter-broker listener " + name + " is " + protocol +
+                         ", so this broker logs in to the others with sasl.mechanism.inter.broker.protocol (" +
+                         mechanism + ") and the username and password of '" + jaas_key +
+                         "': " + security.status().message());
+  }
+  return std::make_shared<const client::ClientSecurity>(std::move(*security));
+}
+
 Result<std::vector<ListenerSecurity>> listener_security(const config::BrokerConfig& cfg,
                                                         const BrokerSettings& settings,
                                                         std::shared_ptr<const security::ScramCredentials> scram) {

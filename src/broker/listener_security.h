@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broker/broker_settings.h"
+#include "client/client_security.h"
 #include "config/broker_config.h"
 #include "security/principal_mapping.h"
 #include "security/sasl_listener.h"
@@ -29,6 +30,14 @@ struct ListenerSecurity {
   std::shared_ptr<const security::TlsContext> tls;
   std::shared_ptr<const security::PrincipalMapper> ssl_principal;
 };
+
+// How this broker authenticates to the others (null: PLAINTEXT), from its
+// inter-broker listener: on SASL_PLAINTEXT, sasl.mechanism.inter.broker.protocol
+// (PLAIN or SCRAM-SHA-*; Kafka's default GSSAPI is refused) and the
+// username and password options of that listener's
+// listener.name.<l>.<mechanism>.sasl.jaas.config (as Kafka reads them). An
+// SSL or SASL_SSL inter-broker listener is refused earlier (config/refusal.cc).
+Result<std::shared_ptr<const client::ClientSecurity>> inter_broker_security(const config::BrokerConfig& cfg);
 
 // One entry per settings.listeners entry, in the same order.
 Result<std::vector<ListenerSecurity>> listener_security(const config::BrokerConfig& cfg,

@@ -152,6 +152,12 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::error("refusing to start: {}", secured.status().message());
     return 1;
   }
+  if (auto ib = inter_broker_security(cfg); ib) {
+    settings.inter_broker_security = std::move(*ib);
+  } else {
+    spdlog::error("refusing to start: {}", ib.status().message());
+    return 1;
+  }
   // The ACL authorizer (authorizer.class.name); its bindings are loaded from
   // the metadata store once it is open (reload_acls below).
   std::unique_ptr<security::AclAuthorizer> authorizer;

@@ -81,6 +81,7 @@ BrokerTxnMarkerSender::BrokerTxnMarkerSender(BrokerContext& ctx, bool cluster) :
   o.client_id = "spool-txn-markers-" + std::to_string(ctx.settings.broker_id);
   // Above the leader's acks=all wait, so that it answers first.
   o.request_timeout_ms = static_cast<int32_t>(ReplicaManager::kTxnMarkerReplicationTimeoutMs + 10000);
+  o.security = ctx.settings.inter_broker_security;
   network_ = std::make_unique<client::NetworkClient>(o);
 }
 

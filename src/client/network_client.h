@@ -21,6 +21,15 @@
 // one that times out in flight also closes the connection, as Kafka does
 // (the broker is not answering), failing everything else in flight on it.
 //
+// SASL (NetworkClientOptions::security, a SASL_PLAINTEXT destination):
+// after ApiVersions the connection authenticates (SaslHandshake v1, then
+// SaslAuthenticate with PLAIN or SCRAM, checking a SCRAM server's
+// signature) before any request is written; a refusal fails the queued
+// requests with NETWORK_EXCEPTION naming the broker's message, and backs
+// off like a failed connect. When the broker gives the session a lifetime
+// (KIP-368), a send after nine tenths of it, with nothing in flight, opens a
+// new connection and logs in again. TLS destinations are not served yet.
+//
 // Failures and reconnects: a refused or timed-out connect, a failed
 // handshake or a lost connection fails every request queued or in flight on
 // that connection (no retries: the caller decides) and starts a backoff
@@ -52,6 +61,7 @@
 #include <string>
 #include <thread>
 
+#include "client/client_security.h"
 #include "client/wire_frame.h"
 #include "protocol/error_code.h"
 #include "util/bytes.h"
@@ -72,6 +82,9 @@ struct NetworkClientOptions {
   double reconnect_backoff_jitter = 0.2;   // Kafka's; 0 makes waits exact (tests)
   uint64_t seed = 0;                       // jitter seed; 0 = random (logged)
   int32_t max_response_bytes = 256 * 1024 * 1024;
+  // How to authenticate to the destinations (null: PLAINTEXT). Only SASL
+  // without TLS (SASL_PLAINTEXT) is served here.
+  std::shared_ptr<const ClientSecurity> security;
 };
 
 // A destination. The connection is per (host, port); the id only names the

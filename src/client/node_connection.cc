@@ -12,6 +12,8 @@
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
 #include "protocol/error_code.h"
+#include "protocol/sasl_authenticate_request.h"
+#include "protocol/sasl_handshake_request.h"
 
 namespace spool::client {
 
@@ -68,6 +70,9 @@ void NodeConnection::submit(RawRequest request, RawCallback callback) {
   call.deadline = Clock::now() + std::chrono::milliseconds(timeout);
   call.request = std::move(request);
   call.callback = std::move(callback);
+  if (state_ == State::kReady && inflight_.empty() && Clock::now() >= session_end_) {
+    close(Status::error("the SASL session with " + describe() + " is ending; logging in again"), false);
+  }
   if (state_ == State::kReady) {
     dispatch(std::move(call));
   } else {
@@ -181,16 +186,23 @@ void NodeConnection::on_connected() {
   send_handshake(protocol::ApiVersionsRequest::kMaxVersion);
 }
 
-void NodeConnection::send_handshake(int16_t version) {
+void NodeConnection::send_internal(Internal kind, int16_t version, std::function<void(ByteWriter&, int16_t)> encode) {
   Call call;
   call.deadline = Clock::now() + std::chrono::milliseconds(options_.request_timeout_ms);
-  call.request.api_key = kApiVersionsKey;
+  call.internal = kind;
+  call.request.api_key = kind == Internal::kApiVersions     ? kApiVersionsKey
+                         : kind == Internal::kSaslHandshake ? protocol::SaslHandshakeRequest::kApiKey
+                                                            : protocol::SaslAuthenticateRequest::kApiKey;
+  call.request.encode = std::move(encode);
+  write_call(std::move(call), version);
+  arm_deadline();
+}
+
+void NodeConnection::send_handshake(int16_t version) {
   auto req = std::make_shared<protocol::ApiVersionsRequest>();
   req->client_software_name = options_.software_name;
   req->client_software_version = options_.software_version;
-  call.request.encode = [req](ByteWriter& w, int16_t v) { req->encode(w, v); };
-  write_call(std::move(call), version);
-  arm_deadline();
+  send_internal(Internal::kApiVersions, version, [req](ByteWriter& w, int16_t v) { req->encode(w, v); });
 }
 
 void NodeConnection::on_handshake(const RawResponse& resp) {
@@ -226,10 +238,18 @@ void NodeConnection::on_handshake(const RawResponse& resp) {
     return;
   }
   versions_ = ApiVersionTable(decoded);
+  if (options_.security && options_.security->sasl()) {
+    start_sasl();
+    return;
+  }
+  become_ready();
+}
+
+void NodeConnection::become_ready() {
   state_ = State::kReady;
   backoff_.on_success();
-  spdlog::debug("client: connected to {} (ApiVersions v{}, {} APIs)", describe(), resp.version,
-                versions_.ranges().size());
+  spdlog::debug("client: connected to {} ({} APIs{})", describe(), versions_.ranges().size(),
+                options_.security && options_.security->sasl() ? ", SASL " + options_.security->sasl_mechanism : "");
   std::deque<Call> waiting = std::move(pending_);
   pending_.clear();
   const uint64_t gen = gen_;
@@ -304,8 +324,12 @@ void NodeConnection::on_frame(std::shared_ptr<FrameBytes> frame) {
   resp.frame = std::move(frame);
   resp.body_offset = *body_at;
   const uint64_t gen = gen_;
-  if (!call.callback) {
+  if (call.internal == Internal::kApiVersions) {
     on_handshake(resp);
+  } else if (call.internal == Internal::kSaslHandshake) {
+    on_sasl_handshake(resp);
+  } else if (call.internal == Internal::kSaslAuthenticate) {
+    on_sasl_authenticate(resp);
   } else {
     complete(call, std::move(resp));
   }
@@ -355,8 +379,11 @@ void NodeConnection::on_deadline() {
   std::string in_flight_cause;
   for (Call& c : inflight_) {
     if (c.deadline > now) continue;
-    if (!c.callback) {
-      in_flight_cause = "ApiVersions handshake with " + describe() + " timed out";
+    if (c.internal != Internal::kNone) {
+      const char* what = c.internal == Internal::kApiVersions     ? "ApiVersions"
+                         : c.internal == Internal::kSaslHandshake ? "SaslHandshake"
+                                                                  : "SaslAuthenticate";
+      in_flight_cause = std::string(what) + " handshake with " + describe() + " timed out";
     } else {
       in_flight_cause = timed_out(c).message();
       complete(c, timed_out(c));
@@ -389,6 +416,8 @@ void NodeConnection::close(const Status& why, bool backoff) {
   connect_timer_.cancel();
   writing_ = false;
   outq_.clear();
+  sasl_.reset();
+  session_end_ = Clock::time_point::max();
   state_ = State::kIdle;
   if (backoff) {
     const int64_t wait = backoff_.on_failure();

@@ -2,7 +2,8 @@
 // port), the state machine behind the contract in client/network_client.h:
 //
 //   idle --send--> [waiting out the backoff] --> connecting --> handshake
-//        --ApiVersions ok--> ready --error/timeout/close--> idle (+backoff)
+//        --ApiVersions ok--> [authenticating: SASL] --> ready
+//        --error/timeout/close--> idle (+backoff)
 //
 // Requests submitted before `ready` queue in `pending_` (each with its
 // deadline); on `ready` they are negotiated, encoded and written. Written
@@ -33,6 +34,7 @@
 #include "client/network_client.h"
 #include "client/reconnect_backoff.h"
 #include "client/wire_frame.h"
+#include "security/sasl_client.h"
 
 namespace spool::client {
 
@@ -48,10 +50,13 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
   void close(const Status& why, bool backoff);
 
  private:
-  enum class State { kIdle, kWaiting, kConnecting, kHandshake, kReady };
+  enum class State { kIdle, kWaiting, kConnecting, kHandshake, kAuthenticating, kReady };
+  // The connection's own requests (no callback), answered in on_internal.
+  enum class Internal : uint8_t { kNone, kApiVersions, kSaslHandshake, kSaslAuthenticate };
   struct Call {
     RawRequest request;
-    RawCallback callback;  // empty for the internal ApiVersions handshake
+    RawCallback callback;  // empty for the connection's own requests
+    Internal internal = Internal::kNone;
     Clock::time_point deadline;
     int16_t version = -1;
     int32_t correlation_id = 0;
@@ -62,6 +67,12 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
   void on_connected();
   void send_handshake(int16_t version);
   void on_handshake(const RawResponse& resp);
+  // SASL (node_connection_sasl.cc): the exchange after ApiVersions.
+  void start_sasl();
+  void send_internal(Internal kind, int16_t version, std::function<void(ByteWriter&, int16_t)> encode);
+  void on_sasl_handshake(const RawResponse& resp);
+  void on_sasl_authenticate(const RawResponse& resp);
+  void become_ready();
   void dispatch(Call call);
   void write_call(Call call, int16_t version);
   void flush();
@@ -90,6 +101,11 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
   ReconnectBackoff backoff_;
   Clock::time_point next_attempt_{};
   ApiVersionTable versions_;
+  std::unique_ptr<security::SaslClient> sasl_;  // during kAuthenticating
+  // KIP-368: when the broker ends the SASL session (its
+  // connections.max.reauth.ms), less a tenth; a send after it, with nothing
+  // in flight, reconnects (and logs in again) instead of being refused.
+  Clock::time_point session_end_ = Clock::time_point::max();
   int32_t next_correlation_id_ = 1;
 
   std::deque<Call> pending_;   // not written yet (no connection)

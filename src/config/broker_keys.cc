@@ -324,7 +324,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"ssl.allow.san.changes", B, "false", no_check(), R, kTls},
 
     // ---- SASL
-    {"sasl.mechanism.inter.broker.protocol", Str, "GSSAPI", no_check(), R, kSasl},
+    {"sasl.mechanism.inter.broker.protocol", Str, "GSSAPI", no_check(), Y},
     {"sasl.jaas.config", P, null, no_check(), R, kSasl},
     {"sasl.enabled.mechanisms", Lst, "GSSAPI", no_check(), Y},
     {"sasl.server.callback.handler.class", C, null, no_check(), R, kSasl},

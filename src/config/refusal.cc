@@ -10,16 +10,35 @@ namespace {
 
 constexpr const char* kListenerPrefix = "listener.name.";
 
+std::string protocol_of(const BrokerConfig& cfg, const std::string& listener) {
+  for (const Listener& l : cfg.listeners()) {
+    if (l.name == listener) return l.security_protocol;
+  }
+  return "PLAINTEXT";
+}
+
+// Brokers dial each other in plaintext or with SASL (client/network_client.h),
+// not yet over TLS; the controller's channel shares the inter-broker client,
+// so a separate control-plane listener must be PLAINTEXT with a PLAINTEXT
+// inter-broker listener.
 void refuse_listeners(const BrokerConfig& cfg, std::vector<Refusal>& out) {
   const bool cluster = !cfg.get("zookeeper.connect").empty();
+  if (!cluster) return;
+  const std::string ib = cfg.inter_broker_listener_name();
+  const std::string cp = cfg.control_plane_listener_name();
   for (const Listener& l : cfg.listeners()) {
-    if (cluster && l.security_protocol != "PLAINTEXT" &&
-               (l.name == cfg.inter_broker_listener_name() || l.name == cfg.control_plane_listener_name())) {
-      out.push_back({l.name == cfg.inter_broker_listener_name() ? "inter.broker.listener.name"
-                                                                : "control.plane.listener.name",
+    if (l.name == ib && is_tls_protocol(l.security_protocol)) {
+      out.push_back({"inter.broker.listener.name",
                      "listener " + l.name + " uses security protocol " + l.security_protocol +
-                         ", and Spool's brokers cannot authenticate to each other yet (the inter-broker and "
-                         "control-plane listeners must be PLAINTEXT)"});
+                         ", and Spool's brokers cannot dial each other over TLS yet (the inter-broker listener "
+                         "may be PLAINTEXT or SASL_PLAINTEXT)"});
+    } else if (!cp.empty() && l.name == cp && l.name != ib &&
+               (l.security_protocol != "PLAINTEXT" || is_sasl_protocol(protocol_of(cfg, ib)))) {
+      out.push_back({"control.plane.listener.name",
+                     "listener " + l.name + " uses security protocol " + l.security_protocol +
+                         " beside an inter-broker listener on " + protocol_of(cfg, ib) +
+                         ", and Spool's controller channel shares the inter-broker client: leave "
+                         "control.plane.listener.name unset, or keep both listeners PLAINTEXT"});
     }
   }
 }

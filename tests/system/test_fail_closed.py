@@ -123,7 +123,7 @@ def test_every_refused_key_stops_the_start():
     keys = {k for k, _ in refused}
     for must in ("zookeeper.set.acl",
                  "zookeeper.ssl.client.enable", "ssl.engine.factory.class", "sasl.jaas.config",
-                 "sasl.mechanism.inter.broker.protocol", "client.quota.callback.class"):
+                 "sasl.login.class", "client.quota.callback.class"):
         assert must in keys, must
     for key, value in refused:
         rc, out = refused_start(["--override", f"{key}={value}"])
