@@ -93,19 +93,37 @@ Result<double> process_rss_MB(pid_t pid) {
   return Status::error("no VmRSS in /proc/" + std::to_string(pid) + "/status");
 }
 
+std::string listener_list(const std::vector<ExtraListener>& extra) {
+  std::string s;
+  for (const auto& l : extra) s += (s.empty() ? "" : ",") + l.name + "://" + l.bootstrap();
+  return s;
+}
+
+std::string protocol_list(const std::vector<ExtraListener>& extra) {
+  std::string s;
+  for (const auto& l : extra) s += (s.empty() ? "" : ",") + l.name + ":" + l.protocol;
+  return s;
+}
+
 BrokerProcess::BrokerProcess(std::string exe, std::string data_dir, std::vector<std::string> overrides,
-                             std::string log_path)
+                             std::string log_path, std::vector<ExtraListener> extra_listeners)
     : exe_(std::move(exe)),
       data_dir_(std::move(data_dir)),
       overrides_(std::move(overrides)),
-      log_path_(std::move(log_path)) {}
+      log_path_(std::move(log_path)),
+      extra_(std::move(extra_listeners)) {}
 
 BrokerProcess::~BrokerProcess() { kill9(); }
 
 Status BrokerProcess::spawn() {
-  std::vector<std::string> args = {exe_, "broker", "--override",
-                                   "listeners=PLAINTEXT://127.0.0.1:" + std::to_string(port_), "--override",
+  std::string listeners = "PLAINTEXT://127.0.0.1:" + std::to_string(port_);
+  if (!extra_.empty()) listeners += "," + listener_list(extra_);
+  std::vector<std::string> args = {exe_, "broker", "--override", "listeners=" + listeners, "--override",
                                    "log.dirs=" + data_dir_};
+  if (!extra_.empty()) {
+    args.push_back("--override");
+    args.push_back("listener.security.protocol.map=PLAINTEXT:PLAINTEXT," + protocol_list(extra_));
+  }
   for (const auto& o : overrides_) {
     args.push_back("--override");
     args.push_back(o);

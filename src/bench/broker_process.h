@@ -7,6 +7,10 @@
 // child (SIGKILL) so a failing workload never leaks a broker. It does not
 // delete the data dir. Not thread-safe: drive it from one thread.
 // Failure: Status/Result with the reason and the tail of the broker's log.
+// Listeners: PLAINTEXT on the bench's port (the readiness check, admin
+// clients), plus optional ExtraListeners (SSL, SASL_SSL, ...) on ports the
+// caller picked, advertised as served, with Kafka's
+// listener.security.protocol.map.
 // ManagedBroker is what the RSS and restart workloads drive: a `spool
 // broker` child (BrokerProcess) or the Apache Kafka peer (kafka_peer.h).
 #pragma once
@@ -30,6 +34,18 @@ bool port_accepts(int port, int timeout_ms);
 std::string file_tail(const std::string& path, size_t max_chars);
 // VmRSS of `pid` in MB (10^6 bytes), from /proc/<pid>/status.
 Result<double> process_rss_MB(pid_t pid);
+
+// A listener besides PLAINTEXT: Kafka's listener name (its lower case
+// names the listener.name.<name>.* keys), security protocol and port.
+struct ExtraListener {
+  std::string name;      // e.g. "SSL", "SASLSSL"
+  std::string protocol;  // PLAINTEXT | SSL | SASL_PLAINTEXT | SASL_SSL
+  int port = 0;
+  std::string bootstrap() const { return "127.0.0.1:" + std::to_string(port); }
+};
+// "NAME://127.0.0.1:PORT,..." and "NAME:PROTOCOL,..." of `extra`.
+std::string listener_list(const std::vector<ExtraListener>& extra);
+std::string protocol_list(const std::vector<ExtraListener>& extra);
 
 // A broker process the bench starts, kills and restarts on the same dir and
 // port. Not thread-safe: drive it from one thread.
@@ -57,7 +73,7 @@ class ManagedBroker {
 class BrokerProcess : public ManagedBroker {
  public:
   BrokerProcess(std::string exe, std::string data_dir, std::vector<std::string> overrides,
-                std::string log_path);
+                std::string log_path, std::vector<ExtraListener> extra_listeners = {});
   ~BrokerProcess() override;
   BrokerProcess(const BrokerProcess&) = delete;
   BrokerProcess& operator=(const BrokerProcess&) = delete;
@@ -77,6 +93,7 @@ class BrokerProcess : public ManagedBroker {
   pid_t serving_pid() const override { return pid_; }
   std::string bootstrap() const override { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& data_dir() const { return data_dir_; }
+  const std::string& log_path() const { return log_path_; }
   std::string log_tail(size_t max_chars = 2000) const override;
 
  private:
@@ -86,6 +103,7 @@ class BrokerProcess : public ManagedBroker {
   std::string data_dir_;
   std::vector<std::string> overrides_;
   std::string log_path_;
+  std::vector<ExtraListener> extra_;
   int port_ = 0;
   pid_t pid_ = -1;
 };

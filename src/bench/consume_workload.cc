@@ -34,13 +34,15 @@ Result<Throughput> run_consume(const Target& t, const std::string& topic, int64_
                                Progress* progress) {
   // Settings of a throughput-minded consumer (as in kbench.c): big fetches,
   // a deep local queue, no offset commits.
-  auto c = make_client(RD_KAFKA_CONSUMER, {{"bootstrap.servers", t.bootstrap},
-                                           {"group.id", "spool-bench"},
-                                           {"enable.auto.commit", "false"},
-                                           {"auto.offset.reset", "earliest"},
-                                           {"fetch.max.bytes", "52428800"},
-                                           {"max.partition.fetch.bytes", "10485760"},
-                                           {"queued.max.messages.kbytes", "1048576"}});
+  KafkaConfig config = {{"bootstrap.servers", t.bootstrap},
+                        {"group.id", "spool-bench"},
+                        {"enable.auto.commit", "false"},
+                        {"auto.offset.reset", "earliest"},
+                        {"fetch.max.bytes", "52428800"},
+                        {"max.partition.fetch.bytes", "10485760"},
+                        {"queued.max.messages.kbytes", "1048576"}};
+  config.insert(config.end(), t.client.begin(), t.client.end());
+  auto c = make_client(RD_KAFKA_CONSUMER, config);
   if (!c) return c.status();
   rd_kafka_t* rk = c->get();
   // Warm-up, untimed: the connection and the topic's metadata.

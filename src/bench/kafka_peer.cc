@@ -28,14 +28,35 @@ Clock::time_point deadline_after(double s) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
+// This process's environment with `env` ("KEY=VALUE") set on top.
+std::vector<std::string> environment_with(const std::vector<std::string>& env) {
+  std::vector<std::string> out;
+  auto key = [](const std::string& kv) { return kv.substr(0, kv.find('=') + 1); };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string kv = *e;
+    bool replaced = false;
+    for (const auto& mine : env) replaced = replaced || key(mine) == key(kv);
+    if (!replaced) out.push_back(std::move(kv));
+  }
+  out.insert(out.end(), env.begin(), env.end());
+  return out;
+}
+
 // fork + exec with stdin </dev/null, stdout to `out_fd` (or /dev/null when
-// < 0), stderr appended to `log_path` (or /dev/null).
-Result<pid_t> spawn(const std::vector<std::string>& argv_in, int out_fd, const std::string& log_path) {
+// < 0), stderr appended to `log_path` (or /dev/null), `env` added to the
+// environment.
+Result<pid_t> spawn(const std::vector<std::string>& argv_in, int out_fd, const std::string& log_path,
+                    const std::vector<std::string>& env = {}) {
   if (argv_in.empty()) return Status::error("empty command");
   std::vector<std::string> args = argv_in;
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Built before fork: the child may only make async-signal-safe calls.
+  std::vector<std::string> envs = environment_with(env);
+  std::vector<char*> envp;
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
   int err_fd = log_path.empty() ? open("/dev/null", O_WRONLY | O_CLOEXEC)
                                 : open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (err_fd < 0) return Status::error("open " + log_path + ": " + std::strerror(errno));
@@ -49,7 +70,7 @@ Result<pid_t> spawn(const std::vector<std::string>& argv_in, int out_fd, const s
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     dup2(out_fd >= 0 ? out_fd : devnull, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(err_fd);
@@ -111,10 +132,10 @@ std::string find_java() {
 }
 
 Result<CommandResult> run_command(const std::vector<std::string>& argv, double timeout_s,
-                                  const std::string& log_path) {
+                                  const std::string& log_path, const std::vector<std::string>& env) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return Status::error(std::string("pipe: ") + std::strerror(errno));
-  auto pid = spawn(argv, fds[1], log_path);
+  auto pid = spawn(argv, fds[1], log_path, env);
   close(fds[1]);
   if (!pid) {
     close(fds[0]);
@@ -167,9 +188,10 @@ Result<std::string> kafka_classpath(const std::string& script) {
   return cp;
 }
 
-KafkaPeer::KafkaPeer(std::string script, std::string dir, std::vector<std::string> overrides, std::string log_path)
+KafkaPeer::KafkaPeer(std::string script, std::string dir, std::vector<std::string> overrides, std::string log_path,
+                     std::vector<ExtraListener> extra)
     : script_(std::move(script)), dir_(std::move(dir)), overrides_(std::move(overrides)),
-      log_path_(std::move(log_path)) {
+      log_path_(std::move(log_path)), extra_(std::move(extra)) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
 }
@@ -183,6 +205,11 @@ std::vector<std::string> KafkaPeer::start_argv() const {
   std::vector<std::string> a = {script_, "start", dir_, std::to_string(port_)};
   a.insert(a.end(), overrides_.begin(), overrides_.end());
   return a;
+}
+
+std::vector<std::string> KafkaPeer::start_env() const {
+  if (extra_.empty()) return {};
+  return {"KAFKA_PEER_EXTRA_LISTENERS=" + listener_list(extra_), "KAFKA_PEER_EXTRA_PROTOCOLS=" + protocol_list(extra_)};
 }
 
 bool KafkaPeer::running() const {
@@ -209,7 +236,7 @@ Status KafkaPeer::start(double timeout_s) {
       if (!port) return port.status();
       port_ = *port;
     }
-    auto r = run_command(start_argv(), timeout_s + 30, log_path_);
+    auto r = run_command(start_argv(), timeout_s + 30, log_path_, start_env());
     if (!r) return r.status();
     if (r->exit_code == 0) return Status::ok();
     why = r->timed_out ? "timed out" : "exit " + std::to_string(r->exit_code);
@@ -223,7 +250,7 @@ Status KafkaPeer::start_listening(double timeout_s) {
   if (running()) return Status::error("kafka peer already running in " + dir_);
   std::error_code ec;
   std::filesystem::remove(dir_ + "/kafka.pid", ec);
-  auto pid = spawn(start_argv(), -1, log_path_);
+  auto pid = spawn(start_argv(), -1, log_path_, start_env());
   if (!pid) return pid.status();
   pending_start_ = *pid;
   auto deadline = deadline_after(timeout_s);

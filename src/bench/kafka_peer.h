@@ -8,6 +8,10 @@
 // build dir holding the running spool binary (<repo>/build*/spool), else
 // ./scripts/kafka-peer. Java: a `java` executable on $PATH.
 //
+// Extra listeners (broker_process.h) reach the script as
+// KAFKA_PEER_EXTRA_LISTENERS / KAFKA_PEER_EXTRA_PROTOCOLS in its environment;
+// their settings (ssl.*, sasl.*) are ordinary key=value overrides.
+//
 // Ownership: KafkaPeer owns the broker it started (the JVM whose pid the
 // script writes to DIR/kafka.pid); the destructor kill -9s a broker still
 // running. It does not delete DIR. Not thread-safe: drive it from one
@@ -44,9 +48,10 @@ struct CommandResult {
 };
 // Runs argv (argv[0] is a path) with stdin from /dev/null, stdout captured,
 // stderr appended to `log_path` (or discarded when empty); kills it with
-// SIGKILL after `timeout_s`. Error only when it could not be started.
+// SIGKILL after `timeout_s`. `env`: "KEY=VALUE" entries set (or replaced)
+// in the child's environment. Error only when it could not be started.
 Result<CommandResult> run_command(const std::vector<std::string>& argv, double timeout_s,
-                                  const std::string& log_path);
+                                  const std::string& log_path, const std::vector<std::string>& env = {});
 
 // `kafka-peer classpath` (the Kafka 4.4 jars incl. kafka-tools).
 Result<std::string> kafka_classpath(const std::string& script);
@@ -54,8 +59,10 @@ Result<std::string> kafka_classpath(const std::string& script);
 class KafkaPeer : public ManagedBroker {
  public:
   // `dir` is the peer's own dir (created); `overrides` are broker
-  // key=value settings; the script's stderr goes to `log_path`.
-  KafkaPeer(std::string script, std::string dir, std::vector<std::string> overrides, std::string log_path);
+  // key=value settings; the script's stderr goes to `log_path`; `extra`
+  // listeners are served (and advertised) after the PLAINTEXT one.
+  KafkaPeer(std::string script, std::string dir, std::vector<std::string> overrides, std::string log_path,
+            std::vector<ExtraListener> extra = {});
   ~KafkaPeer() override;
   KafkaPeer(const KafkaPeer&) = delete;
   KafkaPeer& operator=(const KafkaPeer&) = delete;
@@ -76,11 +83,13 @@ class KafkaPeer : public ManagedBroker {
 
  private:
   std::vector<std::string> start_argv() const;
+  std::vector<std::string> start_env() const;
 
   std::string script_;
   std::string dir_;
   std::vector<std::string> overrides_;
   std::string log_path_;
+  std::vector<ExtraListener> extra_;
   int port_ = 0;
   pid_t pending_start_ = -1;  // the start script while start_listening's broker comes up
 };

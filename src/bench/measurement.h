@@ -22,6 +22,10 @@
 //     cluster/coordinator-failover/<group|txn>/session=<default|2s>   coordinator kill -9 to stable / committing
 //     cluster/controlled-shutdown/p100/rf=3               per-partition unavailability during a SIGTERM
 //     cluster/reassign/<MB>MB/<unthrottled|throttle=<N>MBps>   a partition moved to another broker
+//     security/tls-consume/1KB/<plaintext|ssl|ssl-over-plaintext>   consume over TLS vs plaintext
+//     security/sasl-ssl-produce/1KB/acks=1/<plaintext|sasl_ssl|sasl_ssl-over-plaintext>
+//     security/authorizer/1KB/acks=1/sasl_plaintext/<no-authorizer|acls=<N>|acls=<N>-over-no-authorizer>
+//     security/authorizer/create-acls=<N>                 seconds to create N ACLs (security_plan.cc)
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"

@@ -50,7 +50,9 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
   std::string payload(static_cast<size_t>(s.size), 'x');
   std::vector<Worker> workers(static_cast<size_t>(s.producers));
   for (size_t w = 0; w < workers.size(); ++w) {
-    auto p = Producer::create(throughput_producer_config(t.bootstrap, s.acks_all));
+    KafkaConfig config = throughput_producer_config(t.bootstrap, s.acks_all);
+    config.insert(config.end(), t.client.begin(), t.client.end());
+    auto p = Producer::create(config);
     if (!p) return p.status();
     workers[w].producer = std::move(*p);
     workers[w].share = messages / s.producers + (static_cast<int64_t>(w) < messages % s.producers ? 1 : 0);

@@ -36,27 +36,6 @@ Result<RdkHandle> new_handle(rd_kafka_type_t type, rd_kafka_conf_t* conf) {
   return RdkHandle(rk);
 }
 
-// Runs one admin request via `issue` and returns the result event.
-template <class Issue>
-Result<rd_kafka_event_t*> admin_call(rd_kafka_t* rk, rd_kafka_admin_op_t op, int timeout_ms, Issue issue) {
-  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
-  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(rk, op);
-  char err[512];
-  rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, err, sizeof err);
-  rd_kafka_AdminOptions_set_operation_timeout(opts, timeout_ms, err, sizeof err);
-  issue(opts, q);
-  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 5000);
-  rd_kafka_AdminOptions_destroy(opts);
-  rd_kafka_queue_destroy(q);
-  if (ev == nullptr) return Status::error("admin request timed out");
-  if (rd_kafka_event_error(ev)) {
-    std::string msg = rd_kafka_event_error_string(ev);
-    rd_kafka_event_destroy(ev);
-    return Status::error("admin request failed: " + msg);
-  }
-  return ev;
-}
-
 Status topic_results(const rd_kafka_topic_result_t** res, size_t n, bool ignore_exists, bool ignore_unknown) {
   for (size_t i = 0; i < n; ++i) {
     rd_kafka_resp_err_t e = rd_kafka_topic_result_error(res[i]);
@@ -155,10 +134,10 @@ Status create_topics(const std::string& bootstrap, const std::vector<NewTopic>& 
     for (const auto& [k, v] : t.configs) rd_kafka_NewTopic_set_config(nt, k.c_str(), v.c_str());
   }
   if (st) {
-    auto ev = admin_call(admin->get(), RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout_ms,
-                         [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
-                           rd_kafka_CreateTopics(admin->get(), nts.data(), nts.size(), o, q);
-                         });
+    auto ev = admin_request(admin->get(), RD_KAFKA_ADMIN_OP_CREATETOPICS, timeout_ms,
+                            [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
+                              rd_kafka_CreateTopics(admin->get(), nts.data(), nts.size(), o, q);
+                            });
     if (ev) {
       size_t n = 0;
       const rd_kafka_topic_result_t** res =
@@ -178,10 +157,10 @@ Status delete_topics(const std::string& bootstrap, const std::vector<std::string
   if (!admin) return admin.status();
   std::vector<rd_kafka_DeleteTopic_t*> dts;
   for (const auto& n : names) dts.push_back(rd_kafka_DeleteTopic_new(n.c_str()));
-  auto ev = admin_call(admin->get(), RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout_ms,
-                       [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
-                         rd_kafka_DeleteTopics(admin->get(), dts.data(), dts.size(), o, q);
-                       });
+  auto ev = admin_request(admin->get(), RD_KAFKA_ADMIN_OP_DELETETOPICS, timeout_ms,
+                          [&](rd_kafka_AdminOptions_t* o, rd_kafka_queue_t* q) {
+                            rd_kafka_DeleteTopics(admin->get(), dts.data(), dts.size(), o, q);
+                          });
   rd_kafka_DeleteTopic_destroy_array(dts.data(), dts.size());
   if (!ev) return ev.status();
   size_t n = 0;

@@ -79,6 +79,29 @@ struct NewTopic {
   std::vector<std::vector<int32_t>> replica_assignment = {};
 };
 
+// One admin request: `issue(options, queue)` sends it (e.g. rd_kafka_CreateAcls)
+// with request and operation time-outs of `timeout_ms`; returns its result
+// event (the caller destroys it), or the request-level error.
+template <class Issue>
+Result<rd_kafka_event_t*> admin_request(rd_kafka_t* rk, rd_kafka_admin_op_t op, int timeout_ms, Issue issue) {
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk);
+  rd_kafka_AdminOptions_t* opts = rd_kafka_AdminOptions_new(rk, op);
+  char err[512];
+  rd_kafka_AdminOptions_set_request_timeout(opts, timeout_ms, err, sizeof err);
+  rd_kafka_AdminOptions_set_operation_timeout(opts, timeout_ms, err, sizeof err);
+  issue(opts, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, timeout_ms + 5000);
+  rd_kafka_AdminOptions_destroy(opts);
+  rd_kafka_queue_destroy(q);
+  if (ev == nullptr) return Status::error("admin request timed out");
+  if (rd_kafka_event_error(ev)) {
+    std::string msg = rd_kafka_event_error_string(ev);
+    rd_kafka_event_destroy(ev);
+    return Status::error("admin request failed: " + msg);
+  }
+  return ev;
+}
+
 // CreateTopics through the admin API; waits for the result.
 Status create_topics(const std::string& bootstrap, const std::vector<NewTopic>& topics, int timeout_ms);
 // DeleteTopics, best effort (the caller only logs a failure).

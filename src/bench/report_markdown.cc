@@ -6,7 +6,8 @@
 // holds its failover seconds, RF=3 and RF=1 throughput, lag, transaction
 // throughput and coordinator failover rows; the closing note repeats the
 // last two (medians, Spool/Kafka), which have no target of their own
-// besides the transaction ratio.
+// besides the transaction ratio, and the security family's ratios to
+// plaintext.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,6 +31,8 @@ constexpr Family kFamilies[] = {
     {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
     {"restart", "Restart after kill -9"},
     {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag, transactions, coordinator failover"},
+    {"security", "Security: consume over TLS, produce over SASL_SSL, produce with the ACL authorizer (each against "
+                 "plaintext on the same broker configuration)"},
     {"machine", "Machine limits"},
 };
 constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};
@@ -215,6 +218,24 @@ void closing_figures(std::string& out, const Report& r) {
   }
 }
 
+// "- security/...ssl-over-plaintext: spool 0.87x, kafka 0.56x" for the
+// security family's per-repetition ratios (secured / plaintext).
+void security_figures(std::string& out, const Report& r) {
+  std::vector<std::string> rows;
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind("security/", 0) == 0 && m.metric == "ratio") add_unique(rows, m.workload);
+  if (rows.empty()) return;
+  out += "\nSecurity, each secured figure over its plaintext one (medians of the per-repetition ratios):\n";
+  for (const auto& w : rows) {
+    std::string line = "- " + w + ":";
+    for (const char* t : {"spool", "kafka"})
+      if (const Measurement* m = r.find(w, t, "ratio"); m != nullptr && !m->runs.empty())
+        line += fmt::format(" {} {} ({} runs),", t, format_ratio(m->median()), m->runs.size());
+    if (line.back() == ',') line.pop_back();
+    out += line + "\n";
+  }
+}
+
 const char* verdict(const TargetCheck& c) {
   if (!c.measured_ok) return "not measured";
   return c.met ? "met" : "**NOT met**";
@@ -269,6 +290,7 @@ std::string render_markdown(const Report& r, const std::vector<TargetCheck>& che
   for (const auto& c : checks)
     if (!c.measured_ok) out += fmt::format("- Not measured: {} — {}\n", c.name, c.measured);
   closing_figures(out, r);
+  security_figures(out, r);
   return out;
 }
 

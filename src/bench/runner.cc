@@ -93,10 +93,14 @@ Status validate_bench_options(const BenchOptions& o) {
     const bool cluster_one = w.rfind("cluster/", 0) == 0 &&
                              std::find(kClusterWorkloads.begin(), kClusterWorkloads.end(), w.substr(8)) !=
                                  kClusterWorkloads.end();
-    if (!family && !cluster_one)
+    const bool security_one = w.rfind("security/", 0) == 0 &&
+                              std::find(kSecurityWorkloads.begin(), kSecurityWorkloads.end(), w.substr(9)) !=
+                                  kSecurityWorkloads.end();
+    if (!family && !cluster_one && !security_one)
       return Status::error("unknown workload '" + w +
-                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster, and "
-                           "cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown|reassign>)");
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster, "
+                           "security, cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown|"
+                           "reassign> and security/<tls-consume|sasl-ssl-produce|authorizer>)");
   }
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");

@@ -25,14 +25,18 @@
 namespace spool::bench {
 
 // Workload families selectable with --workloads. The default set (no
-// --workloads) is all but "cluster", which is opt-in: it starts 3-node
-// clusters of Spool and Kafka and waits out session timeouts (minutes).
-inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume",     "latency",
-                                                           "rss",     "restart", "kafka-tools", "cluster"};
+// --workloads) is all but "cluster" and "security", which are opt-in:
+// cluster starts 3-node clusters of Spool and Kafka and waits out session
+// timeouts (minutes); security starts brokers with TLS and SASL listeners
+// and an authorizer holding 10,000 ACLs (security_plan.cc).
+inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce",     "consume", "latency", "rss",
+                                                           "restart", "kafka-tools", "cluster", "security"};
 // The cluster family's workloads, each selectable alone as "cluster/<name>"
 // (e.g. --workloads cluster/txn,cluster/coordinator-failover); "cluster" is all.
 inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce", "lag", "txn",
                                                            "coordinator-failover", "controlled-shutdown", "reassign"};
+// The security family's workloads, each selectable alone as "security/<name>".
+inline const std::vector<std::string> kSecurityWorkloads = {"tls-consume", "sasl-ssl-produce", "authorizer"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`
@@ -51,7 +55,8 @@ struct BenchOptions {
   std::string peer;                           // "kafka" | "mock"; empty: kafka when available, else mock
   std::string kafka_peer;                     // path of scripts/kafka-peer (empty: $SPOOL_KAFKA_PEER, then found)
   bool profile = false;                       // perf-profile the broker on an extra run of each missed target
-  std::vector<std::string> workloads;         // families (or cluster/<workload>) to run (empty: all but cluster)
+  std::vector<std::string> workloads;         // families (or cluster/<w>, security/<w>) to run (empty: all but
+                                              // cluster and security)
 };
 
 // Option values after defaults and --quick are applied.

@@ -40,9 +40,9 @@ void Session::add_note(const std::string& line) {
 }
 
 bool Session::wants(const std::string& family) const {
-  if (o_.workloads.empty()) return family != "cluster";
+  if (o_.workloads.empty()) return family != "cluster" && family != "security";
   for (const auto& w : o_.workloads)
-    if (w == family || (family == "cluster" && w.rfind("cluster/", 0) == 0)) return true;
+    if (w == family || w.rfind(family + "/", 0) == 0) return true;
   return false;
 }
 
@@ -50,6 +50,12 @@ bool Session::wants_cluster(const std::string& workload) const {
   const auto& w = o_.workloads;
   return std::find(w.begin(), w.end(), "cluster") != w.end() ||
          std::find(w.begin(), w.end(), "cluster/" + workload) != w.end();
+}
+
+bool Session::wants_security(const std::string& workload) const {
+  const auto& w = o_.workloads;
+  return std::find(w.begin(), w.end(), "security") != w.end() ||
+         std::find(w.begin(), w.end(), "security/" + workload) != w.end();
 }
 
 void Session::record(const std::string& workload, const std::string& target, const std::string& metric,
@@ -267,6 +273,7 @@ void Session::run_all() {
   if (wants("machine")) plan_machine(&steps);
   for (int rep = 1; rep <= z_.repetitions; ++rep)
     for (auto& d : deps_) plan_phase(*d, rep, &steps);
+  if (wants("security")) plan_security(&steps);
   if (wants("cluster")) plan_cluster(&steps);
   add_plan_notes();
 

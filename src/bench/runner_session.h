@@ -69,8 +69,10 @@ class Session {
     Deployment* needs = nullptr;  // skipped when this deployment's broker is not up
   };
 
-  bool wants(const std::string& family) const;  // "cluster" only when named (or one of its workloads)
+  // "cluster" and "security" only when named (or one of their workloads).
+  bool wants(const std::string& family) const;
   bool wants_cluster(const std::string& workload) const;  // "cluster" or "cluster/<workload>" named
+  bool wants_security(const std::string& workload) const;  // "security" or "security/<workload>" named
   void record(const std::string& workload, const std::string& target, const std::string& metric, double value);
   std::string next_topic(const std::string& prefix);
   std::string run_label(const std::string& workload, const std::string& target, int rep) const;
@@ -97,6 +99,9 @@ class Session {
   void plan_controlled_shutdown(const std::string& target, std::vector<Step>* steps);  // operations_plan.cc
   void plan_reassign(const std::string& target, std::vector<Step>* steps);
   void add_coordinator_notes();
+  // The security family (security_plan.cc), opt-in: TLS consume, SASL_SSL
+  // produce and the authorizer's cost, each against plaintext.
+  void plan_security(std::vector<Step>* steps);
   void add_plan_notes();
   int e2e_records() const;  // EndToEndLatency messages per run: half the latency workload's (JVM round trips are slow)
   // --profile: one more run of each workload behind a missed target, with

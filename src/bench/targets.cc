@@ -131,6 +131,40 @@ TargetCheck controlled_shutdown(const Report& r) {
   return c;
 }
 
+// Issue 17's goal: produce with the ACL authorizer holding N ACLs is at
+// most 5% slower than without an authorizer (Spool's median of the
+// per-repetition ratios), one check per N that ran.
+void authorizer_checks(const Report& r, std::vector<TargetCheck>* out) {
+  const std::string prefix = "security/authorizer/", suffix = "-over-no-authorizer";
+  std::vector<std::string> ids;
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind(prefix, 0) == 0 && m.metric == "ratio" && m.workload.size() > suffix.size() &&
+        m.workload.compare(m.workload.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        std::find(ids.begin(), ids.end(), m.workload) == ids.end())
+      ids.push_back(m.workload);
+  for (const auto& w : ids) {
+    auto acls = w.find("acls=");
+    std::string n = acls == std::string::npos ? "N" : w.substr(acls + 5, w.size() - suffix.size() - acls - 5);
+    TargetCheck c;
+    c.name = "produce 1 KB acks=1 (SASL_PLAINTEXT) with the ACL authorizer holding " + n +
+             " ACLs, against no authorizer";
+    c.goal = "<= 5% slower (ratio >= 0.95)";
+    const Measurement* m = usable(r, w, "spool", "ratio");
+    if (m == nullptr) {
+      c.measured = "not measured (" + w + " ratio of spool)";
+    } else {
+      double q = m->median();
+      c.measured_ok = true;
+      c.met = q >= 0.95;
+      c.measured = q < 1 ? fmt::format("{} ({:.1f}% slower)", format_ratio(q), 100 * (1 - q))
+                         : fmt::format("{} (not slower)", format_ratio(q));
+      if (const Measurement* k = usable(r, w, "kafka", "ratio"))
+        c.measured += fmt::format("; Kafka {}", format_ratio(k->median()));
+    }
+    out->push_back(c);
+  }
+}
+
 bool has_cluster_rows(const Report& r) {
   for (const auto& m : r.measurements)
     if (m.workload.rfind("cluster/", 0) == 0) return true;
@@ -155,6 +189,7 @@ std::vector<TargetCheck> check_targets(const Report& r) {
                       "kafka", 0.5, false, "<= 0.5x Kafka"));
   out.push_back(ratio(r, "idle RSS", "rss/idle", "rss_MB", "kafka", 0.1, false, "<= 0.1x Kafka"));
   out.push_back(restart(r));
+  authorizer_checks(r, &out);            // the security family is opt-in
   if (!has_cluster_rows(r)) return out;  // the cluster family is opt-in
   out.push_back(failover(r, "default", 18));
   out.push_back(failover(r, "2s", 2));

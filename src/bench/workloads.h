@@ -30,6 +30,10 @@ struct Target {
   std::string data_dir;   // the broker's log dir when the bench started it; else empty
   std::function<Status(const NewTopic&)> create_topic;
   std::function<void(const std::string&)> drop_topic;  // best effort, frees disk/memory
+  // Settings added to every producer and consumer the workloads make on
+  // `bootstrap` (security.protocol, ssl.*, sasl.*); empty: PLAINTEXT.
+  // create_topic/drop_topic bring their own admin client.
+  KafkaConfig client = {};
 };
 
 struct Throughput {
