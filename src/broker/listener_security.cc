@@ -9,20 +9,37 @@ Result<std::shared_ptr<const client::ClientSecurity>> inter_broker_security(cons
   for (const config::Listener& l : cfg.listeners()) {
     if (l.name == name) protocol = l.security_protocol;
   }
-  if (!config::is_sasl_protocol(protocol)) return std::shared_ptr<const client::ClientSecurity>();
-  const std::string mechanism = cfg.get("sasl.mechanism.inter.broker.protocol");
-  const std::string jaas_key = config::sasl_jaas_key(name, mechanism);
-  config::PropertyList client = {{"security.protocol", protocol},
-                                 {"sasl.mechanism", mechanism},
-                                 {"sasl.jaas.config", cfg.get(jaas_key)}};
-  auto security = client::client_security(client);
-  if (!security) {
-    return Status::error("the inter-broker listener " + name + " is " + protocol +
-                         ", so this broker logs in to the others with sasl.mechanism.inter.broker.protocol (" +
-                         mechanism + ") and the username and password of '" + jaas_key +
-                         "': " + security.status().message());
+  if (protocol == "PLAINTEXT") return std::shared_ptr<const client::ClientSecurity>();
+  client::ClientSecurity out;
+  if (config::is_sasl_protocol(protocol)) {
+    const std::string mechanism = cfg.get("sasl.mechanism.inter.broker.protocol");
+    const std::string jaas_key = config::sasl_jaas_key(name, mechanism);
+    config::PropertyList client = {{"security.protocol", "SASL_PLAINTEXT"},
+                                   {"sasl.mechanism", mechanism},
+                                   {"sasl.jaas.config", cfg.get(jaas_key)}};
+    auto security = client::client_security(client);
+    if (!security) {
+      return Status::error("the inter-broker listener " + name + " is " + protocol +
+                           ", so this broker logs in to the others with sasl.mechanism.inter.broker.protocol (" +
+                           mechanism + ") and the username and password of '" + jaas_key +
+                           "': " + security.status().message());
+    }
+    out = std::move(*security);
   }
-  return std::make_shared<const client::ClientSecurity>(std::move(*security));
+  out.protocol = protocol;
+  if (config::is_tls_protocol(protocol)) {
+    // The listener's own stores: its truststore checks the other brokers'
+    // certificates, its keystore answers a listener that wants ours.
+    auto tc = security::tls_listener_config(cfg, name);
+    if (!tc) return tc.status();
+    auto context = security::TlsContext::create(*tc, security::TlsContext::Side::kClient);
+    if (!context) {
+      return Status::error("the inter-broker listener " + name + " (as this broker dials it): " +
+                           context.status().message());
+    }
+    out.tls = std::move(*context);
+  }
+  return std::make_shared<const client::ClientSecurity>(std::move(out));
 }
 
 Result<std::vector<ListenerSecurity>> listener_security(const config::BrokerConfig& cfg,

@@ -31,12 +31,15 @@ struct ListenerSecurity {
   std::shared_ptr<const security::PrincipalMapper> ssl_principal;
 };
 
-// How this broker authenticates to the others (null: PLAINTEXT), from its
-// inter-broker listener: on SASL_PLAINTEXT, sasl.mechanism.inter.broker.protocol
-// (PLAIN or SCRAM-SHA-*; Kafka's default GSSAPI is refused) and the
-// username and password options of that listener's
-// listener.name.<l>.<mechanism>.sasl.jaas.config (as Kafka reads them). An
-// SSL or SASL_SSL inter-broker listener is refused earlier (config/refusal.cc).
+// How this broker reaches the others (null: PLAINTEXT), from its
+// inter-broker listener, as Kafka reads it: on SASL_*,
+// sasl.mechanism.inter.broker.protocol (PLAIN or SCRAM-SHA-*; Kafka's default
+// GSSAPI is refused) and the username and password options of that
+// listener's listener.name.<l>.<mechanism>.sasl.jaas.config; on SSL and
+// SASL_SSL, a client TLS context from that listener's ssl.* settings (its
+// truststore checks the others' certificates, and their host names unless
+// ssl.endpoint.identification.algorithm is empty; its keystore serves a
+// listener that requires client certificates).
 Result<std::shared_ptr<const client::ClientSecurity>> inter_broker_security(const config::BrokerConfig& cfg);
 
 // One entry per settings.listeners entry, in the same order.

@@ -21,14 +21,17 @@
 // one that times out in flight also closes the connection, as Kafka does
 // (the broker is not answering), failing everything else in flight on it.
 //
-// SASL (NetworkClientOptions::security, a SASL_PLAINTEXT destination):
-// after ApiVersions the connection authenticates (SaslHandshake v1, then
+// TLS (NetworkClientOptions::security with a TLS context, SSL and
+// SASL_SSL): the handshake follows the TCP connect, within the connect
+// timeout, checking the broker's certificate (and its host name when the
+// context says so); a failed one fails the queued requests and backs off.
+// SASL (SASL_PLAINTEXT and SASL_SSL): after ApiVersions the connection authenticates (SaslHandshake v1, then
 // SaslAuthenticate with PLAIN or SCRAM, checking a SCRAM server's
 // signature) before any request is written; a refusal fails the queued
 // requests with NETWORK_EXCEPTION naming the broker's message, and backs
 // off like a failed connect. When the broker gives the session a lifetime
 // (KIP-368), a send after nine tenths of it, with nothing in flight, opens a
-// new connection and logs in again. TLS destinations are not served yet.
+// new connection and logs in again.
 //
 // Failures and reconnects: a refused or timed-out connect, a failed
 // handshake or a lost connection fails every request queued or in flight on
@@ -82,8 +85,7 @@ struct NetworkClientOptions {
   double reconnect_backoff_jitter = 0.2;   // Kafka's; 0 makes waits exact (tests)
   uint64_t seed = 0;                       // jitter seed; 0 = random (logged)
   int32_t max_response_bytes = 256 * 1024 * 1024;
-  // How to authenticate to the destinations (null: PLAINTEXT). Only SASL
-  // without TLS (SASL_PLAINTEXT) is served here.
+  // How to reach the destinations: TLS and/or SASL (null: PLAINTEXT).
   std::shared_ptr<const ClientSecurity> security;
 };
 

@@ -108,6 +108,10 @@ void NodeConnection::write_call(Call call, int16_t version) {
 
 void NodeConnection::flush() {
   if (writing_ || outq_.empty()) return;
+  if (tls_) {
+    tls_flush();
+    return;
+  }
   writing_ = true;
   auto batch = std::make_shared<std::vector<Bytes>>(std::move(outq_));
   outq_.clear();
@@ -178,9 +182,17 @@ void NodeConnection::begin_connect() {
 }
 
 void NodeConnection::on_connected() {
-  connect_timer_.cancel();
   std::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  if (options_.security && options_.security->tls) {
+    start_tls();
+    return;
+  }
+  after_connect();
+}
+
+void NodeConnection::after_connect() {
+  connect_timer_.cancel();
   state_ = State::kHandshake;
   read_size();
   send_handshake(protocol::ApiVersionsRequest::kMaxVersion);
@@ -267,8 +279,7 @@ void NodeConnection::become_ready() {
 // ------------------------------------------------------------------- read
 
 void NodeConnection::read_size() {
-  asio::async_read(socket_, asio::buffer(size_buf_, sizeof size_buf_),
-                   [self = shared_from_this(), gen = gen_](const std::error_code& ec, size_t) {
+  ReadDone done = [self = shared_from_this(), gen = gen_](const std::error_code& ec, size_t) {
                      if (gen != self->gen_) return;
                      if (ec) {
                        const std::string why = ec == asio::error::eof ? "closed by the peer" : ec.message();
@@ -285,13 +296,17 @@ void NodeConnection::read_size() {
                        return;
                      }
                      self->read_frame(size);
-                   });
+                   };
+  if (tls_) {
+    tls_read_exact(size_buf_, sizeof size_buf_, 0, std::move(done));
+  } else {
+    asio::async_read(socket_, asio::buffer(size_buf_, sizeof size_buf_), std::move(done));
+  }
 }
 
 void NodeConnection::read_frame(int32_t size) {
   auto frame = std::make_shared<FrameBytes>(static_cast<size_t>(size));
-  asio::async_read(socket_, asio::buffer(frame->data(), frame->size()),
-                   [self = shared_from_this(), gen = gen_, frame](const std::error_code& ec, size_t) {
+  ReadDone done = [self = shared_from_this(), gen = gen_, frame](const std::error_code& ec, size_t) {
                      if (gen != self->gen_) return;
                      if (ec) {
                        self->close(self->network_error("connection to " + self->describe() +
@@ -300,7 +315,12 @@ void NodeConnection::read_frame(int32_t size) {
                        return;
                      }
                      self->on_frame(frame);
-                   });
+                   };
+  if (tls_) {
+    tls_read_exact(frame->data(), frame->size(), 0, std::move(done));
+  } else {
+    asio::async_read(socket_, asio::buffer(frame->data(), frame->size()), std::move(done));
+  }
 }
 
 void NodeConnection::on_frame(std::shared_ptr<FrameBytes> frame) {
@@ -417,6 +437,9 @@ void NodeConnection::close(const Status& why, bool backoff) {
   writing_ = false;
   outq_.clear();
   sasl_.reset();
+  tls_.reset();
+  tls_out_.clear();
+  tls_out_off_ = 0;
   session_end_ = Clock::time_point::max();
   state_ = State::kIdle;
   if (backoff) {

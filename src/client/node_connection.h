@@ -1,7 +1,7 @@
 // NodeConnection: NetworkClient's connection to one destination (host,
 // port), the state machine behind the contract in client/network_client.h:
 //
-//   idle --send--> [waiting out the backoff] --> connecting --> handshake
+//   idle --send--> [waiting out the backoff] --> connecting [+ TLS] --> handshake
 //        --ApiVersions ok--> [authenticating: SASL] --> ready
 //        --error/timeout/close--> idle (+backoff)
 //
@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "client/network_client.h"
 #include "client/reconnect_backoff.h"
 #include "client/wire_frame.h"
+#include "net/tls_stream.h"
 #include "security/sasl_client.h"
 
 namespace spool::client {
@@ -62,9 +64,18 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
     int32_t correlation_id = 0;
   };
 
+  using ReadDone = std::function<void(const std::error_code&, size_t)>;
+
   void start_connect();
   void begin_connect();
   void on_connected();
+  // TLS (node_connection_tls.cc): the handshake after the TCP connect, within
+  // the connect timeout; reads and writes through tls_.
+  void start_tls();
+  void continue_tls_handshake();
+  void after_connect();
+  void tls_flush();
+  void tls_read_exact(uint8_t* data, size_t n, size_t have, ReadDone done);
   void send_handshake(int16_t version);
   void on_handshake(const RawResponse& resp);
   // SASL (node_connection_sasl.cc): the exchange after ApiVersions.
@@ -102,6 +113,9 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
   Clock::time_point next_attempt_{};
   ApiVersionTable versions_;
   std::unique_ptr<security::SaslClient> sasl_;  // during kAuthenticating
+  std::unique_ptr<net::TlsStream> tls_;          // on a TLS connection
+  Bytes tls_out_;                                // being written through tls_ (kept for OpenSSL's retries)
+  size_t tls_out_off_ = 0;
   // KIP-368: when the broker ends the SASL session (its
   // connections.max.reauth.ms), less a tenth; a send after it, with nothing
   // in flight, reconnects (and logs in again) instead of being refused.

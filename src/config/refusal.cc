@@ -17,23 +17,17 @@ std::string protocol_of(const BrokerConfig& cfg, const std::string& listener) {
   return "PLAINTEXT";
 }
 
-// Brokers dial each other in plaintext or with SASL (client/network_client.h),
-// not yet over TLS; the controller's channel shares the inter-broker client,
-// so a separate control-plane listener must be PLAINTEXT with a PLAINTEXT
-// inter-broker listener.
+// The controller's channel shares the inter-broker client
+// (client/network_client.h), so a separate control-plane listener must be
+// PLAINTEXT with a PLAINTEXT inter-broker listener.
 void refuse_listeners(const BrokerConfig& cfg, std::vector<Refusal>& out) {
   const bool cluster = !cfg.get("zookeeper.connect").empty();
   if (!cluster) return;
   const std::string ib = cfg.inter_broker_listener_name();
   const std::string cp = cfg.control_plane_listener_name();
   for (const Listener& l : cfg.listeners()) {
-    if (l.name == ib && is_tls_protocol(l.security_protocol)) {
-      out.push_back({"inter.broker.listener.name",
-                     "listener " + l.name + " uses security protocol " + l.security_protocol +
-                         ", and Spool's brokers cannot dial each other over TLS yet (the inter-broker listener "
-                         "may be PLAINTEXT or SASL_PLAINTEXT)"});
-    } else if (!cp.empty() && l.name == cp && l.name != ib &&
-               (l.security_protocol != "PLAINTEXT" || is_sasl_protocol(protocol_of(cfg, ib)))) {
+    if (!cp.empty() && l.name == cp && l.name != ib &&
+        (l.security_protocol != "PLAINTEXT" || protocol_of(cfg, ib) != "PLAINTEXT")) {
       out.push_back({"control.plane.listener.name",
                      "listener " + l.name + " uses security protocol " + l.security_protocol +
                          " beside an inter-broker listener on " + protocol_of(cfg, ib) +

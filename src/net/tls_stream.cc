@@ -7,8 +7,9 @@
 
 namespace spool::net {
 
-TlsStream::TlsStream(const security::TlsContext& context, int fd) {
-  ssl_ = context.side() == security::TlsContext::Side::kServer ? context.new_server_session() : nullptr;
+TlsStream::TlsStream(const security::TlsContext& context, int fd, const std::string& host) {
+  ssl_ = context.side() == security::TlsContext::Side::kServer ? context.new_server_session()
+                                                                : context.new_client_session(host);
   if (ssl_ == nullptr) {
     error_ = security::openssl_errors("cannot create a TLS session");
     return;

@@ -33,9 +33,10 @@ class TlsStream {
     size_t n = 0;  // bytes read or written when kDone
   };
 
-  // Server side of a connection on `fd`; ok() is false when OpenSSL could
-  // not make the session.
-  TlsStream(const security::TlsContext& context, int fd);
+  // The context's side of a connection on `fd` (a client checks `host`
+  // when the context verifies host names); ok() is false when OpenSSL
+  // could not make the session.
+  TlsStream(const security::TlsContext& context, int fd, const std::string& host = "");
   ~TlsStream();
   TlsStream(const TlsStream&) = delete;
   TlsStream& operator=(const TlsStream&) = delete;

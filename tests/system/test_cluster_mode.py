@@ -12,6 +12,7 @@ The rolling restart (issue 15) runs CLUSTER_ROLLING_ROUNDS rounds (2).
 
 import os
 import random
+import sys
 import time
 
 import pytest
@@ -21,6 +22,9 @@ from cluster import _wait
 from harness import free_port
 from log_dump import record_replicas
 from peer_cluster import which_cluster_peer
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat", "py"))
+import tls_certs  # noqa: E402  (tests/compat/py: the throw-away CA and broker certificate)
 from workload import Workload, create_topic
 
 PARTITIONS = 3
@@ -42,27 +46,35 @@ def _cluster(cluster_factory, **extra):
     return cluster_factory(n=3, overrides=dict(OVERRIDES, **extra), session_timeout_ms=SESSION_MS)
 
 
-# The brokers log in to each other (issue 17): clients on CLIENT
-# (PLAINTEXT), replication and the controller on INTERNAL (SASL_PLAINTEXT,
-# PLAIN, the broker's own user in the listener's JAAS entry). A broker that
-# did not authenticate would be closed on its first fetch or LeaderAndIsr.
-INTER_BROKER_SASL = {
-    "listener.security.protocol.map": "CLIENT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT",
-    "inter.broker.listener.name": "INTERNAL",
-    "sasl.enabled.mechanisms": "PLAIN",
-    "sasl.mechanism.inter.broker.protocol": "PLAIN",
-    "listener.name.internal.plain.sasl.jaas.config":
-        'org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" '
-        'password="broker-secret" user_broker="broker-secret";',
-}
+# The brokers dial each other over TLS and log in (issue 17): clients on
+# CLIENT (PLAINTEXT), replication and the controller on INTERNAL (SASL_SSL,
+# PLAIN, the broker's own user in the listener's JAAS entry; each broker
+# checks the others' certificate against the CA, and the name 127.0.0.1 it
+# holds). A broker that did not authenticate would be closed on its first
+# fetch or LeaderAndIsr.
+def _inter_broker_sasl_ssl(tmp_dir):
+    tls = tls_certs.generate(tmp_dir)
+    return {
+        "listener.security.protocol.map": "CLIENT:PLAINTEXT,INTERNAL:SASL_SSL",
+        "inter.broker.listener.name": "INTERNAL",
+        "sasl.enabled.mechanisms": "PLAIN",
+        "sasl.mechanism.inter.broker.protocol": "PLAIN",
+        "listener.name.internal.plain.sasl.jaas.config":
+            'org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" '
+            'password="broker-secret" user_broker="broker-secret";',
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": tls.server_keystore,
+        "ssl.truststore.type": "PEM",
+        "ssl.truststore.location": tls.ca,
+    }
 
 
-def _sasl_cluster(cluster_factory):
+def _sasl_ssl_cluster(cluster_factory, tmp_dir):
     client = [free_port() for _ in range(3)]
     per_broker = {i: {"listeners": f"CLIENT://127.0.0.1:{client[i]},INTERNAL://127.0.0.1:{free_port()}"}
                   for i in range(3)}
-    return cluster_factory(n=3, overrides=dict(OVERRIDES, **INTER_BROKER_SASL), session_timeout_ms=SESSION_MS,
-                           ports=client, broker_overrides=per_broker)
+    return cluster_factory(n=3, overrides=dict(OVERRIDES, **_inter_broker_sasl_ssl(tmp_dir)),
+                           session_timeout_ms=SESSION_MS, ports=client, broker_overrides=per_broker)
 
 
 def _progress(wl, n=100, timeout=60):
@@ -141,19 +153,19 @@ def test_three_brokers_register_and_agree(cluster_factory):
     assert len({c.controller(i) for i in range(3)}) == 1
 
 
-@pytest.mark.parametrize("ibp", ["default", "2.6", "sasl"])
-def test_leader_kill9_loses_no_acked_write(cluster_factory, topic, ibp):
+@pytest.mark.parametrize("ibp", ["default", "2.6", "sasl_ssl"])
+def test_leader_kill9_loses_no_acked_write(cluster_factory, topic, ibp, tmp_path):
     """ibp 2.6 (inter.broker.protocol.version below 2.7-IV1): followers find
     their divergence with OffsetForLeaderEpoch before fetching (KIP-101/279)
     instead of on the Fetch's DivergingEpoch; same faults, same judgement
-    (CI: at most 2 kills for it). sasl: the default protocol with the
-    inter-broker listener on SASL_PLAINTEXT (INTER_BROKER_SASL; CI: at most
-    2 kills)."""
-    if ibp == "sasl" and which_cluster_peer() == "kafka":
+    (CI: at most 2 kills for it). sasl_ssl: the default protocol with the
+    inter-broker listener on SASL_SSL (_inter_broker_sasl_ssl; CI: at most 2
+    kills)."""
+    if ibp == "sasl_ssl" and which_cluster_peer() == "kafka":
         pytest.skip("the peer's KRaft cluster has no inter.broker.listener.name of this layout")
     extra = {"inter.broker.protocol.version": ibp} if ibp == "2.6" else {}
     kills = LEADER_KILLS if ibp == "default" or "CLUSTER_LEADER_KILLS" in os.environ else min(LEADER_KILLS, 2)
-    c = _sasl_cluster(cluster_factory) if ibp == "sasl" else _cluster(cluster_factory, **extra)
+    c = _sasl_ssl_cluster(cluster_factory, str(tmp_path)) if ibp == "sasl_ssl" else _cluster(cluster_factory, **extra)
     rng = _rng()
     wl = _run(c, topic)
     pauses = []
@@ -183,8 +195,9 @@ def test_leader_kill9_loses_no_acked_write(cluster_factory, topic, ibp):
         assert asked > 0, "no follower truncated with OffsetForLeaderEpoch"
     else:
         assert asked == 0, "truncation on fetch sent OffsetForLeaderEpoch"
-    if ibp == "sasl":
-        refused = [line for b in c.brokers for line in b.log().splitlines() if "SASL authentication with" in line]
+    if ibp == "sasl_ssl":
+        refused = [line for b in c.brokers for line in b.log().splitlines()
+                   if "SASL authentication with" in line or "TLS handshake with" in line]
         assert not refused, refused[:5]
     # Issue 14: the idempotent producer rides out every kill without an error
     # reaching the application (no failed delivery, no fatal error).
