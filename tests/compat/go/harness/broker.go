@@ -147,6 +147,17 @@ func NewUnstarted(overrides map[string]string) (*Broker, error) {
 // fails the test unless it exits 0, and removes its dir.
 func New(t testing.TB, overrides map[string]string) *Broker {
 	t.Helper()
+	b := newForTest(t, overrides)
+	if err := b.Start(); err != nil {
+		t.Fatalf("%v", err)
+	}
+	return b
+}
+
+// newForTest makes an unstarted broker whose cleanup stops it, fails the
+// test unless it exits 0 (logging its tail on failure), and removes its dir.
+func newForTest(t testing.TB, overrides map[string]string) *Broker {
+	t.Helper()
 	b, err := NewUnstarted(overrides)
 	if err != nil {
 		t.Fatalf("harness: %v", err)
@@ -160,9 +171,6 @@ func New(t testing.TB, overrides map[string]string) *Broker {
 		}
 		b.RemoveDir()
 	})
-	if err := b.Start(); err != nil {
-		t.Fatalf("%v", err)
-	}
 	return b
 }
 

@@ -21,19 +21,7 @@ import (
 // the extra listeners and tries once more.
 func NewWithListeners(t testing.TB, overrides map[string]string, protocols map[string]string) *Broker {
 	t.Helper()
-	b, err := NewUnstarted(overrides)
-	if err != nil {
-		t.Fatalf("harness: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("%v", err)
-		}
-		if t.Failed() {
-			t.Logf("broker log (tail):\n%s", b.LogTail())
-		}
-		b.RemoveDir()
-	})
+	b := newForTest(t, overrides)
 	b.ListenerProtocols = map[string]string{}
 	for name, proto := range protocols {
 		b.ListenerProtocols[name] = proto
@@ -41,7 +29,7 @@ func NewWithListeners(t testing.TB, overrides map[string]string, protocols map[s
 	if err := b.pickListenerPorts(); err != nil {
 		t.Fatalf("harness: %v", err)
 	}
-	err = b.Start()
+	err := b.Start()
 	if err != nil && strings.Contains(strings.ToLower(err.Error()+b.Log()), "in use") {
 		b.Kill9()
 		if perr := b.pickListenerPorts(); perr != nil {
