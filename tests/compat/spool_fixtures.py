@@ -53,19 +53,23 @@ def serve_started(b):
         assert rc == 0, f"broker exited {rc} on SIGTERM:\n{_tail(log)}"
 
 
-def serve_with_listeners(name, overrides, listeners):
-    """The body of a module-scoped fixture for a broker with extra listeners
-    ({NAME: security protocol}, each on a free port, all advertised): starts
-    it (removing its dir if the start fails), then serves it as
+def serve_new(b):
+    """The body of a module-scoped fixture for the unstarted broker `b`:
+    starts it (removing its dir if the start fails), then serves it as
     serve_started does."""
-    b = Broker(overrides=overrides, name=name, extra_listeners={n: free_port() for n in listeners},
-               listener_protocols=listeners)
     try:
         b.start()
     except BaseException:
         b.cleanup()
         raise
     yield from serve_started(b)
+
+
+def serve_with_listeners(name, overrides, listeners):
+    """serve_new for a broker with extra listeners ({NAME: security
+    protocol}, each on a free port, all advertised)."""
+    yield from serve_new(Broker(overrides=overrides, name=name, extra_listeners={n: free_port() for n in listeners},
+                                listener_protocols=listeners))
 
 
 def listener_address(b, listener):

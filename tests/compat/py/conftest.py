@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/compat: harness.py (read-only)
 
 import harness  # noqa: E402
-from spool_fixtures import _tail, serve_started  # noqa: E402  (helpers only, not its fixtures)
+from spool_fixtures import _tail, serve_new  # noqa: E402  (helpers only, not its fixtures)
 
 PEER = harness.which_peer()  # None (spool broker) or "kafka"
 BASE_SEED = int(os.environ.get("SPOOL_TEST_SEED") or random.SystemRandom().randrange(1 << 31))
@@ -39,13 +39,7 @@ BASE_SEED = int(os.environ.get("SPOOL_TEST_SEED") or random.SystemRandom().randr
 @pytest.fixture(scope="module")
 def broker(request):
     overrides = getattr(request.module, "BROKER_OVERRIDES", {})
-    b = harness.Broker(overrides=overrides, name=request.module.__name__)
-    try:
-        b.start()
-    except BaseException:
-        b.cleanup()
-        raise
-    yield from serve_started(b)
+    yield from serve_new(harness.Broker(overrides=overrides, name=request.module.__name__))
 
 
 @pytest.fixture(scope="module")
