@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "config/config_def.h"
 #include "security/jaas.h"
 #include "security/sasl_client.h"
 
@@ -20,18 +20,6 @@ const std::set<std::string, std::less<>> kSslKeys = {
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return s;
-}
-
-std::vector<std::string> list_of(const std::string& v) {
-  std::vector<std::string> out;
-  std::stringstream ss(v);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
 }
 
 Status invalid(const std::string& key, const std::string& why) {
@@ -99,11 +87,11 @@ Result<ClientSecurity> client_security(const config::PropertyList& properties) {
     if (!keys) return keys.status();
     c.keystore = std::move(*keys);
     if (p.count("ssl.key.password")) c.key_password = p["ssl.key.password"];
-    if (p.count("ssl.enabled.protocols")) c.protocols = list_of(p["ssl.enabled.protocols"]);
+    if (p.count("ssl.enabled.protocols")) c.protocols = config::split_list(p["ssl.enabled.protocols"]);
     for (const std::string& proto : c.protocols) {
       if (proto != "TLSv1.2" && proto != "TLSv1.3") return invalid("ssl.enabled.protocols", "'" + proto + "'");
     }
-    if (p.count("ssl.cipher.suites")) c.cipher_suites = list_of(p["ssl.cipher.suites"]);
+    if (p.count("ssl.cipher.suites")) c.cipher_suites = config::split_list(p["ssl.cipher.suites"]);
     if (p.count("ssl.endpoint.identification.algorithm")) {
       const std::string a = p["ssl.endpoint.identification.algorithm"];
       if (!a.empty() && upper(a) != "HTTPS") return invalid("ssl.endpoint.identification.algorithm", "'" + a + "'");
