@@ -25,6 +25,7 @@ class MetadataCache;
 namespace spool::broker {
 
 class AdminExecutor;
+class ClientQuotaManager;
 class ClusterMember;
 class GroupService;
 class ProducerIdManager;
@@ -75,6 +76,9 @@ struct BrokerContext {
   // nothing is checked (Kafka without one). Its bindings mirror the store's
   // /kafka-acl trees (acl_store.h). Handlers ask through handlers/authorize.h.
   security::AclAuthorizer* authorizer = nullptr;
+  // Client quotas (client_quota_manager.h), mirrored from the store's
+  // /config/users and /config/clients. Null in hand-wired tests: no quotas.
+  ClientQuotaManager* quotas = nullptr;
 
   // The current configuration layers: the dynamic ones, else the static
   // config alone; null when neither is wired.

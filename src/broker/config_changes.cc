@@ -61,15 +61,18 @@ cluster::StoreResult<int> ConfigChanges::poll() {
       last_ = seq;
       continue;
     }
-    // "topics/T" or "brokers/<name>": the type, its handler and the config node.
+    // "topics/T", "brokers/<name>", "users/<u>[/clients/<c>]" or
+    // "clients/<c>": the type, its handlers and the config node.
     const size_t slash = entity->find('/');
     const std::string type = slash == std::string::npos ? *entity : entity->substr(0, slash);
     const std::string name = slash == std::string::npos ? std::string() : entity->substr(slash + 1);
-    const Apply* handler = type == zk_paths::kEntityTopics    ? &handlers_.topic
-                           : type == zk_paths::kEntityBrokers ? &handlers_.broker
-                           : type == zk_paths::kEntityUsers   ? &handlers_.user
-                                                              : nullptr;
-    if (handler == nullptr || !*handler || name.empty()) {
+    const bool quota_entity = type == zk_paths::kEntityUsers || type == zk_paths::kEntityClients;
+    const Apply* handler = type == zk_paths::kEntityTopics                                         ? &handlers_.topic
+                           : type == zk_paths::kEntityBrokers                                      ? &handlers_.broker
+                           : type == zk_paths::kEntityUsers && name.find('/') == std::string::npos ? &handlers_.user
+                                                                                                   : nullptr;
+    const bool handled = (handler != nullptr && *handler) || (quota_entity && handlers_.quota);
+    if (!handled || name.empty()) {
       spdlog::debug("config changes: {} names {}: skipped", path, *entity);
       last_ = seq;
       continue;
@@ -77,7 +80,7 @@ cluster::StoreResult<int> ConfigChanges::poll() {
     const std::string config_path = zk_paths::config_entity(type, name);
     auto config = store_.get(config_path);
     cluster::EntityConfig values;
-    if (config) {
+    if (config && !config->data.empty()) {  // no data: a parent of a deeper entity, no config
       auto decoded = cluster::decode_entity_config(config_path, config->data);
       if (!decoded) {
         spdlog::error("config changes: {} skipped: {}", config_path, decoded.status().message());
@@ -85,16 +88,17 @@ cluster::StoreResult<int> ConfigChanges::poll() {
         continue;
       }
       values = std::move(*decoded);
-    } else if (config.code() != cluster::StoreCode::kNoNode) {
+    } else if (!config && config.code() != cluster::StoreCode::kNoNode) {
       return config.error();
     }
     if (handler == &handlers_.topic)
       spdlog::info("config changes: topic '{}' overrides now {} key(s) ({})", name, values.size(), path);
-    else if (handler == &handlers_.user)
-      spdlog::info("config changes: user '{}' now has {} config(s) ({})", name, values.size(), path);
-    else
+    else if (handler == &handlers_.broker)
       spdlog::info("config changes: dynamic broker config '{}' now {} key(s) ({})", name, values.size(), path);
-    (*handler)(name, values);
+    else
+      spdlog::info("config changes: {} now has {} config(s) ({})", *entity, values.size(), path);
+    if (handler != nullptr && *handler) (*handler)(name, values);
+    if (quota_entity && handlers_.quota) handlers_.quota(*entity, values);
     ++applied;
     last_ = seq;
   }

@@ -8,15 +8,18 @@
 //                        the whole set and the name ("<default>" or "N") to
 //                        handlers.broker (the handler keeps what concerns
 //                        this broker: the default and its own id);
-//   "users/U"            read /config/users/U (SCRAM credentials) and hand
-//                        it to handlers.user.
-// An absent config node is the empty set.
+//   "users/U"            read /config/users/U and hand it to handlers.user
+//                        (SCRAM credentials; U as stored, sanitized) and
+//                        to handlers.quota;
+//   "clients/C", "users/U/clients/C": read the node and hand it to
+//                        handlers.quota with the whole entity path.
+// An absent config node (or one without data) is the empty set.
 //
 // Contract
 // - poll() lists /config/changes (setting a children watch), and processes,
 //   in sequence order, every notification above the last one processed; at
 //   the first poll that is every notification present (as Kafka's init()).
-//   Notifications for other entity types (clients, ips), or for a
+//   Notifications for other entity types (ips), or for a
 //   type without a handler, are skipped. A notification or config that does
 //   not decode is logged and skipped (bad input from ZooKeeper never stops
 //   the listener).
@@ -44,7 +47,8 @@ class ConfigChanges {
   struct Handlers {
     Apply topic;   // entity name = the topic
     Apply broker;  // entity name = "<default>" or a broker id
-    Apply user;    // entity name = the user
+    Apply user;    // entity name = the user (sanitized, as stored)
+    Apply quota{};  // entity name = the entity path: "users/U", "clients/C", "users/U/clients/C"
   };
   ConfigChanges(cluster::MetadataStore& store, Handlers handlers, std::function<void()> wake);
 

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/client_quota_manager.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handler_table.h"
 #include "broker/handlers/handlers.h"
@@ -13,6 +14,10 @@
 
 namespace spool::broker {
 namespace {
+
+// Requests no request-time quota holds (Kafka's exempt ones): ApiVersions,
+// the SASL exchange and the inter-broker APIs.
+bool request_quota_exempt(const ApiEntry& api) { return api.authz == Authz::kNone || api.authz == Authz::kClusterAction; }
 
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -60,6 +65,7 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     return;
   }
   RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
+  ctx.request_bytes = frame.size();
   if (on.ssl_principal && conn.session) {
     const auto& cert = static_cast<const CertificatePrincipal&>(*conn.session);
     if (!cert.refusal.empty()) {
@@ -112,7 +118,21 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api->name));
     return;
   }
+  if (ctx_.quotas == nullptr || !ctx_.quotas->active(QuotaKind::kRequest) || request_quota_exempt(*api)) {
+    api->handler(ctx_, ctx, r);
+    return;
+  }
+  // request_percentage: the handler's time on this reactor thread, in
+  // percent-seconds of one thread. The throttle comes from the time used
+  // before this request (Kafka charges after answering; the difference is
+  // one request), so this answer already carries it.
+  const auto start = std::chrono::steady_clock::now();
+  ctx.add_throttle(ctx_.quotas->throttle(QuotaKind::kRequest, ctx.quota_user(), ctx.client_id(), steady_ms()));
+  const std::string user(ctx.quota_user());
+  const std::string client(ctx.client_id());
   api->handler(ctx_, ctx, r);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  ctx_.quotas->record(QuotaKind::kRequest, user, client, static_cast<double>(ns) * 1e-7, steady_ms());
 }
 
 }  // namespace spool::broker

@@ -28,11 +28,14 @@ Result<StoredEntityConfig> read_entity_config(cluster::MetadataStore& store, con
     if (node.code() == cluster::StoreCode::kNoNode) return out;
     return store_error("reading", path, node.error());
   }
+  out.version = node->stat.version;
+  // A parent made on the way to a deeper node (/config/users/U above
+  // /config/users/U/clients/C) holds no data: no config, as Kafka reads it.
+  if (node->data.empty()) return out;
   auto decoded = cluster::decode_entity_config(path, node->data);
   if (!decoded)
     return Status::error(decoded.status().message(), protocol::to_int(protocol::ErrorCode::kUnknownServerError));
   out.config = std::move(*decoded);
-  out.version = node->stat.version;
   return out;
 }
 

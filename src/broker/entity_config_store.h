@@ -9,8 +9,9 @@
 // Contract
 // - Blocking store round trips: call off the reactors (admin executor, the
 //   config-change thread, start-up).
-// - A missing node is the empty config (version kNoNode); a node that does
-//   not decode is an error naming the path.
+// - A missing node is the empty config (version kNoNode), and so is a node
+//   without data (a parent of a deeper entity); a node that does not decode
+//   is an error naming the path.
 // - write_entity_config() writes only over `expected_version` (kNoNode:
 //   create it; kAnyVersion: set or create), creating missing parents, then,
 //   when `notify_entity` is set ("brokers/<default>", "topics/T"), the change

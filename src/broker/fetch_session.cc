@@ -125,4 +125,11 @@ protocol::FetchResponse FetchContext::make_response(std::vector<FetchPartitionRe
   return {};
 }
 
+protocol::FetchResponse FetchContext::throttled_response() const {
+  protocol::FetchResponse resp;
+  if (error_) resp.error_code = *error_;
+  resp.session_id = kind_ == Kind::kIncremental && !error_ ? session_id() : kInvalidFetchSessionId;
+  return resp;
+}
+
 }  // namespace spool::broker

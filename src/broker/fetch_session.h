@@ -171,6 +171,11 @@ class FetchContext {
   // INVALID_FETCH_SESSION_EPOCH). Topics are grouped as Kafka does: one entry
   // per run of consecutive partitions of the same topic.
   protocol::FetchResponse make_response(std::vector<FetchPartitionResult> results);
+  // Instead of make_response, for a client over its fetch quota (Kafka's
+  // getThrottledResponse): no partitions and no change to any session. A
+  // full fetch gets no session (id 0) and will be sent again; an
+  // incremental one keeps its session, whose partitions are sent later.
+  protocol::FetchResponse throttled_response() const;
 
  private:
   friend class FetchSessionCache;

@@ -8,6 +8,8 @@
 // request: respond(), no_response() or close().
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <string_view>
 
@@ -46,6 +48,8 @@ struct RequestContext {
   // Who sent it: "User:<name>" on a SASL listener once authenticated,
   // "User:ANONYMOUS" on a PLAINTEXT one (Kafka's KafkaPrincipal form).
   std::string principal = "User:ANONYMOUS";
+  // The frame's size (header and body), what a produce quota counts.
+  size_t request_bytes = 0;
 
   int16_t version() const { return header.api_version; }
   // The client's address without the port: "10.0.0.1" of "10.0.0.1:5000",
@@ -60,13 +64,44 @@ struct RequestContext {
     return colon == std::string_view::npos ? peer : peer.substr(0, colon);
   }
 
+  // The user a client quota names: the principal's name ("alice" of
+  // "User:alice"; "ANONYMOUS" without authentication).
+  std::string_view quota_user() const {
+    std::string_view p = principal;
+    const size_t colon = p.find(':');
+    return colon == std::string_view::npos ? p : p.substr(colon + 1);
+  }
+  std::string_view client_id() const { return header.client_id ? std::string_view(*header.client_id) : ""; }
+
+  // KIP-219: the client is throttled for `ms` (a quota it went over). The
+  // answer carries the largest such time in its throttle_time_ms, and the
+  // connection reads nothing more from the client for that long. Set before
+  // the context is copied into a later answer's closure.
+  void add_throttle(int64_t ms) const {
+    if (ms > throttled_ms) throttled_ms = static_cast<int32_t>(std::min<int64_t>(ms, INT32_MAX));
+  }
+  mutable int32_t throttled_ms = 0;  // through add_throttle
+
   // `size_hint`: bytes to reserve (the buffer comes from net's pool).
   template <typename Response>
   void respond(const Response& resp, size_t size_hint = 128) const {
-    responder.send(encode_response(header, resp, size_hint));
+    if constexpr (requires { resp.throttle_time_ms; }) {
+      if (throttled_ms > resp.throttle_time_ms) {  // rare: a throttled client gets a copy with its time
+        Response throttled = resp;
+        throttled.throttle_time_ms = throttled_ms;
+        return send(encode_response(header, throttled, size_hint));
+      }
+    }
+    send(encode_response(header, resp, size_hint));
   }
-  void no_response() const { responder.no_response(); }
+  void no_response() const { responder.no_response(throttled_ms); }
   void close(std::string_view reason) const { responder.close(reason); }
+
+ private:  // (functions only: the struct stays an aggregate)
+  void send(net::Response out) const {
+    out.mute_ms = throttled_ms;
+    responder.send(std::move(out));
+  }
 };
 
 }  // namespace spool::broker

@@ -8,6 +8,7 @@
 #include "broker/acl_store.h"
 #include "broker/admin_executor.h"
 #include "broker/broker_context.h"
+#include "broker/client_quota_store.h"
 #include "broker/cluster_member.h"
 #include "broker/cluster_replication.h"
 #include "broker/dispatcher.h"
@@ -302,6 +303,14 @@ int run_broker(const config::BrokerConfig& cfg) {
     groups.shutdown();
     return fail_start(s.message());
   }
+  ClientQuotaManager quotas(static_cast<int>(cfg.get_long("quota.window.num")),
+                            cfg.get_long("quota.window.size.seconds") * 1000);
+  if (Status s = load_client_quotas(*ctx.config_store, quotas); !s) {
+    txns.shutdown();
+    groups.shutdown();
+    return fail_start(s.message());
+  }
+  ctx.quotas = &quotas;
   if (authorizer) {
     auto paths = ensure_acl_paths(*ctx.config_store);
     auto loaded = paths ? reload_acls(*ctx.config_store, *authorizer) : cluster::StoreResult<size_t>(paths.error());
@@ -352,7 +361,11 @@ int run_broker(const config::BrokerConfig& cfg) {
       dynamic.apply_stored(entity, configs);
     };
     handlers.user = [scram](const std::string& user, const cluster::EntityConfig& configs) {
-      apply_scram_user(*scram, user, configs);
+      if (auto name = desanitize_entity_name(user); name && user != kDefaultEntityName)
+        apply_scram_user(*scram, *name, configs);
+    };
+    handlers.quota = [&quotas](const std::string& entity, const cluster::EntityConfig& configs) {
+      apply_client_quota(quotas, entity, configs);
     };
     Status s = member->start(std::move(handlers), authorizer.get());
     if (!s) {

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "broker/client_quota_entity.h"
 #include "broker/entity_config_store.h"
 #include "cluster/zk_paths.h"
 #include "protocol/error_code.h"
@@ -15,7 +16,26 @@ namespace {
 using protocol::ErrorCode;
 namespace zk_paths = cluster::zk_paths;
 
-std::string user_path(const std::string& user) { return zk_paths::config_entity(zk_paths::kEntityUsers, user); }
+// Stored under the sanitized name, as Kafka (client_quota_entity.h): a
+// principal with '/' or '%' is still one path component.
+std::string user_path(const std::string& user) {
+  return zk_paths::config_entity(zk_paths::kEntityUsers, sanitize_entity_name(user));
+}
+
+// The users of /config/users' children (sanitized names); a name that does
+// not decode is logged and left out.
+std::vector<std::string> users_of(const std::vector<std::string>& children) {
+  std::vector<std::string> out;
+  for (const std::string& child : children) {
+    if (child == kDefaultEntityName) continue;  // default quotas, never a SCRAM user
+    if (auto name = desanitize_entity_name(child)) {
+      out.push_back(std::move(*name));
+    } else {
+      spdlog::warn("scram: ignoring /config/users/{}: not a sanitized user name", child);
+    }
+  }
+  return out;
+}
 
 struct Failure {
   ErrorCode code = ErrorCode::kNone;
@@ -47,7 +67,7 @@ Failure apply_edit(cluster::MetadataStore& store, security::ScramCredentials& cr
           security::format_scram_credential(security::scram_credential(m, u->salt, u->salted_password, u->iterations));
     }
     auto wrote = write_entity_config(store, user_path(user), config, current->version,
-                                     notify ? zk_paths::config_entity_path(zk_paths::kEntityUsers, user) : "");
+                                     notify ? zk_paths::config_entity_path(zk_paths::kEntityUsers, sanitize_entity_name(user)) : "");
     if (!wrote) return {ErrorCode::kUnknownServerError, wrote.status().message()};
     if (*wrote) {
       apply_scram_user(creds, user, config);
@@ -71,7 +91,7 @@ Status load_scram_users(cluster::MetadataStore& store, security::ScramCredential
     if (users.code() == cluster::StoreCode::kNoNode) return Status::ok();
     return Status::error("cannot list /config/users: " + users.error().message);
   }
-  for (const std::string& user : *users) {
+  for (const std::string& user : users_of(*users)) {
     auto stored = read_entity_config(store, user_path(user));
     if (!stored) {
       spdlog::warn("scram: {}", stored.status().message());
@@ -91,7 +111,7 @@ protocol::DescribeUserScramCredentialsResponse describe_scram_users(
   if (all) {
     auto listed = store.children(std::string(zk_paths::kConfig) + "/" + std::string(zk_paths::kEntityUsers));
     if (listed) {
-      names = *listed;
+      names = users_of(*listed);
     } else if (listed.code() != cluster::StoreCode::kNoNode) {
       resp.error_code = ErrorCode::kUnknownServerError;
       resp.error_message = "cannot list /config/users: " + listed.error().message;

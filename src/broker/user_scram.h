@@ -1,11 +1,12 @@
 // SCRAM users in the metadata store (Kafka's ZooKeeper layout:
-// /config/users/<user> = {"version":1,"config":{"SCRAM-SHA-256":
+// /config/users/<user, sanitized as Kafka's Sanitizer> = {"version":1,"config":{"SCRAM-SHA-256":
 // "salt=...,stored_key=...,server_key=...,iterations=N"}}), and the
 // broker's in-memory mirror (security::ScramCredentials) the SASL listeners
 // authenticate against.
 //   * load_scram_users: every user node at start.
 //   * apply_scram_user: one user's node after a change (the config-change
-//     listener in a cluster; the writer itself on a single node).
+//     listener in a cluster, which desanitizes the name; the writer itself
+//     on a single node).
 //   * describe_scram_users / alter_scram_users: DescribeUserScramCredentials
 //     and AlterUserScramCredentials with Kafka's validation and error codes
 //     (UNSUPPORTED_SASL_MECHANISM, DUPLICATE_RESOURCE, UNACCEPTABLE_CREDENTIAL,

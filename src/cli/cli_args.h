@@ -152,8 +152,23 @@ struct AclArgs {
   std::optional<std::string> principal;                        // list: only this principal's
 };
 
+// `spool quota describe|alter` (kafka-configs.sh --entity-type users/clients
+// with quota keys; kafka-client-quotas in the Admin API).
+struct QuotaArgs {
+  std::string action;  // describe | alter
+  std::string bootstrap_server = "127.0.0.1:9092";
+  OutputFormat output = OutputFormat::kTable;
+  int timeout_ms = 30000;
+  std::optional<std::string> user, client_id;  // the entity's names
+  bool user_default = false, client_id_default = false;
+  bool strict = false;              // describe: only entities with exactly the given parts
+  std::string add;                  // alter: "producer_byte_rate=1048576,request_percentage=50"
+  std::string remove;               // alter: "consumer_byte_rate,..."
+  bool validate_only = false;       // alter
+};
+
 struct CliArgs {
-  std::string command;  // broker | topic | group | txn | cluster | config | user | acl | bench
+  std::string command;  // broker | topic | group | txn | cluster | config | user | acl | quota | bench
   BrokerArgs broker;
   TopicArgs topic;
   GroupArgs group;
@@ -162,6 +177,7 @@ struct CliArgs {
   ConfigArgs config;
   UserArgs user;
   AclArgs acl;
+  QuotaArgs quota;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

@@ -18,7 +18,8 @@ constexpr Acts Y = Acts::kYes, N = Acts::kNo, R = Acts::kRefused;
 // Why a kRefused key stops the start (config_def.h).
 constexpr const char* kTls = "TLS is not supported yet";
 constexpr const char* kSasl = "SASL authentication is not supported yet";
-constexpr const char* kQuota = "quotas are not enforced yet";
+constexpr const char* kQuota = "this quota is not enforced yet (client byte-rate and request quotas are)";
+constexpr const char* kQuotaCallback = "custom client quota callbacks are not supported";
 constexpr const char* kCluster = "ZooKeeper-to-KRaft migration is not supported";
 constexpr const char* kZk = "Spool has no SASL or TLS for its ZooKeeper session, so secure ACLs and ZooKeeper TLS cannot be applied";
 constexpr const char* kTiered = "tiered storage is not supported yet";
@@ -285,15 +286,15 @@ constexpr KeyDef kBrokerKeys[] = {
     {"telemetry.max.bytes", I, "1048576", at_least(1), N},
 
     // ---- Quotas
-    {"quota.window.num", I, "11", at_least(1), R, kQuota},
+    {"quota.window.num", I, "11", at_least(1), Y},
     {"replication.quota.window.num", I, "11", at_least(2), Y},
     {"alter.log.dirs.replication.quota.window.num", I, "11", at_least(1), R, kQuota},
     {"controller.quota.window.num", I, "11", at_least(1), R, kQuota},
-    {"quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
+    {"quota.window.size.seconds", I, "1", at_least(1), Y},
     {"replication.quota.window.size.seconds", I, "1", at_least(1), Y},
     {"alter.log.dirs.replication.quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
     {"controller.quota.window.size.seconds", I, "1", at_least(1), R, kQuota},
-    {"client.quota.callback.class", C, null, no_check(), R, kQuota},
+    {"client.quota.callback.class", C, null, no_check(), R, kQuotaCallback},
 
     // ---- Security: common and SSL
     {"connections.max.reauth.ms", L, "0", at_least(0), Y},

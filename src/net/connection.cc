@@ -112,6 +112,7 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   // handlers still run (operation_aborted) but see closed_ and return. Not
   // keeping them lets a closed connection outlive its io_context safely.
   idle_timer_.reset();
+  mute_timer_.reset();
   // close_notify only between records: never in the middle of a pending write.
   if (tls_ && sendq_.empty()) tls_->shutdown();
   std::error_code ec;
@@ -141,6 +142,7 @@ void Connection::process_input() {
   const uint64_t max_inflight =
       static_cast<uint64_t>(std::max(1, options_.max_inflight_per_connection));
   while (!closed()) {
+    if (muted()) return;
     if (inflight() >= max_inflight) {
       paused_ = true;  // after_progress() resumes once answers go out
       return;
@@ -310,6 +312,7 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
   // Handled: the request's bytes leave the pool now, as Kafka releases a
   // request's buffer before its response is sent.
   release_pooled(std::exchange(slot.pooled, 0));
+  if (data.mute_ms > 0) mute_until_ = std::max(mute_until_, clock_->monotonic_ms() + data.mute_ms);
   if (state == SlotState::kReadyAuthenticated) {
     // Before the answer can reach the client, so before its next frame.
     frame_limit_ = options_.max_request_bytes;
@@ -396,6 +399,29 @@ void Connection::after_progress() {
     paused_ = false;
     process_input();
   }
+}
+
+// ---------------------------------------------------------------- throttling
+
+bool Connection::muted() {
+  if (mute_until_ == 0) return false;
+  const int64_t now = clock_->monotonic_ms();
+  if (now >= mute_until_) {
+    mute_until_ = 0;
+    last_activity_ = now;  // the client was held, not idle
+    return false;
+  }
+  if (mute_waiting_) return true;
+  if (!mute_timer_) mute_timer_.emplace(executor_);
+  mute_waiting_ = true;
+  // At least 1 ms of real time, so a clock that stands still cannot spin.
+  mute_timer_->expires_after(std::chrono::milliseconds(std::max<int64_t>(1, mute_until_ - now)));
+  mute_timer_->async_wait([self = shared_from_this()](const std::error_code& ec) {
+    self->mute_waiting_ = false;
+    if (ec || self->closed()) return;
+    self->process_input();
+  });
+  return true;
 }
 
 // ---------------------------------------------------------------- request pool

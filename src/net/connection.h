@@ -16,6 +16,10 @@
 // (gathered memory, sendfile for file regions) and waits for writability
 // when the socket is full.
 //
+// Throttling (KIP-219): an answer with Response::mute_ms mutes the
+// connection: no further frame is taken off the socket or the read buffer
+// until that time has passed (a timer resumes reading).
+//
 // TLS (a listener with ListenAddress::tls; connection_tls.cc): the handshake runs first, within
 // connections.max.idle.ms (bytes of an unfinished handshake are no
 // activity); then the handler's on_connect sees the peer certificate's
@@ -116,6 +120,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the pool has room again (reading resumes by itself).
   bool reserve_frame(int32_t size);
   void release_pooled(int64_t bytes);
+  // True (and a timer set to resume reading) while a throttle mutes reading.
+  bool muted();
   void arm_idle_timer(int64_t deadline_ms);  // on clock_'s monotonic scale
   void on_idle_timer(const std::error_code& ec);
 
@@ -124,6 +130,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<PostGate> gate_;
   std::optional<asio::ip::tcp::socket> socket_;
   std::optional<asio::steady_timer> idle_timer_;
+  std::optional<asio::steady_timer> mute_timer_;  // made at the first throttle
   std::unique_ptr<TlsStream> tls_;  // set on a TLS listener
   ConnectionInfo info_;
   const ServerOptions& options_;
@@ -147,6 +154,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool pool_parked_ = false;  // not reading until the request pool has room
   int64_t frame_pooled_ = 0;  // reserved for the frame being read, not yet dispatched
   bool peer_eof_ = false; // peer finished sending; close once answers are out
+  int64_t mute_until_ = 0;     // clock_ ms until which reading is muted (KIP-219); 0 = not muted
+  bool mute_waiting_ = false;  // mute_timer_ armed: it calls process_input
 
   // Answer side: slots_[i] answers request head_seq_ + i.
   std::deque<Slot> slots_;

@@ -13,6 +13,13 @@
 namespace spool::net {
 namespace {
 
+// One connection counted at `now`, and how long to hold it: Kafka's
+// ConnectionQuotas bounds the throttle by one quota window.
+int64_t hold(util::SampledRate& rate, int64_t now_ms, int limit) {
+  rate.record(now_ms, 1.0);
+  return rate.throttle_ms(now_ms, limit, rate.window_ms());
+}
+
 // The addresses of `host` in asio's text form: the literal itself when it is
 // one, else what getaddrinfo gives (empty when it does not resolve).
 std::vector<std::string> addresses_of(const std::string& host) {
@@ -53,7 +60,7 @@ void ConnectionQuotas::set_limits(const ConnectionLimits& limits) {
   max_per_ip_ = limits.max_per_ip;
   overrides_ = std::move(resolved);
   if (limits.quota_window_num != rate_limits_.quota_window_num || limits.quota_window_ms != rate_limits_.quota_window_ms) {
-    broker_rate_ = CreationRate(limits.quota_window_num, limits.quota_window_ms);
+    broker_rate_ = util::SampledRate(limits.quota_window_num, limits.quota_window_ms);
     listener_rates_.clear();
   }
   rate_limits_ = limits;
@@ -65,10 +72,10 @@ int64_t ConnectionQuotas::record_creation(uint32_t listener, int64_t now_ms) {
   auto own = rate_limits_.listener_creation_rates.find(listener);
   if (own != rate_limits_.listener_creation_rates.end() && own->second < INT32_MAX) {
     auto [it, fresh] = listener_rates_.try_emplace(listener, rate_limits_.quota_window_num, rate_limits_.quota_window_ms);
-    wait = it->second.record(now_ms, own->second);
+    wait = hold(it->second, now_ms, own->second);
   }
   if (rate_limits_.max_creation_rate < INT32_MAX && static_cast<int64_t>(listener) != rate_limits_.inter_broker_listener) {
-    wait = std::max(wait, broker_rate_.record(now_ms, rate_limits_.max_creation_rate));
+    wait = std::max(wait, hold(broker_rate_, now_ms, rate_limits_.max_creation_rate));
   }
   return wait;
 }

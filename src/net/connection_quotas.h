@@ -17,7 +17,9 @@
 //   listener against max.connection.creation.rate (broker-wide, except on
 //   the inter-broker listener, as Kafka) and
 //   listener.name.<l>.max.connection.creation.rate, and returns how long to
-//   hold it and the acceptor (net/creation_rate.h). A connection refused by
+//   hold it and the acceptor: Kafka's rate over quota.window.num samples of
+//   quota.window.size.seconds (util/sampled_rate.h), and at most one window
+//   (Kafka's ConnectionQuotas bound). A connection refused by
 //   admit() is not counted.
 // Threading: any thread; one mutex, taken once per connection, not per request.
 #pragma once
@@ -30,7 +32,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "net/creation_rate.h"
+#include "util/sampled_rate.h"
 
 namespace spool::net {
 
@@ -65,8 +67,8 @@ class ConnectionQuotas {
   size_t open_ = 0;
   std::unordered_map<std::string, int> per_ip_;     // address -> open connections
   ConnectionLimits rate_limits_;                    // the creation-rate fields of the limits
-  CreationRate broker_rate_;
-  std::map<uint32_t, CreationRate> listener_rates_;
+  util::SampledRate broker_rate_;
+  std::map<uint32_t, util::SampledRate> listener_rates_;
 };
 
 }  // namespace spool::net

@@ -22,8 +22,10 @@ void Responder::send_then_close(Response response, std::string_view reason) {
   if (slot_) slot_->resolve(SlotState::kReadyThenClose, std::move(response), std::string(reason));
 }
 
-void Responder::no_response() {
-  if (slot_) slot_->resolve(SlotState::kNoResponse, Response(), std::string());
+void Responder::no_response(int32_t mute_ms) {
+  Response none;
+  none.mute_ms = mute_ms;
+  if (slot_) slot_->resolve(SlotState::kNoResponse, std::move(none), std::string());
 }
 
 void Responder::close(std::string_view reason) {

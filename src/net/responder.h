@@ -41,8 +41,9 @@ class Responder {
   // The same, then closes the connection once this answer is written (a
   // failed authentication: the client learns why, then is cut off).
   void send_then_close(Response response, std::string_view reason);
-  // Occupies the slot but writes nothing (acks=0 produce).
-  void no_response();
+  // Occupies the slot but writes nothing (acks=0 produce); `mute_ms` as
+  // Response::mute_ms (a throttled acks=0 producer).
+  void no_response(int32_t mute_ms = 0);
   // Closes the connection once every earlier response is written; later
   // responses of that connection are dropped. Logged with reason and peer.
   void close(std::string_view reason);

@@ -28,6 +28,10 @@ struct Response {
 
   Bytes bytes;
   std::vector<Splice> splices;
+  // KIP-219: the client was throttled for this long. Once the answer is
+  // queued the connection reads no further request until the time is over
+  // (Kafka's muted channel). 0 = not throttled.
+  int32_t mute_ms = 0;
 
   // Bytes on the wire after the size prefix.
   uint64_t size() const {

@@ -44,10 +44,12 @@
 // of regions, which the encoder leaves as splices the connection fills with
 // sendfile (RequestContext::respond); with sendfile off the net layer reads
 // them into memory instead, same bytes.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "broker/client_quota_manager.h"
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
@@ -87,6 +89,20 @@ void name_leaders(const BrokerContext& b, std::string_view listener, const std::
       n.port = self->port;
     }
   }
+}
+
+// Records the answer's size against the client's fetch quota. Over it, the
+// bytes are taken back and the client throttled: true, answer empty (Kafka
+// sends a throttled consumer nothing, so its quota holds).
+bool charge_fetch(BrokerContext& b, const RequestContext& ctx, const std::vector<FetchPartitionResult>& results) {
+  double bytes = 64;
+  for (const auto& r : results) bytes += 48 + static_cast<double>(r.records ? r.records->size() : 0);
+  const int64_t now = ClientQuotaManager::now_ms();
+  const int64_t throttle = b.quotas->record(QuotaKind::kFetch, ctx.quota_user(), ctx.client_id(), bytes, now);
+  if (throttle <= 0) return false;
+  b.quotas->unrecord(QuotaKind::kFetch, ctx.quota_user(), ctx.client_id(), bytes, now);
+  ctx.add_throttle(throttle);
+  return true;
 }
 
 }  // namespace
@@ -134,8 +150,23 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
       };
     }
   }
+  // Client quotas: followers are exempt (the replication quotas hold them);
+  // a consumer reads at most one quota window's bytes per fetch (Kafka's
+  // maxQuotaWindowBytes), and is charged the answer's size once it is known.
+  const bool metered = replica_id < 0 && b.quotas != nullptr && b.quotas->active(QuotaKind::kFetch);
+  if (replica_id >= 0) ctx.throttled_ms = 0;  // nor do request-time quotas hold a follower
+  if (metered) {
+    if (auto quota = b.quotas->quota(QuotaKind::kFetch, ctx.quota_user(), ctx.client_id())) {
+      const double window_bytes = *quota * static_cast<double>(b.quotas->window_ms()) / 1000.0;
+      params.max_bytes = static_cast<int32_t>(std::max(1.0, std::min<double>(params.max_bytes, window_bytes)));
+    }
+  }
   BrokerContext* broker = &b;
-  b.replicas.fetch_messages(std::move(params), [broker, ctx, session](std::vector<FetchPartitionResult> results) {
+  b.replicas.fetch_messages(std::move(params), [broker, ctx, session, metered](std::vector<FetchPartitionResult> results) {
+    if (metered && charge_fetch(*broker, ctx, results)) {
+      ctx.respond(session->throttled_response());
+      return;
+    }
     std::vector<protocol::FetchResponse::NodeEndpoint> leaders;
     if (ctx.version() >= 16) name_leaders(*broker, ctx.listener_name, session->partitions(), results, leaders);
     const size_t partitions = results.size();

@@ -38,6 +38,8 @@
 #include "protocol/add_offsets_to_txn_response.h"
 #include "protocol/add_partitions_to_txn_request.h"
 #include "protocol/add_partitions_to_txn_response.h"
+#include "protocol/alter_client_quotas_request.h"
+#include "protocol/alter_client_quotas_response.h"
 #include "protocol/alter_user_scram_credentials_request.h"
 #include "protocol/alter_user_scram_credentials_response.h"
 #include "protocol/alter_configs_request.h"
@@ -74,6 +76,8 @@
 #include "protocol/describe_topic_partitions_response.h"
 #include "protocol/describe_transactions_request.h"
 #include "protocol/describe_transactions_response.h"
+#include "protocol/describe_client_quotas_request.h"
+#include "protocol/describe_client_quotas_response.h"
 #include "protocol/describe_user_scram_credentials_request.h"
 #include "protocol/describe_user_scram_credentials_response.h"
 #include "protocol/elect_leaders_request.h"
@@ -180,6 +184,8 @@ void handle_list_groups(BrokerContext& b, const RequestContext& ctx, ByteReader&
 void handle_api_versions(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_sasl_handshake(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_sasl_authenticate(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_describe_client_quotas(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
+void handle_alter_client_quotas(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_describe_user_scram_credentials(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_alter_user_scram_credentials(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
 void handle_create_topics(BrokerContext& b, const RequestContext& ctx, ByteReader& body);
@@ -268,6 +274,8 @@ void handle_alter_partition(BrokerContext& b, const RequestContext& ctx, ByteRea
   X(AlterPartitionReassignments, 0, 1, handle_alter_partition_reassignments, kClientOnly, Admin, InHandler) \
   X(ListPartitionReassignments, 0, 0, handle_list_partition_reassignments, kClientOnly, Admin, InHandler) \
   X(OffsetDelete, 0, 0, handle_offset_delete, kClientOnly, Groups, InHandler)                    \
+  X(DescribeClientQuotas, 0, 1, handle_describe_client_quotas, kClientOnly, Admin, InHandler)   \
+  X(AlterClientQuotas, 0, 1, handle_alter_client_quotas, kClientOnly, Admin, InHandler)         \
   X(DescribeUserScramCredentials, 0, 0, handle_describe_user_scram_credentials, kClientOnly, Admin, InHandler) \
   X(AlterUserScramCredentials, 0, 0, handle_alter_user_scram_credentials, kClientOnly, Admin, InHandler) \
   X(AlterPartition, 0, 3, handle_alter_partition, kInterBrokerOnly, InterBroker, ClusterAction)  \

@@ -41,6 +41,7 @@
 #include <optional>
 #include <string>
 
+#include "broker/client_quota_manager.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/topic_name.h"
@@ -205,6 +206,12 @@ void handle_produce(BrokerContext& b, const RequestContext& ctx, ByteReader& bod
     }
   }
 
+  // The client's produce quota counts the whole request, as Kafka's
+  // request.sizeInBytes (an acks=0 producer is muted all the same).
+  if (b.quotas != nullptr && b.quotas->active(QuotaKind::kProduce)) {
+    ctx.add_throttle(b.quotas->record(QuotaKind::kProduce, ctx.quota_user(), ctx.client_id(),
+                                      static_cast<double>(ctx.request_bytes), ClientQuotaManager::now_ms()));
+  }
   const int16_t acks = req.acks;
   BrokerContext* broker = &b;
   auto answer = [broker, ctx, v, acks, shape](std::vector<ProduceResult> results) {

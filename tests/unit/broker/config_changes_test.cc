@@ -127,6 +127,35 @@ TEST(ConfigChanges, UserEntitiesGoToTheUserHandler) {
   EXPECT_TRUE(f.applied.empty());
 }
 
+TEST(ConfigChanges, QuotaEntitiesGoToTheQuotaHandler) {
+  Fixture f;
+  std::vector<std::pair<std::string, cluster::EntityConfig>> users, quotas;
+  ConfigChanges changes{f.store,
+                        {nullptr, nullptr,
+                         [&users](const std::string& u, const cluster::EntityConfig& c) { users.emplace_back(u, c); },
+                         [&quotas](const std::string& e, const cluster::EntityConfig& c) { quotas.emplace_back(e, c); }},
+                        nullptr};
+  const cluster::EntityConfig rate{{"producer_byte_rate", "1024"}};
+  // /config/users/a%2Fb is made on the way to the deeper node: no data.
+  ASSERT_TRUE(cluster::ensure_path(f.store, "/config/users/a%2Fb/clients").is_ok());
+  ASSERT_TRUE(f.store.create("/config/users/a%2Fb/clients/c", cluster::encode_entity_config(rate)).is_ok());
+  f.notify(cluster::encode_config_change("users/a%2Fb/clients/c"));
+  f.notify(cluster::encode_config_change("users/a%2Fb"));
+  f.notify(cluster::encode_config_change("clients/<default>"));  // no node: the empty set
+  auto r = changes.poll();
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(*r, 3);
+  ASSERT_EQ(quotas.size(), 3u);
+  EXPECT_EQ(quotas[0].first, "users/a%2Fb/clients/c");
+  EXPECT_EQ(quotas[0].second, rate);
+  EXPECT_EQ(quotas[1].first, "users/a%2Fb");
+  EXPECT_TRUE(quotas[1].second.empty());
+  EXPECT_EQ(quotas[2].first, "clients/<default>");
+  // A user node goes to the SCRAM handler too, under its stored name.
+  ASSERT_EQ(users.size(), 1u);
+  EXPECT_EQ(users[0].first, "a%2Fb");
+}
+
 TEST(ConfigChanges, BrokerEntitiesGoToTheBrokerHandler) {
   Fixture f;
   ASSERT_TRUE(f.store.create(zk_paths::config_broker_default(),

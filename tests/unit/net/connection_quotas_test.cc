@@ -56,22 +56,33 @@ TEST(ConnectionQuotas, NewLimitsApplyToNewConnectionsOnly) {
   EXPECT_EQ(q.open(), 3u);
 }
 
-TEST(CreationRate, KafkasRateOverSampledWindows) {
-  CreationRate r(11, 1000);
+TEST(SampledRate, KafkasRateOverSampledWindows) {
+  util::SampledRate r(11, 1000);
   // A fresh rate divides by at least ten windows: 50 connections at once
   // are 5 per second, within a limit of 5.
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(r.record(0, 5), 0) << i;
+  for (int i = 0; i < 50; ++i) {
+    r.record(0, 1);
+    EXPECT_EQ(r.throttle_ms(0, 5), 0) << i;
+  }
   EXPECT_DOUBLE_EQ(r.rate(0), 5.0);
   // The 51st: 5.1/s, (5.1 - 5) / 5 of the 10 s window = 200 ms.
-  EXPECT_EQ(r.record(0, 5), 200);
+  r.record(0, 1);
+  EXPECT_EQ(r.throttle_ms(0, 5), 200);
   // Samples older than 11 windows are forgotten.
   EXPECT_DOUBLE_EQ(r.rate(11000), 0.0);
-  EXPECT_EQ(r.record(11000, 5), 0);
-  // Far over the limit, the hold is bounded by the whole sampled span.
-  CreationRate burst(11, 1000);
-  int64_t last = 0;
-  for (int i = 0; i < 10000; ++i) last = burst.record(0, 1);
-  EXPECT_EQ(last, 11000);
+  EXPECT_EQ(r.throttle_ms(11000, 5), 0);
+  // Far over the limit the throttle grows without bound unless capped.
+  util::SampledRate burst(11, 1000);
+  burst.record(0, 10000);
+  EXPECT_EQ(burst.throttle_ms(0, 1), 9990000);  // 1,000/s against 1/s: 999 x 10 s
+  EXPECT_EQ(burst.throttle_ms(0, 1, 1000), 1000);
+  // The divisor: 2.5 s after the first sample, the 8 full windows not yet
+  // seen are added (10.5 s); 10.5 s after, the real span.
+  util::SampledRate late(11, 1000);
+  late.record(0, 100);
+  EXPECT_DOUBLE_EQ(late.rate(2500), 100.0 * 1000 / 10500);
+  late.record(10500, 0);
+  EXPECT_DOUBLE_EQ(late.rate(10500), 100.0 * 1000 / 10500);
 }
 
 TEST(ConnectionQuotas, CreationRatesPerListenerAndBroker) {
