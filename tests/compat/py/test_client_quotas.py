@@ -156,6 +156,7 @@ class Producer(threading.Thread):
         if self.pace is None:
             self.producer.purge(in_queue=True)
         self.producer.flush(60)
+        self.producer = None  # closes it now, not when the module's broker is gone
 
 
 def test_producer_over_its_quota_is_held_and_others_are_not(bootstrap, topic):
