@@ -119,7 +119,7 @@ def refused_start(args, ports=()):
 
 def test_every_refused_key_stops_the_start():
     refused = [(k, v) for kind, k, v in table() if kind == "R"]
-    assert len(refused) > 100, f"only {len(refused)} refused keys"
+    assert len(refused) > 90, f"only {len(refused)} refused keys"  # 99 after client quotas
     keys = {k for k, _ in refused}
     for must in ("zookeeper.set.acl",
                  "zookeeper.ssl.client.enable", "ssl.engine.factory.class", "sasl.jaas.config",

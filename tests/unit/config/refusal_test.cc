@@ -42,7 +42,7 @@ TEST(Refusal, EveryRefusedKeyStopsTheStartNamingKeyAndReason) {
       EXPECT_FALSE(contains(msg, "=" + *value)) << "secret echoed: " << msg;
     }
   }
-  EXPECT_GT(n, 100u);
+  EXPECT_GT(n, 90u);  // the table is read, not empty (99 refused keys after client quotas)
 }
 
 TEST(Refusal, RefusedKeysAtTheirOffValueStartWithTheWarning) {
