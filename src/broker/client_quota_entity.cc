@@ -1,6 +1,7 @@
 #include "broker/client_quota_entity.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -123,6 +124,13 @@ std::string_view quota_key(QuotaKind kind) {
       return "request_percentage";
   }
   return "";
+}
+
+std::optional<double> parse_quota_value(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') return std::nullopt;
+  return v;
 }
 
 Status validate_quota_value(std::string_view key, double value) {

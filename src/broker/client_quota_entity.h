@@ -54,6 +54,9 @@ inline constexpr int kQuotaKinds = 3;
 std::optional<QuotaKind> quota_kind_of_key(std::string_view key);
 std::string_view quota_key(QuotaKind kind);
 
+// A stored value ("1048576", "50.0") as a number; nullopt if it is not one.
+std::optional<double> parse_quota_value(const std::string& text);
+
 // Kafka's validation of one quota value for AlterClientQuotas: the key is a
 // client quota key (INVALID_REQUEST otherwise), a byte rate is a whole
 // number, and the value is above 0 (Spool's: a zero or negative quota would

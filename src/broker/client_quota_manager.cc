@@ -1,7 +1,6 @@
 #include "broker/client_quota_manager.h"
 
 #include <chrono>
-#include <cstdlib>
 
 #include <spdlog/spdlog.h>
 
@@ -23,13 +22,12 @@ void ClientQuotaManager::set_entity(const QuotaEntity& entity, const cluster::En
   for (const auto& [key, text] : config) {
     auto kind = quota_kind_of_key(key);
     if (!kind) continue;  // SCRAM credentials, or a key Spool does not enforce
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || !validate_quota_value(key, v)) {
+    auto v = parse_quota_value(text);
+    if (!v || !validate_quota_value(key, *v)) {
       spdlog::warn("client quotas: ignoring {}={} of {}: not a usable quota", key, text, entity.path());
       continue;
     }
-    values[static_cast<int>(*kind)] = v;
+    values[static_cast<int>(*kind)] = *v;
   }
   bool any = false;
   for (const auto& v : values) any = any || v.has_value();

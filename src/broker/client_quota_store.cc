@@ -201,11 +201,8 @@ protocol::DescribeClientQuotasResponse describe_client_quotas(cluster::MetadataS
     if (!matches(user, entity.user, req.strict) || !matches(client, entity.client_id, req.strict)) continue;
     protocol::DescribeClientQuotasResponse::EntryData entry;
     for (const auto& [key, text] : config) {
-      if (!quota_kind_of_key(key)) continue;
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0') continue;
-      entry.values.push_back({key, v});
+      auto v = quota_kind_of_key(key) ? parse_quota_value(text) : std::nullopt;
+      if (v) entry.values.push_back({key, *v});
     }
     if (entry.values.empty()) continue;
     entry.entity = describe_entity(entity);

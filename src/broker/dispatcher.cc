@@ -128,11 +128,10 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
   // one request), so this answer already carries it.
   const auto start = std::chrono::steady_clock::now();
   ctx.add_throttle(ctx_.quotas->throttle(QuotaKind::kRequest, ctx.quota_user(), ctx.client_id(), steady_ms()));
-  const std::string user(ctx.quota_user());
-  const std::string client(ctx.client_id());
   api->handler(ctx_, ctx, r);
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-  ctx_.quotas->record(QuotaKind::kRequest, user, client, static_cast<double>(ns) * 1e-7, steady_ms());
+  ctx_.quotas->record(QuotaKind::kRequest, ctx.quota_user(), ctx.client_id(), static_cast<double>(ns) * 1e-7,
+                      steady_ms());
 }
 
 }  // namespace spool::broker

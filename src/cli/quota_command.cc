@@ -53,9 +53,7 @@ int run_describe(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::
   component(kUser, a.user, a.user_default);
   component(kClientId, a.client_id, a.client_id_default);
   req.strict = a.strict;
-  auto v = c.negotiate<protocol::DescribeClientQuotasRequest>();
-  auto resp = v ? c.call<protocol::DescribeClientQuotasRequest, protocol::DescribeClientQuotasResponse>(req, *v)
-                : Result<protocol::DescribeClientQuotasResponse>(v.status());
+  auto resp = c.call<protocol::DescribeClientQuotasRequest, protocol::DescribeClientQuotasResponse>(req);
   if (!resp) {
     err << "spool quota describe: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -114,9 +112,7 @@ int run_alter(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::ost
     return kExitUsage;
   }
   req.validate_only = a.validate_only;
-  auto v = c.negotiate<protocol::AlterClientQuotasRequest>();
-  auto resp = v ? c.call<protocol::AlterClientQuotasRequest, protocol::AlterClientQuotasResponse>(req, *v)
-                : Result<protocol::AlterClientQuotasResponse>(v.status());
+  auto resp = c.call<protocol::AlterClientQuotasRequest, protocol::AlterClientQuotasResponse>(req);
   if (!resp) {
     err << "spool quota alter: " << resp.status().message() << "\n";
     return kExitFailure;

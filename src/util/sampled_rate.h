@@ -37,7 +37,6 @@ class SampledRate {
   // The newest sample's start (-1: nothing recorded), for expiring idle rates.
   int64_t last_sample_ms() const { return live_.empty() ? -1 : live_.back().start_ms; }
   int64_t window_ms() const { return window_ms_; }
-  int samples() const { return samples_; }
 
  private:
   struct Sample {
