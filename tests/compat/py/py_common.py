@@ -1,7 +1,8 @@
 """Client-independent helpers of tests/compat/py: the records the suites send
 (varied keys, values, headers and timestamps from a seeded Random), bounded
-waits, the settling of a group's assignments, and the exact checks of a group
-run and of the three-transaction log (commit, abort, commit).
+waits, the settling of a group's assignments, the exact checks of a group
+run and of the three-transaction log (commit, abort, commit), and reading a
+raw answer off a socket (recv_exact).
 
 A record here is a dict: key (bytes or None), value (bytes or None), headers
 (list of (str, bytes or None), possibly empty, keys may repeat), timestamp
@@ -55,6 +56,16 @@ def make_records(rnd, n, base_ts=None, null_header_values=True, null_key_and_val
                 headers.append((f"h{j}", f"v{i}-{j}".encode() + rnd.randbytes(3)))
         out.append({"key": key, "value": value, "headers": headers, "timestamp": base_ts + i * 7,
                     "partition": None if partitions is None else i % partitions})
+    return out
+
+
+def recv_exact(s, n):
+    """Exactly n bytes from socket s (asserts the peer did not close first)."""
+    out = b""
+    while len(out) < n:
+        chunk = s.recv(n - len(out))
+        assert chunk, "connection closed"
+        out += chunk
     return out
 
 

@@ -42,6 +42,7 @@ import time
 import confluent_kafka as ck
 
 import harness
+from py_common import recv_exact
 
 QUOTA = 400_000  # bytes per second
 WARMUP = 12.0
@@ -234,15 +235,6 @@ def metadata_throttle(sock, correlation_id):
     answer = recv_exact(sock, size)
     assert struct.unpack(">i", answer[:4])[0] == correlation_id
     return struct.unpack(">i", answer[4:8])[0]
-
-
-def recv_exact(s, n):
-    out = b""
-    while len(out) < n:
-        chunk = s.recv(n - len(out))
-        assert chunk, "connection closed"
-        out += chunk
-    return out
 
 
 def test_request_percentage_throttles_a_busy_client(bootstrap):

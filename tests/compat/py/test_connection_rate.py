@@ -23,6 +23,7 @@ import time
 
 import pytest
 
+from py_common import recv_exact
 from spool_fixtures import serve_with_listeners
 
 RATE = 2
@@ -40,15 +41,6 @@ def api_versions(port, timeout=30.0):
     assert struct.unpack(">i", answer[:4])[0] == 7, "correlation id"
     assert struct.unpack(">h", answer[4:6])[0] == 0, "error code"
     return s, time.monotonic() - t0
-
-
-def recv_exact(s, n):
-    out = b""
-    while len(out) < n:
-        chunk = s.recv(n - len(out))
-        assert chunk, "connection closed"
-        out += chunk
-    return out
 
 
 @pytest.fixture(scope="module")
