@@ -245,10 +245,17 @@ class Struct:
 class Message:
     def __init__(self, d, path):
         self.name = d["name"]
-        self.api_key = d["apiKey"]
         self.kind = d["type"]
-        if self.kind not in ("request", "response"):
-            raise GenError(f"{path}: type must be request or response")
+        if self.kind not in ("request", "response", "data"):
+            raise GenError(f"{path}: type must be request, response or data")
+        # A "data" definition is a versioned struct carried inside another
+        # message's bytes (Kafka's ConsumerProtocolSubscription): no api key.
+        if self.kind == "data":
+            if "apiKey" in d:
+                raise GenError(f"{path}: a data definition has no apiKey")
+            self.api_key = None
+        else:
+            self.api_key = d["apiKey"]
         self.valid = Versions(d["validVersions"])
         if self.valid.empty() or self.valid.hi == INF:
             raise GenError(f"{path}: validVersions must be a closed range")

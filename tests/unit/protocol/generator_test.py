@@ -139,6 +139,16 @@ class Validation(unittest.TestCase):
             {"name": "X", "type": "int8", "versions": "0+"}]}], commonStructs=common)
         self.bad([], commonStructs=common + common)
 
+    def test_data_definition_has_no_api_key(self):
+        d = {"name": "ProbeData", "type": "data", "validVersions": "0-1",
+             "flexibleVersions": "none", "fields": [{"name": "A", "type": "int32", "versions": "0+"}]}
+        m = build(d, filename="probe_data.json")
+        self.assertIsNone(m.api_key)
+        with self.assertRaises(model.GenError):
+            build(dict(d, apiKey=5), filename="probe_data.json")
+        with self.assertRaises(model.GenError):
+            build(dict(d, type="blob"), filename="probe_data.json")
+
     def test_file_name_must_match(self):
         with self.assertRaises(model.GenError):
             build(message([]), filename="other.json")
@@ -161,6 +171,25 @@ class CommandLine(unittest.TestCase):
                                    "probe_request.json")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(files, ["known_apis.h", "probe_request.cc", "probe_request.h"])
+
+    def test_data_definition_generates_struct_without_api(self):
+        d = {"name": "ProbeData", "type": "data", "validVersions": "0-1",
+             "flexibleVersions": "none", "fields": [{"name": "A", "type": "int32", "versions": "0+"}]}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "probe_data.json")
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(d, fh)
+            out = os.path.join(tmp, "out")
+            proc = subprocess.run([sys.executable, os.path.join(GEN_DIR, "generate.py"),
+                                   "--out", out, path], capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(os.path.join(out, "probe_data.h"), encoding="utf-8") as fh:
+                header = fh.read()
+            with open(os.path.join(out, "known_apis.h"), encoding="utf-8") as fh:
+                known = fh.read()
+        self.assertIn("kMaxVersion = 1", header)
+        self.assertNotIn("kApiKey", header)
+        self.assertNotIn("ProbeData", known)
 
     def test_bad_definition_fails_with_message(self):
         proc, _ = self.run_gen(message([{"name": "A", "type": "nope", "versions": "0+"}]),
