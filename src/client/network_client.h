@@ -65,6 +65,7 @@
 #include <thread>
 
 #include "client/client_security.h"
+#include "client/request_sender.h"
 #include "client/wire_frame.h"
 #include "protocol/error_code.h"
 #include "util/bytes.h"
@@ -89,59 +90,9 @@ struct NetworkClientOptions {
   std::shared_ptr<const ClientSecurity> security;
 };
 
-// A destination. The connection is per (host, port); the id only names the
-// node in messages and logs.
-struct Node {
-  int32_t id = -1;
-  std::string host;
-  uint16_t port = 0;
-};
-
-// A response as bytes. `frame` is the response frame after its size field;
-// the body starts at body_offset (after the response header).
-struct RawResponse {
-  int16_t api_key = 0;
-  int16_t version = 0;
-  std::shared_ptr<FrameBytes> frame;
-  size_t body_offset = 0;
-  ByteSpan body() const { return ByteSpan(frame->data() + body_offset, frame->size() - body_offset); }
-};
-
-// A decoded response. `message` may view into `frame` (records fields), so
-// keep the Reply (or a copy of `frame`) alive while using those views.
-template <class Resp>
-struct Reply {
-  int16_t version = 0;
-  Resp message;
-  std::shared_ptr<FrameBytes> frame;
-};
-
-// Writes the request body at the negotiated version (on the I/O thread,
-// once; it is released right after).
-using BodyEncoder = std::function<void(ByteWriter& w, int16_t version)>;
-using RawCallback = std::function<void(Result<RawResponse>)>;
-
-struct RawRequest {
-  int16_t api_key = 0;
-  // The versions the encoder can write; the highest the broker also
-  // supports is used (min == max pins one version).
-  int16_t min_version = 0;
-  int16_t max_version = 0;
-  BodyEncoder encode;
-  int32_t timeout_ms = -1;  // -1: request_timeout_ms
-};
-
-// Options of the typed send: the range is intersected with the message's
-// own [kMinVersion, kMaxVersion].
-struct SendOptions {
-  int16_t min_version = 0;
-  int16_t max_version = INT16_MAX;
-  int32_t timeout_ms = -1;  // -1: request_timeout_ms
-};
-
 class NodeConnection;
 
-class NetworkClient {
+class NetworkClient final : public RequestSender {
  public:
   // Starts the I/O thread.
   explicit NetworkClient(NetworkClientOptions options = {});
@@ -150,7 +101,7 @@ class NetworkClient {
   NetworkClient(const NetworkClient&) = delete;
   NetworkClient& operator=(const NetworkClient&) = delete;
 
-  void send(const Node& node, RawRequest request, RawCallback callback);
+  void send(const Node& node, RawRequest request, RawCallback callback) override;
   // Exactly `version`, with a body already encoded at it.
   void send(const Node& node, int16_t api_key, int16_t version, Bytes body, RawCallback callback,
             int32_t timeout_ms = -1);
@@ -163,7 +114,7 @@ class NetworkClient {
 
   // Closes the connection to the node, failing what is queued or in flight
   // on it (NETWORK_EXCEPTION); the next send reconnects without a backoff.
-  void disconnect(const Node& node);
+  void disconnect(const Node& node) override;
   // Fails all pending work (NETWORK_EXCEPTION, "shut down"), closes every
   // connection and joins the I/O thread. Idempotent. Called on the I/O
   // thread (from a callback) it cannot join: the destructor does.
@@ -186,30 +137,7 @@ class NetworkClient {
 template <class Req, class Resp>
 void NetworkClient::send(const Node& node, Req request, std::function<void(Result<Reply<Resp>>)> callback,
                          SendOptions options) {
-  static_assert(Req::kApiKey == Resp::kApiKey, "request and response of different APIs");
-  RawRequest raw;
-  raw.api_key = Req::kApiKey;
-  raw.min_version = std::max(Req::kMinVersion, options.min_version);
-  raw.max_version = std::min(Req::kMaxVersion, options.max_version);
-  raw.timeout_ms = options.timeout_ms;
-  auto shared = std::make_shared<const Req>(std::move(request));
-  raw.encode = [shared](ByteWriter& w, int16_t v) { shared->encode(w, v); };
-  send(node, std::move(raw), [cb = std::move(callback)](Result<RawResponse> r) {
-    if (!r) {
-      cb(r.status());
-      return;
-    }
-    Reply<Resp> reply;
-    reply.version = r->version;
-    reply.frame = r->frame;
-    ByteReader reader(r->body());
-    if (!reply.message.decode(reader, r->version)) {
-      cb(Status::error("malformed " + api_label(Req::kApiKey) + " v" + std::to_string(r->version) + " response",
-                       protocol::to_int(protocol::ErrorCode::kNetworkException)));
-      return;
-    }
-    cb(std::move(reply));
-  });
+  send_request<Req, Resp>(*this, node, std::move(request), std::move(callback), options);
 }
 
 }  // namespace spool::client

@@ -101,8 +101,15 @@ void NodeConnection::write_call(Call call, int16_t version) {
                          if (call.request.encode) call.request.encode(out, version);
                        });
   call.request.encode = nullptr;  // releases the request it captured
-  inflight_.push_back(std::move(call));
   outq_.push_back(w.take());
+  if (call.request.expect_response) {
+    inflight_.push_back(std::move(call));
+  } else {
+    RawResponse none;
+    none.api_key = call.request.api_key;
+    none.version = version;
+    complete(call, std::move(none));
+  }
   flush();
 }
 

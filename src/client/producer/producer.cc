@@ -1,0 +1,212 @@
+#include "client/producer/producer.h"
+
+#include <spdlog/spdlog.h>
+
+#include "client/blocking_client.h"
+#include "protocol/error_code.h"
+
+namespace spool::client {
+
+using protocol::ErrorCode;
+
+namespace {
+
+std::vector<Node> bootstrap_nodes(const std::vector<std::string>& servers) {
+  std::vector<Node> out;
+  for (const std::string& s : servers) {
+    auto hp = parse_host_port(s);
+    if (hp) out.push_back(Node{-1, hp->first, hp->second});
+  }
+  return out;
+}
+
+Status fail(const SendCallback& cb, const ProducerRecord& r, Status s) {
+  if (cb) {
+    RecordMetadata md;
+    md.topic = r.topic;
+    md.partition = r.partition;
+    cb(md, s);
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Producer>> Producer::create(const config::PropertyList& properties, ProducerHooks hooks,
+                                                   std::vector<std::string>* warnings) {
+  auto config = ProducerConfig::from_properties(properties, warnings);
+  if (!config) return config.status();
+  for (const std::string& s : config->bootstrap_servers) {
+    if (!parse_host_port(s)) return Status::error("Invalid url in bootstrap.servers: " + s);
+  }
+  return std::make_unique<Producer>(std::move(*config), std::move(hooks));
+}
+
+Producer::Producer(ProducerConfig config, ProducerHooks hooks)
+    : config_(std::move(config)),
+      hooks_(std::move(hooks)),
+      clock_(hooks_.clock ? hooks_.clock : system_clock()),
+      own_network_(hooks_.network == nullptr ? std::make_unique<NetworkClient>([&] {
+        NetworkClientOptions o;
+        o.client_id = config_.client_id.empty() ? "spool-producer" : config_.client_id;
+        o.software_name = "spool-native";
+        o.request_timeout_ms = config_.request_timeout_ms;
+        o.connect_timeout_ms = config_.connect_timeout_ms;
+        o.reconnect_backoff_ms = config_.reconnect_backoff_ms;
+        o.reconnect_backoff_max_ms = config_.reconnect_backoff_max_ms;
+        o.security = std::make_shared<const ClientSecurity>(config_.security);
+        return o;
+      }())
+                                             : nullptr),
+      network_(hooks_.network != nullptr ? hooks_.network : own_network_.get()),
+      metadata_(ClientMetadataOptions{bootstrap_nodes(config_.bootstrap_servers), config_.metadata_max_age_ms,
+                                      config_.retry_backoff_ms, true, clock_}),
+      idem_(config_.idempotence, config_.max_in_flight, config_.transactional_id.has_value()),
+      sticky_(config_.batch_size, hooks_.seed) {
+  AccumulatorOptions ao;
+  ao.batch_size = std::max<int32_t>(config_.batch_size, 1);
+  ao.linger_ms = config_.linger_ms;
+  ao.buffer_memory = config_.buffer_memory;
+  ao.retry_backoff_ms = config_.retry_backoff_ms;
+  ao.retry_backoff_max_ms = config_.retry_backoff_max_ms;
+  ao.delivery_timeout_ms = config_.delivery_timeout_ms;
+  ao.compression = config_.compression;
+  ao.compression_level = config_.compression_level;
+  ao.clock = clock_;
+  accumulator_ = std::make_unique<RecordAccumulator>(ao, [this] {
+    if (sender_) sender_->wakeup();
+  });
+  SenderOptions so;
+  so.acks = config_.acks;
+  so.request_timeout_ms = config_.request_timeout_ms;
+  so.max_request_size = config_.max_request_size;
+  so.retries = config_.retries;
+  so.retry_backoff_ms = config_.retry_backoff_ms;
+  so.delivery_timeout_ms = config_.delivery_timeout_ms;
+  so.max_in_flight = config_.max_in_flight;
+  so.transactional_id = config_.transactional_id;
+  so.transaction_timeout_ms = config_.transaction_timeout_ms;
+  so.clock = clock_;
+  sender_ = std::make_unique<Sender>(so, *accumulator_, metadata_, idem_, *network_);
+  sender_->start();
+}
+
+Producer::~Producer() {
+  if (!closed_.load()) close(0);
+}
+
+Result<int32_t> Producer::partitions_for(const std::string& topic) {
+  return metadata_.await_topic(topic, config_.max_block_ms);
+}
+
+Result<int32_t> Producer::choose_partition(const ProducerRecord& record, int32_t num_partitions, bool* sticky) {
+  *sticky = false;
+  if (record.partition >= 0) {
+    if (record.partition >= num_partitions) {
+      return Status::error("Invalid partition given with record: " + std::to_string(record.partition) +
+                               " is not in the range [0..." + std::to_string(num_partitions) + "].",
+                           protocol::to_int(ErrorCode::kUnknownTopicOrPartition));
+    }
+    return record.partition;
+  }
+  auto p = select_partition(hooks_.partitioner.get(), record.topic, record.key, record.value, num_partitions,
+                            config_.partitioner_ignore_keys);
+  if (!p || *p != kStickyPartition) return p;
+  *sticky = true;
+  return sticky_partition(record.topic, num_partitions);
+}
+
+int32_t Producer::sticky_partition(const std::string& topic, int32_t num_partitions) {
+  auto snap = metadata_.snapshot();
+  std::vector<int32_t> available;
+  if (const TopicMetadata* t = snap->topic(topic)) {
+    for (size_t i = 0; i < t->partitions.size(); ++i) {
+      if (snap->broker(t->partitions[i].leader) != nullptr) available.push_back(static_cast<int32_t>(i));
+    }
+  }
+  // Kafka's RecordAccumulator.append: a switch an earlier append put off
+  // (its batch was not full yet) happens once the partition has no open batch.
+  for (int tries = 0; tries < 2; ++tries) {
+    const int32_t p = sticky_.partition(topic, available, num_partitions);
+    if (accumulator_->has_open_batch(TopicPartition(topic, p)) || !sticky_.on_append(topic, p, 0, true)) return p;
+  }
+  return sticky_.partition(topic, available, num_partitions);
+}
+
+Status Producer::send(ProducerRecord record, SendCallback callback) {
+  if (closed_.load()) {
+    return fail(callback, record, Status::error("Cannot perform operation after producer has been closed"));
+  }
+  if (Status fatal = sender_->fatal_error(); !fatal) return fail(callback, record, fatal);
+  std::vector<record::AppendHeader> hs;
+  for (const RecordHeader& h : record.headers) {
+    hs.push_back(record::AppendHeader{h.key, h.value ? std::optional<ByteSpan>(ByteSpan(*h.value)) : std::nullopt});
+  }
+  const size_t size = record::kHeaderSize +
+                      record::BatchAppender::record_size(record.key ? std::optional<ByteSpan>(*record.key) : std::nullopt,
+                                                         record.value ? std::optional<ByteSpan>(*record.value)
+                                                                      : std::nullopt,
+                                                         hs);
+  if (size > static_cast<size_t>(config_.max_request_size)) {
+    return fail(callback, record,
+                Status::error("The message is " + std::to_string(size) +
+                                  " bytes when serialized which is larger than " +
+                                  std::to_string(config_.max_request_size) +
+                                  ", which is the value of the max.request.size configuration.",
+                              protocol::to_int(ErrorCode::kMessageTooLarge)));
+  }
+  if (static_cast<int64_t>(size) > config_.buffer_memory) {
+    return fail(callback, record,
+                Status::error("The message is " + std::to_string(size) +
+                                  " bytes when serialized which is larger than the total memory buffer you have "
+                                  "configured with the buffer.memory configuration.",
+                              protocol::to_int(ErrorCode::kMessageTooLarge)));
+  }
+  const int64_t start = clock_->monotonic_ms();
+  auto count = metadata_.await_topic(record.topic, config_.max_block_ms);
+  if (!count) {
+    sender_->wakeup();
+    return fail(callback, record, count.status());
+  }
+  const int64_t timestamp = record.timestamp >= 0 ? record.timestamp : clock_->wall_ms();
+  const int64_t left = std::max<int64_t>(config_.max_block_ms - (clock_->monotonic_ms() - start), 0);
+  // Sticky choices and their byte counts stay together (one lock; keyed
+  // records take it too, briefly, which keeps the code simple).
+  std::unique_lock<std::mutex> sticky_lock(sticky_mu_);
+  bool sticky = false;
+  auto partition = choose_partition(record, *count, &sticky);
+  if (!sticky) sticky_lock.unlock();
+  if (!partition) return fail(callback, record, partition.status());
+  const TopicPartition tp(record.topic, *partition);
+  auto appended = accumulator_->append(tp, timestamp, record.key, record.value, record.headers, std::move(callback),
+                                       left);
+  if (!appended) {
+    // The callback was moved only on success; report through the status.
+    return appended.status();
+  }
+  if (sticky) sticky_.on_append(record.topic, *partition, static_cast<int32_t>(appended->record_bytes),
+                                appended->last_full);
+  return Status::ok();
+}
+
+bool Producer::flush(int64_t timeout_ms) {
+  sender_->wakeup();
+  return accumulator_->flush(timeout_ms);
+}
+
+void Producer::close(int64_t timeout_ms) {
+  if (closed_.exchange(true)) return;
+  sender_->initiate_close();
+  const int64_t deadline = clock_->monotonic_ms() + timeout_ms;
+  while (!sender_->idle() && clock_->monotonic_ms() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  sender_->force_close(Status::error("Producer is closed forcefully.", protocol::to_int(ErrorCode::kNetworkException)));
+  sender_->join();
+  metadata_.close(Status::error("Producer closed"));
+  if (own_network_) own_network_->shutdown();
+  // Answers failed by the shutdown complete their batches here.
+  sender_->finish();
+}
+
+}  // namespace spool::client
