@@ -167,6 +167,22 @@ struct QuotaArgs {
   bool validate_only = false;       // alter
 };
 
+// `spool produce TOPIC` (kafka-console-producer.sh, kcat -P): lines from
+// stdin become records.
+struct ProduceArgs {
+  std::string topic;
+  std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;             // Kafka client properties file
+  std::vector<std::string> properties;    // --property k=v (any producer key; wins over the file)
+  std::optional<std::string> key_separator;  // split each line into key and value
+  std::vector<std::string> headers;       // --header k=v on every record
+  int32_t partition = -1;
+  std::optional<std::string> acks, compression;
+  std::optional<int64_t> linger_ms;
+  std::optional<bool> idempotence;        // --idempotence / --no-idempotence
+  int64_t timeout_ms = 60000;             // the wait for the last answers at the end
+};
+
 struct CliArgs {
   std::string command;  // broker | topic | group | txn | cluster | config | user | acl | quota | bench
   BrokerArgs broker;
@@ -178,6 +194,7 @@ struct CliArgs {
   UserArgs user;
   AclArgs acl;
   QuotaArgs quota;
+  ProduceArgs produce;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

@@ -11,6 +11,7 @@
 #include "cli/cluster_command.h"
 #include "cli/config_command.h"
 #include "cli/group_command.h"
+#include "cli/produce_command.h"
 #include "cli/quota_command.h"
 #include "cli/topic_command.h"
 #include "cli/txn_command.h"
@@ -28,6 +29,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "user") return spool::cli::run_user_command(args.user);
   if (args.command == "acl") return spool::cli::run_acl_command(args.acl);
   if (args.command == "quota") return spool::cli::run_quota_command(args.quota);
+  if (args.command == "produce") return spool::cli::run_produce_command(args.produce);
   if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }

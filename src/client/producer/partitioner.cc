@@ -120,6 +120,11 @@ int32_t StickyPartitioner::current(const std::string& topic) const {
   return it == topics_.end() ? -1 : it->second.partition;
 }
 
+bool StickyPartitioner::switch_due(const std::string& topic) const {
+  auto it = topics_.find(topic);
+  return it != topics_.end() && it->second.partition >= 0 && it->second.produced_bytes >= batch_size_;
+}
+
 int32_t StickyPartitioner::next_partition(std::span<const int32_t> available,
                                           int32_t num_partitions) {
   // Kafka: toPositive(random int) % count, over the available partitions if

@@ -118,6 +118,9 @@ class StickyPartitioner {
 
   // The topic's current sticky partition, or -1 when it has none.
   int32_t current(const std::string& topic) const;
+  // Whether the topic's sticky partition has reached batch.size and only
+  // waits for a batch boundary to switch (on_append(topic, p, 0, true)).
+  bool switch_due(const std::string& topic) const;
 
   int32_t batch_size() const { return batch_size_; }
 

@@ -117,18 +117,19 @@ Result<int32_t> Producer::choose_partition(const ProducerRecord& record, int32_t
 }
 
 int32_t Producer::sticky_partition(const std::string& topic, int32_t num_partitions) {
+  const int32_t current = sticky_.current(topic);
+  if (current >= 0 && current < num_partitions) {
+    // Kafka's RecordAccumulator.append: a switch an earlier append put off
+    // (its batch was not full yet) happens once the partition has no open batch.
+    if (!sticky_.switch_due(topic) || accumulator_->has_open_batch(TopicPartition(topic, current))) return current;
+    sticky_.on_append(topic, current, 0, true);
+  }
   auto snap = metadata_.snapshot();
   std::vector<int32_t> available;
   if (const TopicMetadata* t = snap->topic(topic)) {
     for (size_t i = 0; i < t->partitions.size(); ++i) {
       if (snap->broker(t->partitions[i].leader) != nullptr) available.push_back(static_cast<int32_t>(i));
     }
-  }
-  // Kafka's RecordAccumulator.append: a switch an earlier append put off
-  // (its batch was not full yet) happens once the partition has no open batch.
-  for (int tries = 0; tries < 2; ++tries) {
-    const int32_t p = sticky_.partition(topic, available, num_partitions);
-    if (accumulator_->has_open_batch(TopicPartition(topic, p)) || !sticky_.on_append(topic, p, 0, true)) return p;
   }
   return sticky_.partition(topic, available, num_partitions);
 }
