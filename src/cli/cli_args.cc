@@ -12,6 +12,7 @@
 #include "cli/group_parse.h"
 #include "cli/txn_command.h"
 #include "cli/acl_command.h"
+#include "cli/consume_command.h"
 #include "cli/produce_command.h"
 #include "cli/quota_command.h"
 #include "cli/user_command.h"
@@ -201,6 +202,7 @@ void configure_app(CLI::App& app, CliArgs& args) {
   configure_acl(app, args);
   configure_quota(app, args);
   configure_produce(app, args);
+  configure_consume(app, args);
   configure_bench(app, args);
 }
 

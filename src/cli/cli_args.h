@@ -180,7 +180,28 @@ struct ProduceArgs {
   std::optional<std::string> acks, compression;
   std::optional<int64_t> linger_ms;
   std::optional<bool> idempotence;        // --idempotence / --no-idempotence
+  std::optional<std::string> transactional_id;  // all of stdin in one transaction
   int64_t timeout_ms = 60000;             // the wait for the last answers at the end
+};
+
+// `spool consume TOPIC...` (kafka-console-consumer.sh, kcat -C): records
+// to stdout (cli/consume_command.h describes the options).
+struct ConsumeArgs {
+  std::vector<std::string> topics;
+  std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;             // Kafka client properties file
+  std::vector<std::string> properties;    // --property k=v (any consumer key; wins over the file)
+  std::string group;                      // empty: no group (partitions assigned)
+  std::vector<int32_t> partitions;        // --partition N (repeatable)
+  bool from_beginning = false;
+  std::string offset;                     // N, -N, earliest, latest; empty: none
+  std::optional<int64_t> from_time;       // ms since the epoch
+  int64_t max_messages = -1;
+  int64_t timeout_ms = -1;                // exit after this long without a record
+  std::string isolation_level;            // read_committed | read_uncommitted
+  std::string format = "text";            // text | json
+  bool print_key = false, print_headers = false, print_partition = false, print_offset = false,
+       print_timestamp = false;
 };
 
 struct CliArgs {
@@ -195,6 +216,7 @@ struct CliArgs {
   AclArgs acl;
   QuotaArgs quota;
   ProduceArgs produce;
+  ConsumeArgs consume;
   bench::BenchOptions bench;  // `spool bench`: checked by validate_bench_options() when run
 };
 

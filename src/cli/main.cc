@@ -10,6 +10,7 @@
 #include "cli/cli_args.h"
 #include "cli/cluster_command.h"
 #include "cli/config_command.h"
+#include "cli/consume_command.h"
 #include "cli/group_command.h"
 #include "cli/produce_command.h"
 #include "cli/quota_command.h"
@@ -30,6 +31,7 @@ int run_command(const spool::cli::CliArgs& args) {
   if (args.command == "acl") return spool::cli::run_acl_command(args.acl);
   if (args.command == "quota") return spool::cli::run_quota_command(args.quota);
   if (args.command == "produce") return spool::cli::run_produce_command(args.produce);
+  if (args.command == "consume") return spool::cli::run_consume_command(args.consume);
   if (args.command == "bench") return spool::cli::run_bench_command(args.bench);
   return spool::cli::kExitUsage;
 }

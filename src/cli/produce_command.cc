@@ -48,6 +48,8 @@ void configure_produce(CLI::App& app, CliArgs& args) {
       "--idempotence", [&p](int64_t) { p.idempotence = true; }, "Enable idempotence (the default)");
   produce->add_flag_function(
       "--no-idempotence", [&p](int64_t) { p.idempotence = false; }, "Disable idempotence");
+  produce->add_option("--transactional-id", p.transactional_id,
+                      "Send all of stdin in one transaction (committed at the end, aborted on any error)");
   produce->add_option("--timeout-ms", p.timeout_ms, "How long to wait for the last answers at the end")
       ->check(CLI::Range(int64_t{1}, int64_t{3600} * 1000))
       ->capture_default_str();
@@ -75,6 +77,7 @@ int run_produce_command(const ProduceArgs& a, std::istream& in, std::ostream& er
   if (a.compression) props.emplace_back("compression.type", *a.compression);
   if (a.linger_ms) props.emplace_back("linger.ms", std::to_string(*a.linger_ms));
   if (a.idempotence) props.emplace_back("enable.idempotence", *a.idempotence ? "true" : "false");
+  if (a.transactional_id) props.emplace_back("transactional.id", *a.transactional_id);
   for (const std::string& kv : a.properties) {
     auto p = split_kv(kv, "--property");
     if (!p) {
@@ -103,6 +106,17 @@ int run_produce_command(const ProduceArgs& a, std::istream& in, std::ostream& er
     return kExitUsage;
   }
   for (const std::string& w : warnings) err << "spool produce: warning: " << w << "\n";
+  client::Producer& producer_ref = **producer;
+  const bool transactional = producer_ref.config().transactional_id.has_value();
+  if (transactional) {
+    Status s = producer_ref.init_transactions();
+    if (s) s = producer_ref.begin_transaction();
+    if (!s) {
+      err << "spool produce: " << s.message() << "\n";
+      producer_ref.close(0);
+      return kExitFailure;
+    }
+  }
 
   std::mutex err_mu;
   std::atomic<int64_t> failed{0};
@@ -123,6 +137,7 @@ int run_produce_command(const ProduceArgs& a, std::istream& in, std::ostream& er
       if (at == std::string::npos) {
         report(number, Status::error("no key separator '" + *a.key_separator + "' on the line"));
         ++failed;
+        if (transactional) break;  // the transaction is lost: abort below
         continue;
       }
       r.key = to_bytes(std::string_view(line).substr(0, at));
@@ -140,8 +155,18 @@ int run_produce_command(const ProduceArgs& a, std::istream& in, std::ostream& er
       if (s.kafka_code() < 0 && s.message().find("closed") != std::string::npos) break;
     }
   }
-  const bool flushed = (*producer)->flush(a.timeout_ms);
-  (*producer)->close(flushed ? a.timeout_ms : 0);
+  const bool flushed = producer_ref.flush(a.timeout_ms);
+  if (transactional && flushed) {
+    Status s = failed.load() > 0 ? Status::error("a record failed") : producer_ref.commit_transaction(a.timeout_ms);
+    if (!s) {
+      if (failed.load() == 0) err << "spool produce: commit failed: " << s.message() << "\n";
+      Status aborted = producer_ref.abort_transaction(a.timeout_ms);
+      err << "spool produce: transaction " << *a.transactional_id
+          << (aborted ? " aborted" : " not aborted: " + aborted.message()) << "\n";
+      failed += 1;
+    }
+  }
+  producer_ref.close(flushed ? a.timeout_ms : 0);
   if (!flushed) {
     err << "spool produce: not every record was acknowledged within " << a.timeout_ms << " ms\n";
     return kExitFailure;

@@ -6,6 +6,10 @@
 //   --header k=v        a header on every record (repeatable)
 //   --partition N       every record to partition N (default: the partitioner)
 //   --acks, --compression, --linger-ms, --idempotence / --no-idempotence
+//   --transactional-id T  all of stdin in one transaction, committed at the
+//                       end; on any failed line or record the records sent
+//                       so far are flushed and the transaction is aborted
+//                       (exit 1), so read_committed consumers see nothing
 //   --property k=v      any producer key (repeatable; wins over the file)
 //   --command-config F  Kafka client properties (security, or any producer key)
 //   --bootstrap-server, --timeout-ms (the wait for the last answers)

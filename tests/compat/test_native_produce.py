@@ -154,3 +154,39 @@ def test_unreachable_broker_exits_1():
                        input=b"x\n", capture_output=True, timeout=TIMEOUT_S)
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert b"not present in metadata" in r.stderr
+
+
+def test_transaction_commit_and_abort(bootstrap, topic):
+    """--transactional-id: a clean run commits (read_committed sees it); a run
+    with a bad line flushes what it sent, then aborts: read_uncommitted sees
+    those records, read_committed never does."""
+    create_topic(bootstrap, topic, 2)
+    txn_id = f"txn-{topic}"
+    committed = [f"c{i}:first {i}" for i in range(100)]
+    spool_produce(bootstrap, topic, committed, "--key-separator", ":", "--transactional-id", txn_id)
+    aborted = [f"a{i}:second {i}" for i in range(50)] + ["no separator"] + ["a99:never sent"]
+    err = spool_produce(bootstrap, topic, aborted, "--key-separator", ":", "--transactional-id", txn_id,
+                        expect_rc=1)
+    assert "aborted" in err, err
+    spool_produce(bootstrap, topic, ["z:third"], "--key-separator", ":", "--transactional-id", txn_id)
+
+    seen_committed = kcat_read_iso(bootstrap, topic, "read_committed", 101)
+    assert sorted(seen_committed) == sorted([line.replace(":", "=", 1) for line in committed] + ["z=third"])
+    seen_all = kcat_read_iso(bootstrap, topic, "read_uncommitted", 151)
+    assert sorted(seen_all) == sorted([line.replace(":", "=", 1) for line in committed + aborted[:50]] +
+                                      ["z=third"])
+
+
+def kcat_read_iso(bootstrap, topic, isolation, count):
+    args = [KCAT, "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%k=%s\n",
+            "-X", "socket.timeout.ms=10000", "-X", f"isolation.level={isolation}"]
+    deadline = time.time() + 30
+    out = []
+    while time.time() < deadline:
+        r = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S)
+        assert r.returncode == 0, r.stderr.decode(errors="replace")
+        out = r.stdout.decode().splitlines()
+        if len(out) >= count:
+            return out
+        time.sleep(0.2)
+    return out

@@ -5,11 +5,13 @@
 namespace spool::client {
 
 void IdempotenceState::set_producer_id(int64_t id, int16_t epoch) {
+  std::lock_guard<std::mutex> lock(id_mu_);
   producer_id_ = id;
   epoch_ = epoch;
 }
 
 void IdempotenceState::reset_producer_id() {
+  std::lock_guard<std::mutex> lock(id_mu_);
   producer_id_ = -1;
   epoch_ = -1;
 }
@@ -17,12 +19,15 @@ void IdempotenceState::reset_producer_id() {
 bool IdempotenceState::may_drain(const ProducerBatch& first) {
   Partition& p = part(first.tp());
   if (!enabled_) return max_in_flight_ > 1 || p.in_flight == 0;  // max.in.flight=1 keeps order
-  if (producer_id_ < 0) return false;
+  if (gate_ && !gate_(first.tp())) return false;
+  const int64_t id = producer_id();
+  const int16_t ep = epoch();
+  if (id < 0) return false;
   if (first.base_sequence >= 0) {
     // A retry: alone, so retries leave in sequence order (the queue keeps it).
     return p.in_flight == 0;
   }
-  const bool current = p.producer_id == producer_id_ && p.epoch == epoch_;
+  const bool current = p.producer_id == id && p.epoch == ep;
   if (!current) {
     if (p.in_flight > 0) return false;  // the old epoch's batches first
     adopt(p);
@@ -32,8 +37,8 @@ bool IdempotenceState::may_drain(const ProducerBatch& first) {
 }
 
 void IdempotenceState::adopt(Partition& p) const {
-  p.producer_id = producer_id_;
-  p.epoch = epoch_;
+  p.producer_id = producer_id();
+  p.epoch = epoch();
   p.next_sequence = 0;
   p.last_acked = -1;
 }
@@ -43,9 +48,11 @@ void IdempotenceState::on_drain(ProducerBatch& batch) {
   ++p.in_flight;
   if (!enabled_) return;
   if (batch.base_sequence >= 0) {
-    const bool stale = batch.producer_id != producer_id_ || batch.producer_epoch != epoch_;
+    const int64_t id = producer_id();
+    const int16_t epoch = this->epoch();
+    const bool stale = batch.producer_id != id || batch.producer_epoch != epoch;
     if (!p.rewrite || !stale) return;  // resent exactly as before: the broker drops a copy
-    if (p.producer_id != producer_id_ || p.epoch != epoch_) adopt(p);
+    if (p.producer_id != id || p.epoch != epoch) adopt(p);
     batch.sequence_reset = true;
   }
   batch.producer_id = p.producer_id;
@@ -90,8 +97,11 @@ bool IdempotenceState::apply_bump() {
   bump_requested_ = false;
   for (const TopicPartition& tp : to_rewrite_) part(tp).rewrite = true;
   to_rewrite_.clear();
-  if (epoch_ >= INT16_MAX - 1 || transactional_) {
-    reset_producer_id();
+  if (transactional_) return true;  // the transaction manager bumps through InitProducerId
+  std::lock_guard<std::mutex> lock(id_mu_);
+  if (epoch_ >= INT16_MAX - 1) {
+    producer_id_ = -1;
+    epoch_ = -1;
     return false;
   }
   ++epoch_;

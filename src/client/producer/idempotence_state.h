@@ -19,12 +19,15 @@
 //   and their retried batches are renumbered in their old order; every other
 //   partition moves to the new epoch, at sequence 0, the next time it has
 //   nothing in flight and sends a new batch.
-// Threading: owned by the sender's thread, except that the DrainGate calls
-// run on it too (drain is called from the sender). Not thread-safe.
+// Threading: owned by the sender's thread (the DrainGate calls run there
+// too, from drain). Only the producer id and epoch may be read and set from
+// any thread (the transaction manager sets them); they sit under a mutex.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "client/producer/producer_batch.h"
@@ -39,12 +42,22 @@ class IdempotenceState final : public DrainGate {
       : enabled_(enabled), max_in_flight_(max_in_flight), transactional_(transactional) {}
 
   bool enabled() const { return enabled_; }
-  bool has_producer_id() const { return producer_id_ >= 0; }
-  int64_t producer_id() const { return producer_id_; }
-  int16_t epoch() const { return epoch_; }
+  bool has_producer_id() const { return producer_id() >= 0; }
+  int64_t producer_id() const {
+    std::lock_guard<std::mutex> lock(id_mu_);
+    return producer_id_;
+  }
+  int16_t epoch() const {
+    std::lock_guard<std::mutex> lock(id_mu_);
+    return epoch_;
+  }
   void set_producer_id(int64_t id, int16_t epoch);
   // The next attempt needs a new producer id (InitProducerId).
   void reset_producer_id();
+
+  // A further condition for sending a partition's batches (the
+  // transaction manager: the partition was added to the transaction).
+  void set_gate(std::function<bool(const TopicPartition&)> gate) { gate_ = std::move(gate); }
 
   bool may_drain(const ProducerBatch& first) override;
   void on_drain(ProducerBatch& batch) override;
@@ -79,10 +92,12 @@ class IdempotenceState final : public DrainGate {
   bool enabled_;
   int32_t max_in_flight_;
   bool transactional_;
+  mutable std::mutex id_mu_;  // guards producer_id_ and epoch_
   int64_t producer_id_ = -1;
   int16_t epoch_ = -1;
   bool bump_requested_ = false;
   std::set<TopicPartition> to_rewrite_;
+  std::function<bool(const TopicPartition&)> gate_;
   std::map<TopicPartition, Partition> parts_;
 };
 

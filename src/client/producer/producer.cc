@@ -87,7 +87,16 @@ Producer::Producer(ProducerConfig config, ProducerHooks hooks)
   so.transactional_id = config_.transactional_id;
   so.transaction_timeout_ms = config_.transaction_timeout_ms;
   so.clock = clock_;
-  sender_ = std::make_unique<Sender>(so, *accumulator_, metadata_, idem_, *network_);
+  if (config_.transactional_id) {
+    TransactionOptions to;
+    to.transactional_id = *config_.transactional_id;
+    to.transaction_timeout_ms = config_.transaction_timeout_ms;
+    to.request_timeout_ms = config_.request_timeout_ms;
+    to.retry_backoff_ms = config_.retry_backoff_ms;
+    to.clock = clock_;
+    txn_ = std::make_unique<TransactionManager>(to, *network_, metadata_, idem_);
+  }
+  sender_ = std::make_unique<Sender>(so, *accumulator_, metadata_, idem_, *network_, txn_.get());
   sender_->start();
 }
 
@@ -179,6 +188,10 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
   if (!sticky) sticky_lock.unlock();
   if (!partition) return fail(callback, record, partition.status());
   const TopicPartition tp(record.topic, *partition);
+  if (txn_) {
+    if (Status s = txn_->on_send(tp); !s) return fail(callback, record, s);
+    sender_->wakeup();
+  }
   auto appended = accumulator_->append(tp, timestamp, record.key, record.value, record.headers, std::move(callback),
                                        left);
   if (!appended) {
@@ -188,6 +201,44 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
   if (sticky) sticky_.on_append(record.topic, *partition, static_cast<int32_t>(appended->record_bytes),
                                 appended->last_full);
   return Status::ok();
+}
+
+namespace {
+
+Status no_transactions() { return Status::error("Cannot use transactional methods without enabling transactions by setting the transactional.id configuration property"); }
+
+}  // namespace
+
+Status Producer::init_transactions(int64_t timeout_ms) {
+  if (!txn_) return no_transactions();
+  // The coordinator lookup needs brokers: let the loop fetch metadata first.
+  sender_->wakeup();
+  return txn_->init_transactions(timeout_ms < 0 ? config_.max_block_ms : timeout_ms);
+}
+
+Status Producer::begin_transaction() {
+  if (!txn_) return no_transactions();
+  return txn_->begin_transaction();
+}
+
+Status Producer::send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
+                                             const ConsumerGroupMetadata& group, int64_t timeout_ms) {
+  if (!txn_) return no_transactions();
+  return txn_->send_offsets_to_transaction(offsets, group, timeout_ms < 0 ? config_.max_block_ms : timeout_ms);
+}
+
+Status Producer::commit_transaction(int64_t timeout_ms) {
+  if (!txn_) return no_transactions();
+  return txn_->commit_transaction(timeout_ms < 0 ? config_.max_block_ms : timeout_ms,
+                                  [this](int64_t t) { return flush(t); });
+}
+
+Status Producer::abort_transaction(int64_t timeout_ms) {
+  if (!txn_) return no_transactions();
+  return txn_->abort_transaction(
+      timeout_ms < 0 ? config_.max_block_ms : timeout_ms,
+      [this] { sender_->abort_queued(Status::error("Failing batch since transaction was aborted")); },
+      [this](int64_t t) { return sender_->await_idle(t); });
 }
 
 bool Producer::flush(int64_t timeout_ms) {

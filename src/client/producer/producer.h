@@ -18,6 +18,11 @@
 // the answers up to the timeout, then fails what is left (their callbacks
 // get the error); the destructor is close(0) when close was not called.
 //
+// Transactions: with transactional.id, init_transactions() once, then
+// begin_transaction(), send()s, optionally send_offsets_to_transaction(),
+// and commit_transaction() or abort_transaction()
+// (transaction_manager.h). send() outside a transaction fails.
+//
 // Threading: send(), flush() and close() may be called from any thread,
 // concurrently. Callbacks must not call flush() or close() (they run on the
 // thread those wait for).
@@ -37,6 +42,7 @@
 #include "client/producer/producer_record.h"
 #include "client/producer/record_accumulator.h"
 #include "client/producer/sender.h"
+#include "client/producer/transaction_manager.h"
 
 namespace spool::client {
 
@@ -61,6 +67,15 @@ class Producer {
   bool flush(int64_t timeout_ms = INT64_MAX / 4);
   void close(int64_t timeout_ms = INT64_MAX / 4);
 
+  // Transactions (transactional.id set; Kafka's semantics and messages).
+  // Each blocks up to its timeout (default max.block.ms).
+  Status init_transactions(int64_t timeout_ms = -1);
+  Status begin_transaction();
+  Status send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
+                                     const ConsumerGroupMetadata& group, int64_t timeout_ms = -1);
+  Status commit_transaction(int64_t timeout_ms = -1);
+  Status abort_transaction(int64_t timeout_ms = -1);
+
   const ProducerConfig& config() const { return config_; }
   // The partition count of a topic (waiting for its metadata).
   Result<int32_t> partitions_for(const std::string& topic);
@@ -79,6 +94,7 @@ class Producer {
   ClientMetadata metadata_;
   IdempotenceState idem_;
   std::unique_ptr<RecordAccumulator> accumulator_;
+  std::unique_ptr<TransactionManager> txn_;
   std::unique_ptr<Sender> sender_;
   std::mutex sticky_mu_;
   StickyPartitioner sticky_;

@@ -18,6 +18,7 @@ namespace {
 
 constexpr int16_t kMinProduceVersion = 3;   // record batch v2
 constexpr int16_t kMaxProduceVersion = 12;  // 13 names topics by id
+constexpr int16_t kMaxTransactionalProduceVersion = 11;
 
 int16_t code_of(ErrorCode c) { return protocol::to_int(c); }
 
@@ -33,13 +34,14 @@ std::string error_text(int16_t code) { return std::string(protocol::error_name(s
 }  // namespace
 
 Sender::Sender(SenderOptions options, RecordAccumulator& accumulator, ClientMetadata& metadata,
-               IdempotenceState& idem, RequestSender& network)
+               IdempotenceState& idem, RequestSender& network, TransactionManager* txn)
     : options_(std::move(options)),
       clock_(options_.clock ? options_.clock : system_clock()),
       accumulator_(accumulator),
       metadata_(metadata),
       idem_(idem),
-      network_(network) {}
+      network_(network),
+      txn_(txn) {}
 
 Sender::~Sender() {
   force_close(Status::error("producer closed", code_of(ErrorCode::kNetworkException)));
@@ -100,16 +102,19 @@ int64_t Sender::run_once() {
     if (idem_.bump_requested() && !idem_.apply_bump()) {
       spdlog::info("producer: epoch exhausted or transactional: fetching a new producer id");
     }
-    maybe_init_producer_id(now);
+    if (txn_ == nullptr) maybe_init_producer_id(now);
   }
+  if (txn_ != nullptr) txn_->poll();
   wait_ms = std::min(wait_ms, metadata_.poll(network_));
   send_ready(now, wait_ms);
   for (auto& batch : accumulator_.expired(now)) {
     const std::string msg = "Expiring " + std::to_string(batch->record_count()) + " record(s) for " +
                             batch->tp().to_string() + ":" + std::to_string(now - batch->created_ms) +
                             " ms has passed since batch creation (delivery.timeout.ms)";
-    if (batch->base_sequence >= 0) idem_.request_bump(batch->tp());  // its sequence is a gap now
-    complete(std::move(batch), -1, -1, Status::error(msg, code_of(ErrorCode::kRequestTimedOut)));
+    if (batch->base_sequence >= 0 && txn_ == nullptr) idem_.request_bump(batch->tp());  // its sequence is a gap now
+    const Status why = Status::error(msg, code_of(ErrorCode::kRequestTimedOut));
+    if (txn_ != nullptr) txn_->on_batch_failed(batch->tp(), why);
+    complete(std::move(batch), -1, -1, why);
   }
   return std::max<int64_t>(wait_ms, 0);
 }
@@ -210,7 +215,7 @@ void Sender::send_produce(const Node& node, std::vector<std::unique_ptr<Producer
   RawRequest raw;
   raw.api_key = protocol::ProduceRequest::kApiKey;
   raw.min_version = kMinProduceVersion;
-  raw.max_version = kMaxProduceVersion;
+  raw.max_version = txn_ != nullptr ? kMaxTransactionalProduceVersion : kMaxProduceVersion;
   raw.expect_response = options_.acks != 0;
   auto body = std::make_shared<protocol::ProduceRequest>(std::move(produce));
   raw.encode = [body](ByteWriter& w, int16_t v) { body->encode(w, v); };
@@ -304,7 +309,9 @@ void Sender::on_batch_error(std::unique_ptr<ProducerBatch> batch, int16_t code, 
   if (idem_.enabled() && batch->base_sequence >= 0 && !options_.transactional_id) {
     idem_.request_bump(batch->tp());  // its sequence is a gap now
   }
-  complete(std::move(batch), -1, -1, Status::error(message, code));
+  const Status why = Status::error(message, code);
+  if (txn_ != nullptr) txn_->on_batch_failed(batch->tp(), why);
+  complete(std::move(batch), -1, -1, why);
 }
 
 void Sender::complete(std::unique_ptr<ProducerBatch> batch, int64_t base_offset, int64_t log_append_time,
@@ -372,6 +379,20 @@ void Sender::force_close(const Status& why) {
   }
   accumulator_.close(why);
   wakeup();
+}
+
+void Sender::abort_queued(const Status& why) {
+  post([this, why] { fail_all(why); });
+  wakeup();
+}
+
+bool Sender::await_idle(int64_t timeout_ms) {
+  const int64_t deadline = clock_->monotonic_ms() + timeout_ms;
+  while (!idle()) {
+    if (clock_->monotonic_ms() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
 }
 
 void Sender::finish() {

@@ -22,6 +22,12 @@
 // acks=0 requests get no answer: their batches complete once written, with
 // offset -1.
 //
+// Transactions (a TransactionManager given): the producer id comes from
+// init_transactions, not from this loop; each pass lets the manager add new
+// partitions to the transaction, and a batch that fails for good makes the
+// transaction abortable. Produce stays at v11, the last version before the
+// broker adds partitions itself (transaction version 2).
+//
 // Closing: initiate_close() lets the loop send what is queued and wait for
 // every answer, then stop; force_close() fails everything left with the
 // given status. A fatal producer-id error (authorization, an unsupported
@@ -42,6 +48,7 @@
 #include "client/client_metadata.h"
 #include "client/producer/idempotence_state.h"
 #include "client/producer/record_accumulator.h"
+#include "client/producer/transaction_manager.h"
 #include "client/request_sender.h"
 
 namespace spool::client {
@@ -62,7 +69,7 @@ struct SenderOptions {
 class Sender {
  public:
   Sender(SenderOptions options, RecordAccumulator& accumulator, ClientMetadata& metadata, IdempotenceState& idem,
-         RequestSender& network);
+         RequestSender& network, TransactionManager* txn = nullptr);
   ~Sender();
 
   // One pass of the loop (see above). Returns how long the loop may sleep.
@@ -82,6 +89,11 @@ class Sender {
   bool idle() const;
   // A fatal error, once one happened (ok otherwise).
   Status fatal_error() const;
+  // Fails every batch not sent yet with `why`, on the loop's thread (an
+  // aborted transaction).
+  void abort_queued(const Status& why);
+  // Waits until idle() (the loop running), up to timeout_ms.
+  bool await_idle(int64_t timeout_ms);
 
  private:
   struct InFlight {
@@ -107,6 +119,7 @@ class Sender {
   ClientMetadata& metadata_;
   IdempotenceState& idem_;
   RequestSender& network_;
+  TransactionManager* txn_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
