@@ -295,6 +295,7 @@ class KafkaPeerBroker(Broker):
                    KAFKA_PEER_EXTRA_LISTENERS=",".join(f"{n}://127.0.0.1:{p}"
                                                        for n, p in self.extra_listeners.items()),
                    KAFKA_PEER_EXTRA_PROTOCOLS=",".join(f"{n}:{p}" for n, p in self.listener_protocols.items()),
+                   KAFKA_PEER_ADVERTISED=self.overrides.get("advertised.listeners", ""),
                    KAFKA_PEER_WATCH_PID=str(os.getpid()),  # no JVM outlives this process
                    KAFKA_PEER_START_TIMEOUT=str(int(timeout)),
                    KAFKA_PEER_STOP_TIMEOUT=str(int(PEER_STOP_TIMEOUT_S)))
@@ -314,7 +315,8 @@ class KafkaPeerBroker(Broker):
         self._marks.append(os.path.getsize(log_path) if os.path.exists(log_path) else 0)
         t0 = time.monotonic()
         args = ["start", self.peer_dir, str(self.port)]
-        args += [f"{k}={v}" for k, v in peer_overrides(self.overrides).items()]
+        # advertised.listeners goes through KAFKA_PEER_ADVERTISED (see _run).
+        args += [f"{k}={v}" for k, v in peer_overrides(self.overrides).items() if k != "advertised.listeners"]
         r = self._run(*args, timeout=timeout)
         self._script_out = r.stdout + r.stderr
         if r.returncode != 0:
