@@ -34,27 +34,13 @@
 #include <string>
 
 #include "client/client_metadata.h"
+#include "client/offset_and_metadata.h"
 #include "client/producer/idempotence_state.h"
 #include "client/request_sender.h"
 #include "util/clock.h"
 #include "util/topic_partition.h"
 
 namespace spool::client {
-
-struct OffsetAndMetadata {
-  int64_t offset = 0;
-  int32_t leader_epoch = -1;
-  std::string metadata;
-};
-
-// What send_offsets_to_transaction needs of the consumer's group (Kafka's
-// ConsumerGroupMetadata); only group_id is required.
-struct ConsumerGroupMetadata {
-  std::string group_id;
-  int32_t generation_id = -1;
-  std::string member_id;
-  std::optional<std::string> group_instance_id;
-};
 
 struct TransactionOptions {
   std::string transactional_id;
