@@ -1,60 +1,12 @@
 #include "client/producer/producer_config.h"
 
-#include <charconv>
 #include <functional>
 #include <map>
 #include <set>
 
+#include "client/config_values.h"
+
 namespace spool::client {
-namespace {
-
-Status bad(const std::string& key, const std::string& value, const std::string& why) {
-  return Status::error("Invalid value " + value + " for configuration " + key + ": " + why);
-}
-
-template <class T>
-Status parse_int(const std::string& key, const std::string& value, T min, T max, T& out) {
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size()) return bad(key, value, "not a number");
-  if (v < static_cast<int64_t>(min) || v > static_cast<int64_t>(max)) {
-    return bad(key, value, "must be between " + std::to_string(min) + " and " + std::to_string(max));
-  }
-  out = static_cast<T>(v);
-  return Status::ok();
-}
-
-Status parse_bool(const std::string& key, const std::string& value, bool& out) {
-  if (value == "true") {
-    out = true;
-  } else if (value == "false") {
-    out = false;
-  } else {
-    return bad(key, value, "expected true or false");
-  }
-  return Status::ok();
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(start, end - start);
-    const auto b = item.find_first_not_of(" \t");
-    const auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    start = end + 1;
-  }
-  return out;
-}
-
-bool is_security_key(const std::string& k) {
-  return k == "security.protocol" || k.rfind("ssl.", 0) == 0 || k.rfind("sasl.", 0) == 0;
-}
-
-}  // namespace
 
 std::optional<record::Compression> parse_compression_type(const std::string& name) {
   static const std::map<std::string, record::Compression> kCodecs = {{"none", record::Compression::kNone},
@@ -79,7 +31,7 @@ Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyLis
   const std::map<std::string, Setter> setters = {
       {"bootstrap.servers",
        [&](auto&, auto& v) {
-         c.bootstrap_servers = split_list(v);
+         c.bootstrap_servers = split_list_value(v);
          return Status::ok();
        }},
       {"client.id",
@@ -94,39 +46,39 @@ Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyLis
          } else if (v == "0" || v == "1") {
            c.acks = static_cast<int16_t>(v[0] - '0');
          } else {
-           return bad(k, v, "expected all, -1, 0 or 1");
+           return invalid_value(k, v, "expected all, -1, 0 or 1");
          }
          return Status::ok();
        }},
-      {"batch.size", [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 0, INT32_MAX, c.batch_size); }},
-      {"linger.ms", [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.linger_ms); }},
-      {"buffer.memory", [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, INT64_MAX, c.buffer_memory); }},
-      {"max.block.ms", [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.max_block_ms); }},
+      {"batch.size", [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 0, INT32_MAX, c.batch_size); }},
+      {"linger.ms", [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.linger_ms); }},
+      {"buffer.memory", [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, INT64_MAX, c.buffer_memory); }},
+      {"max.block.ms", [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.max_block_ms); }},
       {"compression.type",
        [&](auto& k, auto& v) {
          auto codec = parse_compression_type(v);
-         if (!codec) return bad(k, v, "expected none, gzip, snappy, lz4 or zstd");
+         if (!codec) return invalid_value(k, v, "expected none, gzip, snappy, lz4 or zstd");
          c.compression = *codec;
          return Status::ok();
        }},
-      {"compression.gzip.level", [&](auto& k, auto& v) { return parse_int<int>(k, v, -1, 9, levels["gzip"]); }},
-      {"compression.lz4.level", [&](auto& k, auto& v) { return parse_int<int>(k, v, 1, 17, levels["lz4"]); }},
-      {"compression.zstd.level", [&](auto& k, auto& v) { return parse_int<int>(k, v, -131072, 22, levels["zstd"]); }},
+      {"compression.gzip.level", [&](auto& k, auto& v) { return parse_int_value<int>(k, v, -1, 9, levels["gzip"]); }},
+      {"compression.lz4.level", [&](auto& k, auto& v) { return parse_int_value<int>(k, v, 1, 17, levels["lz4"]); }},
+      {"compression.zstd.level", [&](auto& k, auto& v) { return parse_int_value<int>(k, v, -131072, 22, levels["zstd"]); }},
       {"max.in.flight.requests.per.connection",
-       [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 1, INT32_MAX, c.max_in_flight); }},
-      {"retries", [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 0, INT32_MAX, c.retries); }},
-      {"retry.backoff.ms", [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.retry_backoff_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 1, INT32_MAX, c.max_in_flight); }},
+      {"retries", [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 0, INT32_MAX, c.retries); }},
+      {"retry.backoff.ms", [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.retry_backoff_ms); }},
       {"retry.backoff.max.ms",
-       [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.retry_backoff_max_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.retry_backoff_max_ms); }},
       {"delivery.timeout.ms",
-       [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.delivery_timeout_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.delivery_timeout_ms); }},
       {"request.timeout.ms",
-       [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 0, INT32_MAX, c.request_timeout_ms); }},
-      {"max.request.size", [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 0, INT32_MAX, c.max_request_size); }},
+       [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 0, INT32_MAX, c.request_timeout_ms); }},
+      {"max.request.size", [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 0, INT32_MAX, c.max_request_size); }},
       {"enable.idempotence",
        [&](auto& k, auto& v) {
          bool b = false;
-         if (auto s = parse_bool(k, v, b); !s) return s;
+         if (auto s = parse_bool_value(k, v, b); !s) return s;
          idempotence_set = b;
          return Status::ok();
        }},
@@ -136,19 +88,19 @@ Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyLis
          return Status::ok();
        }},
       {"transaction.timeout.ms",
-       [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 1, INT32_MAX, c.transaction_timeout_ms); }},
-      {"partitioner.ignore.keys", [&](auto& k, auto& v) { return parse_bool(k, v, c.partitioner_ignore_keys); }},
+       [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 1, INT32_MAX, c.transaction_timeout_ms); }},
+      {"partitioner.ignore.keys", [&](auto& k, auto& v) { return parse_bool_value(k, v, c.partitioner_ignore_keys); }},
       {"metadata.max.age.ms",
-       [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.metadata_max_age_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.metadata_max_age_ms); }},
       {"reconnect.backoff.ms",
-       [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.reconnect_backoff_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.reconnect_backoff_ms); }},
       {"reconnect.backoff.max.ms",
-       [&](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, c.reconnect_backoff_max_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, c.reconnect_backoff_max_ms); }},
       {"socket.connection.setup.timeout.ms",
-       [&](auto& k, auto& v) { return parse_int<int32_t>(k, v, 1, INT32_MAX, c.connect_timeout_ms); }},
+       [&](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, 1, INT32_MAX, c.connect_timeout_ms); }},
       {"partitioner.class",
        [&](auto& k, auto& v) {
-         return bad(k, v, "the native producer takes a Partitioner object, not a class name");
+         return invalid_value(k, v, "the native producer takes a Partitioner object, not a class name");
        }},
   };
   static const std::set<std::string> kIgnored = {"key.serializer", "value.serializer",
@@ -171,7 +123,7 @@ Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyLis
     c.compression_level = levels[it->second];
   }
   if (c.delivery_timeout_ms < c.linger_ms + c.request_timeout_ms) {
-    return bad("delivery.timeout.ms", std::to_string(c.delivery_timeout_ms),
+    return invalid_value("delivery.timeout.ms", std::to_string(c.delivery_timeout_ms),
                "should be equal to or larger than linger.ms + request.timeout.ms");
   }
   const bool idempotence_fits = c.acks == -1 && c.retries > 0 && c.max_in_flight <= 5;
