@@ -29,6 +29,7 @@
 #include <openssl/ssl.h>
 
 #include "client/client_security.h"
+#include "client/host_port.h"
 #include "client/wire_frame.h"
 #include "util/bytes.h"
 #include "util/status.h"
@@ -109,8 +110,5 @@ class BlockingClient {
   int32_t next_correlation_id_ = 1;
   ApiVersionTable broker_versions_;
 };
-
-// Parses "host:port" / "[v6]:port"; port defaults to `default_port` when absent.
-Result<std::pair<std::string, uint16_t>> parse_host_port(const std::string& s, uint16_t default_port = 9092);
 
 }  // namespace spool::client
