@@ -48,6 +48,12 @@ void ClientMetadata::request_update() {
   update_requested_ = true;
 }
 
+void ClientMetadata::set_fetch_all_topics(bool all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (all && !all_topics_) update_requested_ = true;
+  all_topics_ = all;
+}
+
 void ClientMetadata::close(const Status& why) {
   std::lock_guard<std::mutex> lock(mu_);
   is_closed_ = true;
@@ -98,11 +104,13 @@ int64_t ClientMetadata::poll(RequestSender& sender) {
     if (nodes.empty()) return options_.retry_backoff_ms;
     node = nodes[next_node_ % nodes.size()];
     req.allow_auto_topic_creation = options_.allow_auto_topic_creation;
-    req.topics.emplace();
-    for (const std::string& t : topics_) {
-      protocol::MetadataRequest::MetadataRequestTopic mt;
-      mt.name = t;
-      req.topics->push_back(std::move(mt));
+    if (!all_topics_) {
+      req.topics.emplace();
+      for (const std::string& t : topics_) {
+        protocol::MetadataRequest::MetadataRequestTopic mt;
+        mt.name = t;
+        req.topics->push_back(std::move(mt));
+      }
     }
     in_flight_ = true;
     update_requested_ = false;

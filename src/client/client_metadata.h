@@ -79,6 +79,10 @@ class ClientMetadata {
   // Adds a topic to those the client fetches; a new one asks for an update.
   void add_topic(const std::string& topic);
   void request_update();
+  // Asks for every topic of the cluster (Metadata with topics = null), for
+  // a consumer's regex subscription; the snapshot then lists them all.
+  // Off by default; turning it on asks for an update.
+  void set_fetch_all_topics(bool all);
   // Waits (up to max_wait_ms) until the topic has partitions; returns their
   // count, or the topic's error, or TIMEOUT.
   Result<int32_t> await_topic(const std::string& topic, int64_t max_wait_ms);
@@ -98,6 +102,7 @@ class ClientMetadata {
   std::shared_ptr<const MetadataSnapshot> snap_;
   std::set<std::string> topics_;
   bool update_requested_ = true;
+  bool all_topics_ = false;
   bool in_flight_ = false;
   int64_t last_refresh_ms_ = -1;
   int64_t next_attempt_ms_ = 0;
