@@ -192,12 +192,8 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
     if (Status s = txn_->on_send(tp); !s) return fail(callback, record, s);
     sender_->wakeup();
   }
-  auto appended = accumulator_->append(tp, timestamp, record.key, record.value, record.headers, std::move(callback),
-                                       left);
-  if (!appended) {
-    // The callback was moved only on success; report through the status.
-    return appended.status();
-  }
+  auto appended = accumulator_->append(tp, timestamp, record.key, record.value, record.headers, callback, left);
+  if (!appended) return fail(callback, record, appended.status());
   if (sticky) sticky_.on_append(record.topic, *partition, static_cast<int32_t>(appended->record_bytes),
                                 appended->last_full);
   return Status::ok();

@@ -21,7 +21,7 @@ int64_t RecordAccumulator::retry_backoff(int32_t attempts) const {
 
 Result<AppendResult> RecordAccumulator::append(const TopicPartition& tp, int64_t timestamp,
                                                const std::optional<Bytes>& key, const std::optional<Bytes>& value,
-                                               const std::vector<RecordHeader>& headers, SendCallback callback,
+                                               const std::vector<RecordHeader>& headers, SendCallback& callback,
                                                int64_t max_block_ms) {
   std::vector<record::AppendHeader> hs;
   hs.reserve(headers.size());

@@ -79,10 +79,11 @@ class RecordAccumulator {
   RecordAccumulator(AccumulatorOptions options, std::function<void()> wakeup);
 
   // Blocks up to max_block_ms for memory. Fails with TIMEOUT, or with the
-  // close status once closed.
+  // close status once closed; `callback` is taken only on success (on a
+  // failure the caller still holds it, to report the error).
   Result<AppendResult> append(const TopicPartition& tp, int64_t timestamp, const std::optional<Bytes>& key,
                               const std::optional<Bytes>& value, const std::vector<RecordHeader>& headers,
-                              SendCallback callback, int64_t max_block_ms);
+                              SendCallback& callback, int64_t max_block_ms);
 
   ReadyCheck ready(const MetadataSnapshot& meta, int64_t now);
   std::vector<std::unique_ptr<ProducerBatch>> drain(const MetadataSnapshot& meta, int32_t node, int32_t max_size,

@@ -294,7 +294,8 @@ TEST(ProducerAccumulator, BufferMemoryBlocksThenTimesOut) {
   ProducerRig rig(o);
   rig.start();
   rig.append(0, "a");
-  auto r = rig.accumulator->append(TopicPartition("t", 1), 0, std::nullopt, Bytes{'b'}, {}, {}, 0);
+  SendCallback none;
+  auto r = rig.accumulator->append(TopicPartition("t", 1), 0, std::nullopt, Bytes{'b'}, {}, none, 0);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("buffer.memory"), std::string::npos);
 }

@@ -221,13 +221,12 @@ class ProducerRig {
   void append(int32_t partition, const std::string& value) {
     const size_t index = deliveries.size();
     deliveries.emplace_back();
+    SendCallback cb = [this, index](const RecordMetadata& md, const Status& s) {
+      deliveries[index] = Delivery{md, s};
+      ++completed;
+    };
     auto r = accumulator->append(TopicPartition("t", partition), clock->wall_ms(), std::nullopt,
-                                 Bytes(value.begin(), value.end()), {},
-                                 [this, index](const RecordMetadata& md, const Status& s) {
-                                   deliveries[index] = Delivery{md, s};
-                                   ++completed;
-                                 },
-                                 0);
+                                 Bytes(value.begin(), value.end()), {}, cb, 0);
     ASSERT_TRUE(r.is_ok()) << r.status().message();
   }
 
