@@ -37,6 +37,7 @@ std::string metric_unit(const std::string& metric) {
   if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ms") == 0) return "ms";
   if (metric == "shutdown_s") return "s";
   if (metric == "rss_MB") return "MB";
+  if (metric == "rss_KB") return "KB";
   if (metric == "seconds") return "s";
   if (metric.size() > 5 && metric.compare(metric.size() - 5, 5, "_msgs") == 0) return "messages";
   return metric;

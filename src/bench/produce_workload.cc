@@ -1,5 +1,6 @@
-// Produce throughput: N librdkafka producers on their own threads, each
-// sending its share round-robin over the partitions.
+// Produce throughput: N producers (librdkafka or the native producer, see
+// producer_driver.h) on their own threads, each sending its share
+// round-robin over the partitions.
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -13,7 +14,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Worker {
-  std::unique_ptr<Producer> producer;
+  std::unique_ptr<ProducerDriver> producer;
   int64_t share = 0;
   int64_t sent = 0;
   Status status;
@@ -50,15 +51,13 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
   std::string payload(static_cast<size_t>(s.size), 'x');
   std::vector<Worker> workers(static_cast<size_t>(s.producers));
   for (size_t w = 0; w < workers.size(); ++w) {
-    KafkaConfig config = throughput_producer_config(t.bootstrap, s.acks_all);
-    config.insert(config.end(), t.client.begin(), t.client.end());
-    auto p = Producer::create(config);
+    auto p = make_producer_driver(s.client, t, s.acks_all);
     if (!p) return p.status();
     workers[w].producer = std::move(*p);
     workers[w].share = messages / s.producers + (static_cast<int64_t>(w) < messages % s.producers ? 1 : 0);
     // Warm-up, untimed: metadata, connections and one message per partition.
-    Producer& pr = *workers[w].producer;
-    if (auto st = wait_topic_ready(pr.rk(), topic, s.partitions, 30000); !st) return st;
+    ProducerDriver& pr = *workers[w].producer;
+    if (auto st = pr.wait_ready(topic, s.partitions, 30000); !st) return st;
     for (int part = 0; part < s.partitions; ++part)
       if (auto st = pr.send(topic, part, payload.data(), payload.size()); !st) return st;
     if (auto st = pr.flush(60000); !st) return Status::error("warm-up: " + st.message());
@@ -84,7 +83,7 @@ Result<Throughput> run_produce(const Target& t, const std::string& topic, const 
         ++me.sent;
         if (++part == s.partitions) part = 0;
         if ((i & 1023) == 1023) {
-          rd_kafka_poll(me.producer->rk(), 0);
+          me.producer->poll();
           int64_t all = total_sent.fetch_add(1024, std::memory_order_relaxed) + 1024;
           if (w == 0 && progress) progress->live(human_number(static_cast<double>(all)) + " msgs sent");
           if (Clock::now() >= deadline) break;

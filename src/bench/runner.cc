@@ -98,10 +98,12 @@ Status validate_bench_options(const BenchOptions& o) {
                                   kSecurityWorkloads.end();
     if (!family && !cluster_one && !security_one)
       return Status::error("unknown workload '" + w +
-                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, cluster, "
+                           "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, client, cluster, "
                            "security, cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown|"
                            "reassign> and security/<tls-consume|sasl-ssl-produce|authorizer>)");
   }
+  if (o.client != "librdkafka" && o.client != "native")
+    return Status::error("--client must be librdkafka or native, got '" + o.client + "'");
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
     return Status::error("--peer must be kafka or mock, got '" + o.peer + "'");
   if (o.skip_peer && !o.peer.empty()) return Status::error("--skip-peer and --peer exclude each other");

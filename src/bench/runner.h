@@ -29,8 +29,10 @@ namespace spool::bench {
 // cluster starts 3-node clusters of Spool and Kafka and waits out session
 // timeouts (minutes); security starts brokers with TLS and SASL listeners
 // and an authorizer holding 10,000 ACLs (security_plan.cc).
+// client: the native producer against librdkafka on the same Spool broker
+// (client_plan.cc).
 inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce",     "consume", "latency", "rss",
-                                                           "restart", "kafka-tools", "cluster", "security"};
+                                                           "restart", "kafka-tools", "client",  "cluster", "security"};
 // The cluster family's workloads, each selectable alone as "cluster/<name>"
 // (e.g. --workloads cluster/txn,cluster/coordinator-failover); "cluster" is all.
 inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce", "lag", "txn",
@@ -57,6 +59,12 @@ struct BenchOptions {
   bool profile = false;                       // perf-profile the broker on an extra run of each missed target
   std::vector<std::string> workloads;         // families (or cluster/<w>, security/<w>) to run (empty: all but
                                               // cluster and security)
+  std::string client = "librdkafka";          // the produce family's client: "librdkafka" | "native"
+  // Hidden: run as the client family's RSS probe child (client_memory.h)
+  // for this client against bootstrap, then exit.
+  std::string client_rss_probe;
+  std::string client_rss_topic;
+  int client_rss_partitions = 1000;
 };
 
 // Option values after defaults and --quick are applied.
@@ -72,6 +80,7 @@ struct Sizes {
   int rss_partitions_per_topic = 100;
   int64_t tool_records_100B = 1000000;  // ProducerPerformance 100 B acks=1
   int64_t tool_records_1KB = 250000;    // ProducerPerformance 1 KB acks=all
+  int client_rss_partitions = 1000;     // partitions of the client family's memory probe
   double loopback_seconds = 2;
   int64_t disk_bytes = 512LL << 20;
   int64_t disk_bytes_fdatasync = 256LL << 20;

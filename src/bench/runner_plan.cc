@@ -64,7 +64,8 @@ void Session::plan_machine(std::vector<Step>* steps) {
 }
 
 void Session::plan_produce(Deployment& d, int rep, std::vector<Step>* steps) {
-  for (const ProduceSpec& spec : produce_specs(o_.quick, o_.all_combos, d.full)) {
+  for (ProduceSpec spec : produce_specs(o_.quick, o_.all_combos, d.full)) {
+    spec.client = o_.client;
     std::string id = produce_workload_id(spec);
     int64_t n = spec.size >= 1024 ? std::max<int64_t>(z_.messages / 4, 100) : z_.messages;
     steps->push_back({run_label(id, d.name, rep),
@@ -228,7 +229,7 @@ void Session::add_plan_notes() {
   // Notes on the single-broker families only when one of them runs (a
   // --workloads cluster run has its own notes, cluster_plan.cc).
   bool single = false;
-  for (const char* f : {"machine", "produce", "consume", "latency", "rss", "restart", "kafka-tools"})
+  for (const char* f : {"machine", "produce", "consume", "latency", "rss", "restart", "kafka-tools", "client"})
     single = single || wants(f);
   if (single)
     add_note("order: the machine limits, then per repetition one phase per broker configuration (" +
@@ -278,6 +279,7 @@ void Session::add_plan_notes() {
     else if (wants("kafka-tools"))
       add_note("Kafka's Java tools skipped: " + tools_error_);
   }
+  add_client_notes();
   if (peer_ == "mock")
     add_note("mock peer: consume reads " + std::to_string(kMockConsumeMessages) +
              " x 1 KB (the mock keeps ~5 MB per partition) and latency at most " +

@@ -222,7 +222,9 @@ Status Session::stop_phase(Deployment& d) {
 }
 
 void Session::plan_phase(Deployment& d, int rep, std::vector<Step>* steps) {
-  bool workloads = wants("produce") || wants("consume") || wants("latency") || (d.full && wants("kafka-tools"));
+  const bool client = wants("client") && d.kind == Kind::kSpool && d.full;
+  bool workloads =
+      wants("produce") || wants("consume") || wants("latency") || (d.full && wants("kafka-tools")) || client;
   if (d.kind != Kind::kMock && workloads) {
     steps->push_back({"start " + d.name + " (run " + std::to_string(rep) + ")", [this, &d, rep]() -> Result<std::string> {
                         if (auto st = start_phase(d, rep); !st) return st;
@@ -233,6 +235,7 @@ void Session::plan_phase(Deployment& d, int rep, std::vector<Step>* steps) {
   if (wants("consume") && d.full) plan_consume(d, rep, steps);
   if (wants("latency")) plan_latency(d, rep, steps);
   if (wants("kafka-tools") && d.full && d.kind != Kind::kMock) plan_tools(d, rep, steps);
+  if (client) plan_client(d, rep, steps);
   if (d.kind != Kind::kMock && workloads) {
     steps->push_back({"stop " + d.name + " (run " + std::to_string(rep) + ")", [this, &d]() -> Result<std::string> {
                         if (!d.broker && !d.target) return std::string("was not running");

@@ -45,6 +45,38 @@ TargetCheck ratio(const Report& r, std::string name, const std::string& w, const
   return c;
 }
 
+// The client family: native / librdkafka of one metric's medians on Spool
+// (client_plan.cc: <base>/native and <base>/librdkafka).
+TargetCheck client_ratio(const Report& r, std::string name, const std::string& base, const std::string& metric,
+                         double limit, bool higher_better, std::string goal) {
+  TargetCheck c;
+  c.name = std::move(name);
+  c.goal = std::move(goal);
+  const Measurement* a = usable(r, base + "/native", "spool", metric);
+  const Measurement* b = usable(r, base + "/librdkafka", "spool", metric);
+  if (a == nullptr || b == nullptr) {
+    c.measured = fmt::format("not measured ({}/<native|librdkafka> {} of spool)", base, metric);
+    return c;
+  }
+  double va = a->median(), vb = b->median();
+  if (!(vb > 0)) {
+    c.measured = fmt::format("not measured (librdkafka is {})", format_with_unit(metric, vb));
+    return c;
+  }
+  double q = va / vb;
+  c.measured_ok = true;
+  c.met = higher_better ? q >= limit : q <= limit;
+  c.measured = fmt::format("{} ({} vs {})", format_ratio(q), format_with_unit(metric, va),
+                           format_with_unit(metric, vb));
+  return c;
+}
+
+bool has_client_rows(const Report& r) {
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind("client/", 0) == 0) return true;
+  return false;
+}
+
 // N of "restart/kill9/<N>MB", or -1.
 long restart_mb(const std::string& workload) {
   const std::string prefix = "restart/kill9/";
@@ -190,6 +222,14 @@ std::vector<TargetCheck> check_targets(const Report& r) {
   out.push_back(ratio(r, "idle RSS", "rss/idle", "rss_MB", "kafka", 0.1, false, "<= 0.1x Kafka"));
   out.push_back(restart(r));
   authorizer_checks(r, &out);            // the security family is opt-in
+  if (has_client_rows(r)) {
+    out.push_back(client_ratio(r, "native producer vs librdkafka, produce 100 B, acks=1 (same Spool broker)",
+                               "client/produce/100B/acks=1/p1", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));
+    out.push_back(client_ratio(r, "native producer vs librdkafka, produce 1 KB, acks=all (same Spool broker)",
+                               "client/produce/1KB/acks=all/p1", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));
+    out.push_back(client_ratio(r, "native producer vs librdkafka, memory per 1,000 idle partitions",
+                               "client/rss/partitions=1000", "rss_KB", 1.0, false, "<= 1.0x librdkafka"));
+  }
   if (!has_cluster_rows(r)) return out;  // the cluster family is opt-in
   out.push_back(failover(r, "default", 18));
   out.push_back(failover(r, "2s", 2));

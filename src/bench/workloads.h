@@ -1,5 +1,6 @@
 // The end-to-end workloads of `spool bench`, each one run against one target
-// (Spool or the peer) through librdkafka, returning what it measured. The
+// (Spool or the peer) through librdkafka (the produce workload: or the
+// native producer, ProduceSpec::client), returning what it measured. The
 // runner (runner.cc) decides what runs, repeats it and records Measurements.
 // Timing starts after warm-up (connections, metadata, topic creation) and
 // stops after the last delivery report / the last message consumed.
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "bench/broker_process.h"
+#include "bench/producer_driver.h"
 #include "bench/progress.h"
 #include "bench/rdk.h"
 #include "bench/stats.h"
@@ -49,6 +51,7 @@ struct ProduceSpec {
   bool acks_all = false;   // acks=all; durability comes from the broker's configuration
   int partitions = 1;
   int producers = 1;       // producer instances, one thread each
+  std::string client = kClientLibrdkafka;  // "librdkafka" | "native" (producer_driver.h)
 };
 // "produce/100B/acks=1/p1/x1"
 std::string produce_workload_id(const ProduceSpec& s);

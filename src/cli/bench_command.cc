@@ -3,11 +3,15 @@
 #include <csignal>
 #include <iostream>
 
+#include "bench/client_memory.h"
 #include "cli/cli_args.h"
 
 namespace spool::cli {
 
 int run_bench_command(const bench::BenchOptions& options) {
+  if (!options.client_rss_probe.empty())  // a child of the client family (bench/client_memory.h)
+    return bench::client_rss_probe_main(options.client_rss_probe, options.bootstrap, options.client_rss_topic,
+                                        options.client_rss_partitions);
   if (auto st = bench::validate_bench_options(options); !st) {
     std::cerr << "spool bench: " << st.message() << "\n";
     return kExitUsage;

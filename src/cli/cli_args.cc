@@ -107,7 +107,7 @@ void configure_bench(CLI::App& app, CliArgs& args) {
   bench->add_option("--restart-mb", b.restart_mb, "Log size written before kill -9 in the restart workload (default 1024)");
   bench->add_option("--latency-messages", b.latency_messages, "Messages per latency run (default 2000)");
   bench->add_option("--latency-rate", b.latency_rate, "msg/s of the fixed-rate latency run (default 1000)");
-  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart,kafka-tools,cluster,security "
+  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart,kafka-tools,client,cluster,security "
                     "(default: all but cluster and security, which are opt-in)")
       ->delimiter(',');
   bench->add_flag("--quick", b.quick, "Tiny sizes, one repetition, 3 produce combinations (seconds)");
@@ -120,6 +120,14 @@ void configure_bench(CLI::App& app, CliArgs& args) {
                     "next to the build dir holding this spool binary, else ./scripts/kafka-peer)");
   bench->add_flag("--skip-peer", b.skip_peer, "Run no peer at all (Spool and the machine only)");
   bench->add_flag("--profile", b.profile, "perf-profile the broker on one extra run of each missed target");
+  bench->add_option("--client", b.client,
+                    "librdkafka (default) or native: the client of the produce family (the client family always "
+                    "runs both)")
+      ->capture_default_str();
+  // Hidden: the client family's memory probe runs as a child `spool bench` (bench/client_memory.h).
+  bench->add_option("--client-rss-probe", b.client_rss_probe)->group("");
+  bench->add_option("--client-rss-topic", b.client_rss_topic)->group("");
+  bench->add_option("--client-rss-partitions", b.client_rss_partitions)->group("");
   bench->callback([&args] { args.command = "bench"; });
 }
 

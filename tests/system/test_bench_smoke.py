@@ -34,6 +34,13 @@ REQUIRED = [
     ("machine/loopback", "machine", "MB_per_s"),
     ("machine/disk-write", "machine", "MB_per_s"),
     ("machine/disk-write-fdatasync", "machine", "MB_per_s"),
+    # The client family: native producer vs librdkafka on the same Spool broker.
+    ("client/produce/100B/acks=1/p1/librdkafka", "spool", "msgs_per_s"),
+    ("client/produce/100B/acks=1/p1/native", "spool", "msgs_per_s"),
+    ("client/produce/1KB/acks=all/p1/librdkafka", "spool", "MB_per_s"),
+    ("client/produce/1KB/acks=all/p1/native", "spool", "MB_per_s"),
+    ("client/rss/partitions=1000/librdkafka", "spool", "rss_KB"),
+    ("client/rss/partitions=1000/native", "spool", "rss_KB"),
 ]
 
 
@@ -101,8 +108,26 @@ def test_quick_bench_writes_a_complete_report(tmp_path):
         "the Markdown has the targets table (Kafka targets are not measured against the mock)"
     assert "| spool-nodurable | Spool with durable.writes=false |" in text, "the configurations table"
     assert "| Spool/mock |" in text, "the ratio column"
+    assert "| native producer vs librdkafka, produce 100 B, acks=1 (same Spool broker) | >= 1.0x librdkafka | " \
+           "not measured" not in text, "the client family's target row is measured"
     # Progress lines on stderr, one per run.
     assert "produce/100B/acks=1/p1/x1 spool run 1/1" in p.stderr
+
+
+def test_quick_produce_with_the_native_client(tmp_path):
+    """--client native: the produce family's rows come from Spool's native producer."""
+    out_dir = tmp_path / "results"
+    p = run_bench(["--quick", "--skip-peer", "--workloads", "produce", "--client", "native",
+                   "--output-dir", str(out_dir)], tmp_path, timeout=120)
+    assert p.returncode == 0, f"spool bench failed ({p.returncode}):\n{p.stderr[-6000:]}"
+    csvs = glob.glob(str(out_dir / "*.csv"))
+    rows = measurement_rows(csvs[0])
+    for key in [("produce/100B/acks=1/p1/x1", "spool", "msgs_per_s"),
+                ("produce/1KB/acks=all/p1/x1", "spool", "msgs_per_s"),
+                ("produce/1KB/acks=all/p1/x1", "spool-nodurable", "msgs_per_s")]:
+        assert rows.get(key), f"no values for {key}; rows: {sorted(rows)}\nstderr:\n{p.stderr[-4000:]}"
+        assert all(v > 0 for v in rows[key]), f"{key}: {rows[key]}"
+    assert "--client native" in open(glob.glob(str(out_dir / "*.md"))[0]).read(), "the note names the client"
 
 
 def zookeeper_missing():
@@ -152,6 +177,7 @@ def test_quick_cluster_bench_reports_failover_rf_and_lag(tmp_path):
     (["--bootstrap", "no-port"], "--bootstrap"),
     (["--broker-override", "novalue"], "key=value"),
     (["--peer", "zookeeper"], "--peer must be kafka or mock"),
+    (["--client", "java"], "--client must be librdkafka or native"),
 ])
 def test_bad_arguments_exit_2_with_a_message(tmp_path, args, message):
     p = run_bench([*args, "--output-dir", str(tmp_path / "r")], tmp_path, timeout=30)
