@@ -71,6 +71,7 @@ void ConsumerCoordinator::request_rejoin(const std::string& reason) {
 }
 
 void ConsumerCoordinator::on_subscription_change() {
+  left_ = false;
   if (ctx_.subscriptions.has_auto_assigned()) request_rejoin("the subscription changed");
 }
 
@@ -124,7 +125,7 @@ int64_t ConsumerCoordinator::poll() {
       leader_assign(pending);
     }
     const bool want_join = state_ == MemberState::kUnjoined || (state_ == MemberState::kStable && rejoin_needed_);
-    if (want_join && last_app_poll_ms_ >= 0 && events_pending_ == 0 && now >= join_retry_ms_) prepare_join();
+    if (want_join && !left_ && last_app_poll_ms_ >= 0 && events_pending_ == 0 && now >= join_retry_ms_) prepare_join();
     if (state_ == MemberState::kStable && !heartbeat_in_flight_ && now >= next_heartbeat_ms_) send_heartbeat();
     if (state_ == MemberState::kStable) wait = std::min<int64_t>(wait, std::max<int64_t>(next_heartbeat_ms_ - now, 0));
   }
@@ -557,6 +558,7 @@ void ConsumerCoordinator::send_leave(const std::string& reason, std::function<vo
 }
 
 void ConsumerCoordinator::leave_group(const std::string& reason, std::function<void()> done) {
+  left_ = true;
   auto leave = [this, reason, done] {
     const bool member = state_ != MemberState::kUnjoined || generation_id_ >= 0;
     auto finish = [this, done] {

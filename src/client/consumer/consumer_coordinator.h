@@ -128,6 +128,7 @@ class ConsumerCoordinator {
 
   MemberState state_ = MemberState::kUnjoined;
   bool rejoin_needed_ = true;
+  bool left_ = false;  // left by leave_group(): no rejoining until the subscription changes
   int64_t join_retry_ms_ = 0;
   int32_t generation_id_ = -1;
   std::string member_id_;
