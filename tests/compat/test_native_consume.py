@@ -236,3 +236,22 @@ def test_mixed_group_with_confluent_consumers(bootstrap, topic):
         assert proc.returncode == 0, err.decode()
         got.extend(out.decode().splitlines())
     assert sorted(got) == sorted(f"{p}-{i}" for p in range(nparts) for i in range(120 // nparts))
+
+
+def test_empty_partition_from_the_beginning(bootstrap, topic):
+    """An empty partition read from offset 0: the consumer's position carries
+    the leader epoch ListOffsets gave it, so its Fetch names that epoch as the
+    last fetched one. The broker must serve it (nothing to read), not answer
+    OFFSET_OUT_OF_RANGE for ever (a single Spool node had no epoch entry
+    before its first batch)."""
+    import os
+    create_topic(bootstrap, topic, 2)
+    produce(bootstrap, topic, [{"value": b"only on partition 0"}], partition=0)
+    r = subprocess.run([spool_bin(), "consume", topic, "--bootstrap-server", bootstrap, "--partition", "1",
+                        "--from-beginning", "--timeout-ms", "1500"],
+                       capture_output=True, timeout=90, env=dict(os.environ, SPOOL_CONSUME_LOG="info"))
+    err = r.stderr.decode(errors="replace")
+    assert r.returncode == 0, err
+    assert r.stdout == b""
+    assert "out of range" not in err, err[-2000:]
+    assert "Processed a total of 0 messages" in err

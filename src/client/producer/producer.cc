@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/blocking_client.h"
+#include "client/host_port.h"
 #include "protocol/error_code.h"
 
 namespace spool::client {
