@@ -44,13 +44,14 @@ TXN_STATE_PARTITIONS partitions, unclean election off.
    existing topic: its metadata cache is still empty then, and a client that
    still takes it for the coordinator must be sent on (franz-go gave up on
    that answer in test 6).
-6. test_exactly_once_pipeline_through_coordinator_kills[librdkafka|java|franz]:
+6. test_exactly_once_pipeline_through_coordinator_kills[librdkafka|java|franz|native]:
    consume -> transform -> produce with sendOffsetsToTransaction, by a child
    process of each ecosystem with the same spec and JSON events
    (test_eos_pipeline.Processor): tests/compat/test_eos_pipeline.py's
    librdkafka processor, tests/compat/java EosProcessor (`mvn -B -o -q
    compile`, classic group protocol) and tests/compat/go/eosproc
-   (GroupTransactSession, built once per run with GOPROXY=off). Kills, each
+   (GroupTransactSession, built once per run with GOPROXY=off) and Spool's
+   native client (tests/compat/native/eos_processor.cc). Kills, each
    right after the processor printed `produced` (a transaction open, the
    pause before its commit is EOS_PAUSE_S), each victim restarted and ISRs full
    again before the next: the transaction coordinator's broker
@@ -89,6 +90,7 @@ from confluent_kafka import KafkaException  # noqa: E402
 
 import kafka_wire as kw  # noqa: E402
 from cluster_fixtures import go_client_binary, java_client_argv, module_cluster  # noqa: E402
+from harness import missing_tool  # noqa: E402
 from peer_cluster import which_cluster_peer  # noqa: E402
 from txn_util import (WAIT_S, kafka_error, parse, payload, produce, read_until_sentinels,  # noqa: E402
                       txn_producer, wait_until, write_sentinels)
@@ -570,10 +572,17 @@ def _processor_argv(ecosystem, tmpdir):
     if ecosystem == "java":
         return java_client_argv("dev.spool.compat.EosProcessor", "-Xmx256m", "-XX:+UseSerialGC",
                                 "-XX:TieredStopAtLevel=1")
+    if ecosystem == "native":
+        # Spool's own client (tests/compat/native/eos_processor.cc), built
+        # with spool; CMake passes its path.
+        path = os.environ.get("NATIVE_EOS_PROCESSOR")
+        if not path or not os.access(path, os.X_OK):
+            missing_tool("native_eos_processor (NATIVE_EOS_PROCESSOR)")
+        return [path]
     return [go_client_binary("eosproc", tmpdir)]
 
 
-@pytest.mark.parametrize("ecosystem", ["librdkafka", "java", "franz"])
+@pytest.mark.parametrize("ecosystem", ["librdkafka", "java", "franz", "native"])
 def test_exactly_once_pipeline_through_coordinator_kills(cluster, ecosystem, tmp_path):
     """consume -> transform -> produce with sendOffsetsToTransaction over RF=3
     topics, by the processor of `ecosystem`: librdkafka (test_eos_pipeline.py's

@@ -29,7 +29,9 @@ namespace {
 constexpr SendOptions kAddPartitionsVersions{0, 3, -1};
 constexpr SendOptions kEndTxnVersions{0, 4, -1};
 constexpr SendOptions kFindCoordinatorVersions{1, 6, -1};
-constexpr SendOptions kTxnOffsetCommitVersions{0, 5, -1};
+// v5 is the transaction-version-2 form: the group coordinator adds the offsets
+// partition itself, which a version-1 transaction (AddOffsetsToTxn) must not ask.
+constexpr SendOptions kTxnOffsetCommitVersions{0, 4, -1};
 constexpr SendOptions kInitProducerIdVersions{0, 5, -1};
 
 bool is_fatal(ErrorCode c) {
@@ -498,6 +500,7 @@ Status TransactionManager::add_offsets(const ConsumerGroupMetadata& group, int64
 Status TransactionManager::commit_offsets(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
                                           const ConsumerGroupMetadata& group, int64_t deadline_ms) {
   std::optional<Node> group_coordinator;
+  std::string last = "no answer";
   while (true) {
     if (!group_coordinator) {
       auto snap = metadata_.snapshot();
@@ -518,7 +521,11 @@ Status TransactionManager::commit_offsets(const std::map<TopicPartition, OffsetA
                                    static_cast<uint16_t>(port)};
         } else if (!is_retry(ec)) {
           return error_status("FindCoordinator for group " + group.group_id, ec);
+        } else {
+          last = "FindCoordinator: " + std::string(protocol::error_name(ec));
         }
+      } else {
+        last = "FindCoordinator: " + r.status().message();
       }
     }
     if (group_coordinator) {
@@ -556,9 +563,13 @@ Status TransactionManager::commit_offsets(const std::map<TopicPartition, OffsetA
       }
       if (worst == ErrorCode::kNone) return Status::ok();
       if (!is_retry(worst)) return error_status("TxnOffsetCommit", worst);
+      last = "TxnOffsetCommit to node " + std::to_string(group_coordinator->id) + ": " +
+             (r ? std::string(protocol::error_name(worst)) : r.status().message());
       if (coordinator_moved(worst)) group_coordinator.reset();
     }
-    if (now() >= deadline_ms) return Status::error("TxnOffsetCommit timed out", protocol::to_int(ErrorCode::kRequestTimedOut));
+    if (now() >= deadline_ms) {
+      return Status::error("TxnOffsetCommit timed out (last: " + last + ")", protocol::to_int(ErrorCode::kRequestTimedOut));
+    }
     sleep_backoff();
   }
 }
