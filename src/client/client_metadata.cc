@@ -1,5 +1,7 @@
 #include "client/client_metadata.h"
 
+#include "client/host_port.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,6 +13,15 @@
 namespace spool::client {
 
 using protocol::ErrorCode;
+
+std::vector<Node> bootstrap_nodes(const std::vector<std::string>& servers) {
+  std::vector<Node> out;
+  for (const std::string& s : servers) {
+    auto hp = parse_host_port(s);
+    if (hp) out.push_back(Node{-1, hp->first, hp->second});
+  }
+  return out;
+}
 
 const Node* MetadataSnapshot::broker(int32_t id) const {
   auto it = brokers.find(id);

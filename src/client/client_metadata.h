@@ -71,6 +71,10 @@ struct ClientMetadataOptions {
   std::shared_ptr<Clock> clock;        // null: system clock
 };
 
+// bootstrap.servers entries ("host:port") as nodes of unknown id; entries
+// that do not parse are skipped (the configs refuse them first).
+std::vector<Node> bootstrap_nodes(const std::vector<std::string>& servers);
+
 class ClientMetadata {
  public:
   explicit ClientMetadata(ClientMetadataOptions options);

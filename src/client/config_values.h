@@ -6,9 +6,14 @@
 
 #include <charconv>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "client/client_security.h"
+#include "config/properties.h"
 #include "util/status.h"
 
 namespace spool::client {
@@ -43,5 +48,23 @@ std::vector<std::string> split_list_value(const std::string& s);
 inline bool is_security_key(const std::string& k) {
   return k == "security.protocol" || k.rfind("ssl.", 0) == 0 || k.rfind("sasl.", 0) == 0;
 }
+
+// One property's setter: (key, value) -> ok or the error naming them.
+using PropertySetter = std::function<Status(const std::string&, const std::string&)>;
+
+// The properties as a map (a later duplicate key wins).
+std::map<std::string, std::string> property_map(const config::PropertyList& props);
+
+// Runs each property's setter. Security keys are left to client_security();
+// keys in `ignored` are accepted silently (serializers and the like); any
+// other key is a warning, as the Java client logs it. Stops at the first error.
+Status apply_properties(const std::map<std::string, std::string>& props,
+                        const std::map<std::string, PropertySetter>& setters, const std::set<std::string>& ignored,
+                        std::vector<std::string>* warnings);
+
+// What every native client needs after its own keys: bootstrap.servers set
+// and each a host:port, and the security settings (client_security.h).
+Status finish_common_config(const config::PropertyList& props, const std::vector<std::string>& bootstrap_servers,
+                            ClientSecurity& security);
 
 }  // namespace spool::client

@@ -49,11 +49,15 @@ def spool_produce(bootstrap, topic, lines, *args, expect_rc=0):
     return r.stderr.decode(errors="replace")
 
 
-def kcat_read(bootstrap, topic, fmt, count, partition=None):
+def kcat_read(bootstrap, topic, fmt, count, partition=None, isolation=None):
+    """Reads the topic from the beginning with kcat until `count` lines (or
+    30 s): the lines in `fmt`."""
     args = [KCAT, "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", fmt,
             "-X", "socket.timeout.ms=10000"]
     if partition is not None:
         args += ["-p", str(partition)]
+    if isolation is not None:
+        args += ["-X", f"isolation.level={isolation}"]
     deadline = time.time() + 30
     out = []
     while time.time() < deadline:
@@ -170,26 +174,11 @@ def test_transaction_commit_and_abort(bootstrap, topic):
     assert "aborted" in err, err
     spool_produce(bootstrap, topic, ["z:third"], "--key-separator", ":", "--transactional-id", txn_id)
 
-    seen_committed = kcat_read_iso(bootstrap, topic, "read_committed", 101)
+    seen_committed = kcat_read(bootstrap, topic, "%k=%s\n", 101, isolation="read_committed")
     assert sorted(seen_committed) == sorted([line.replace(":", "=", 1) for line in committed] + ["z=third"])
-    seen_all = kcat_read_iso(bootstrap, topic, "read_uncommitted", 151)
+    seen_all = kcat_read(bootstrap, topic, "%k=%s\n", 151, isolation="read_uncommitted")
     assert sorted(seen_all) == sorted([line.replace(":", "=", 1) for line in committed + aborted[:50]] +
                                       ["z=third"])
-
-
-def kcat_read_iso(bootstrap, topic, isolation, count):
-    args = [KCAT, "-b", bootstrap, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%k=%s\n",
-            "-X", "socket.timeout.ms=10000", "-X", f"isolation.level={isolation}"]
-    deadline = time.time() + 30
-    out = []
-    while time.time() < deadline:
-        r = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S)
-        assert r.returncode == 0, r.stderr.decode(errors="replace")
-        out = r.stdout.decode().splitlines()
-        if len(out) >= count:
-            return out
-        time.sleep(0.2)
-    return out
 
 
 def test_idempotent_order_through_dropped_connections():

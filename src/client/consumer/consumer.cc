@@ -5,7 +5,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "client/blocking_client.h"
+#include "client/native_network.h"
 #include "protocol/error_code.h"
 
 namespace spool::client {
@@ -68,9 +68,6 @@ Result<std::unique_ptr<Consumer>> Consumer::create(const config::PropertyList& p
                                                    std::vector<std::string>* warnings) {
   auto config = ConsumerConfig::from_properties(properties, warnings);
   if (!config) return config.status();
-  for (const std::string& s : config->bootstrap_servers) {
-    if (!parse_host_port(s)) return Status::error("Invalid url in bootstrap.servers: " + s);
-  }
   return std::make_unique<Consumer>(std::move(*config), std::move(hooks));
 }
 
@@ -78,18 +75,9 @@ Consumer::Consumer(ConsumerConfig config, ConsumerHooks hooks)
     : config_(std::move(config)),
       hooks_(std::move(hooks)),
       clock_(hooks_.clock ? hooks_.clock : system_clock()),
-      own_network_(hooks_.network == nullptr ? std::make_unique<NetworkClient>([&] {
-        NetworkClientOptions o;
-        o.client_id = config_.client_id.empty() ? "spool-consumer" : config_.client_id;
-        o.software_name = "spool-native";
-        o.request_timeout_ms = config_.request_timeout_ms;
-        o.connect_timeout_ms = config_.connect_timeout_ms;
-        o.reconnect_backoff_ms = config_.reconnect_backoff_ms;
-        o.reconnect_backoff_max_ms = config_.reconnect_backoff_max_ms;
-        o.security = std::make_shared<const ClientSecurity>(config_.security);
-        return o;
-      }())
-                                             : nullptr),
+      own_network_(hooks_.network == nullptr
+                       ? std::make_unique<NetworkClient>(native_network_options(config_, "spool-consumer"))
+                       : nullptr),
       network_(hooks_.network != nullptr ? hooks_.network : own_network_.get()),
       loop_(std::make_unique<ConsumerLoop>(config_, clock_, *network_)) {
   loop_->start();

@@ -1,44 +1,13 @@
 #include "client/consumer/consumer_config.h"
 
-#include <charconv>
 #include <functional>
 #include <map>
 #include <set>
 
+#include "client/config_values.h"
 #include "config/config_def.h"
 
 namespace spool::client {
-namespace {
-
-Status bad(const std::string& key, const std::string& value, const std::string& why) {
-  return Status::error("Invalid value " + value + " for configuration " + key + ": " + why);
-}
-
-template <class T>
-Status parse_int(const std::string& key, const std::string& value, T min, T max, T& out) {
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || p != value.data() + value.size()) return bad(key, value, "not a number");
-  if (v < static_cast<int64_t>(min) || v > static_cast<int64_t>(max)) {
-    return bad(key, value, "must be between " + std::to_string(min) + " and " + std::to_string(max));
-  }
-  out = static_cast<T>(v);
-  return Status::ok();
-}
-
-Status parse_bool(const std::string& key, const std::string& value, bool& out) {
-  if (value == "true" || value == "false") {
-    out = value == "true";
-    return Status::ok();
-  }
-  return bad(key, value, "expected true or false");
-}
-
-bool is_security_key(const std::string& k) {
-  return k == "security.protocol" || k.rfind("ssl.", 0) == 0 || k.rfind("sasl.", 0) == 0;
-}
-
-}  // namespace
 
 std::optional<std::string> assignor_name(const std::string& value) {
   static const std::map<std::string, std::string> kNames = {
@@ -57,11 +26,10 @@ std::optional<std::string> assignor_name(const std::string& value) {
 
 Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyList& props,
                                                        std::vector<std::string>* warnings) {
-  std::map<std::string, std::string> p;
-  for (const auto& [k, v] : props) p[k] = v;  // the last one of a key wins
+  const auto p = property_map(props);  // the last one of a key wins
   ConsumerConfig c;
   std::optional<bool> auto_commit_set;
-  using Setter = std::function<Status(const std::string&, const std::string&)>;
+  using Setter = PropertySetter;
   const int64_t kMaxMs = INT64_MAX / 4;
   auto str = [](std::string& out) -> Setter {
     return [&out](auto&, auto& v) {
@@ -70,10 +38,10 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
     };
   };
   auto i32 = [](int32_t& out, int32_t min) -> Setter {
-    return [&out, min](auto& k, auto& v) { return parse_int<int32_t>(k, v, min, INT32_MAX, out); };
+    return [&out, min](auto& k, auto& v) { return parse_int_value<int32_t>(k, v, min, INT32_MAX, out); };
   };
   auto i64 = [kMaxMs](int64_t& out) -> Setter {
-    return [&out, kMaxMs](auto& k, auto& v) { return parse_int<int64_t>(k, v, 0, kMaxMs, out); };
+    return [&out, kMaxMs](auto& k, auto& v) { return parse_int_value<int64_t>(k, v, 0, kMaxMs, out); };
   };
   const std::map<std::string, Setter> setters = {
       {"bootstrap.servers",
@@ -90,14 +58,14 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
        }},
       {"group.instance.id",
        [&](auto& k, auto& v) {
-         if (v.empty()) return bad(k, v, "Group instance id must be non-empty string");
+         if (v.empty()) return invalid_value(k, v, "Group instance id must be non-empty string");
          c.group_instance_id = v;
          return Status::ok();
        }},
       {"group.protocol",
        [&](auto& k, auto& v) {
          if (v == "classic" || v == "CLASSIC") return Status::ok();
-         return bad(k, v, "the native consumer speaks the classic group protocol only");
+         return invalid_value(k, v, "the native consumer speaks the classic group protocol only");
        }},
       {"session.timeout.ms", i32(c.session_timeout_ms, 1)},
       {"heartbeat.interval.ms", i32(c.heartbeat_interval_ms, 1)},
@@ -106,7 +74,7 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
       {"enable.auto.commit",
        [&](auto& k, auto& v) {
          bool b = false;
-         if (auto s = parse_bool(k, v, b); !s) return s;
+         if (auto s = parse_bool_value(k, v, b); !s) return s;
          auto_commit_set = b;
          return Status::ok();
        }},
@@ -120,7 +88,7 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
          } else if (v == "none") {
            c.auto_offset_reset = OffsetResetStrategy::kNone;
          } else {
-           return bad(k, v, "expected earliest, latest or none");
+           return invalid_value(k, v, "expected earliest, latest or none");
          }
          return Status::ok();
        }},
@@ -131,7 +99,7 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
          } else if (v == "read_committed") {
            c.isolation_level = IsolationLevel::kReadCommitted;
          } else {
-           return bad(k, v, "expected read_committed or read_uncommitted");
+           return invalid_value(k, v, "expected read_committed or read_uncommitted");
          }
          return Status::ok();
        }},
@@ -144,10 +112,10 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
          c.assignment_strategies.clear();
          for (const std::string& item : config::split_list(v)) {
            auto name = assignor_name(item);
-           if (!name) return bad(k, v, "unknown assignor " + item);
+           if (!name) return invalid_value(k, v, "unknown assignor " + item);
            c.assignment_strategies.push_back(*name);
          }
-         if (c.assignment_strategies.empty()) return bad(k, v, "at least one assignor is needed");
+         if (c.assignment_strategies.empty()) return invalid_value(k, v, "at least one assignor is needed");
          return Status::ok();
        }},
       {"request.timeout.ms", i32(c.request_timeout_ms, 0)},
@@ -158,28 +126,19 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
       {"reconnect.backoff.ms", i64(c.reconnect_backoff_ms)},
       {"reconnect.backoff.max.ms", i64(c.reconnect_backoff_max_ms)},
       {"socket.connection.setup.timeout.ms", i32(c.connect_timeout_ms, 1)},
-      {"allow.auto.create.topics", [&](auto& k, auto& v) { return parse_bool(k, v, c.allow_auto_create_topics); }},
-      {"exclude.internal.topics", [&](auto& k, auto& v) { return parse_bool(k, v, c.exclude_internal_topics); }},
-      {"check.crcs", [&](auto& k, auto& v) { return parse_bool(k, v, c.check_crcs); }},
+      {"allow.auto.create.topics", [&](auto& k, auto& v) { return parse_bool_value(k, v, c.allow_auto_create_topics); }},
+      {"exclude.internal.topics", [&](auto& k, auto& v) { return parse_bool_value(k, v, c.exclude_internal_topics); }},
+      {"check.crcs", [&](auto& k, auto& v) { return parse_bool_value(k, v, c.check_crcs); }},
   };
   static const std::set<std::string> kIgnored = {"key.deserializer", "value.deserializer", "auto.include.jmx.reporter",
                                                  "send.buffer.bytes", "receive.buffer.bytes",
                                                  "connections.max.idle.ms", "enable.metrics.push"};
-  for (const auto& [k, v] : p) {
-    if (auto it = setters.find(k); it != setters.end()) {
-      if (auto s = it->second(k, v); !s) return s;
-    } else if (!is_security_key(k) && kIgnored.count(k) == 0 && warnings != nullptr) {
-      warnings->push_back("the configuration '" + k + "' was supplied but isn't a known config");
-    }
-  }
-  if (c.bootstrap_servers.empty()) return Status::error("Missing required configuration bootstrap.servers");
-  auto sec = client_security(props);
-  if (!sec) return sec.status();
-  c.security = std::move(*sec);
+  if (Status s = apply_properties(p, setters, kIgnored, warnings); !s) return s;
+  if (Status s = finish_common_config(props, c.bootstrap_servers, c.security); !s) return s;
   if (c.group_id && c.group_id->empty()) c.group_id.reset();  // Java treats "" like no group for these checks
   if (!c.group_id) {
     if (auto_commit_set.value_or(false)) {
-      return bad("enable.auto.commit", "true",
+      return invalid_value("enable.auto.commit", "true",
                  "enable.auto.commit cannot be set to true when default group id (null) is used.");
     }
     if (c.group_instance_id) {
@@ -189,7 +148,7 @@ Result<ConsumerConfig> ConsumerConfig::from_properties(const config::PropertyLis
   }
   c.enable_auto_commit = auto_commit_set.value_or(true);
   if (c.heartbeat_interval_ms >= c.session_timeout_ms) {
-    return bad("heartbeat.interval.ms", std::to_string(c.heartbeat_interval_ms),
+    return invalid_value("heartbeat.interval.ms", std::to_string(c.heartbeat_interval_ms),
                "Heartbeat must be set lower than the session timeout (session.timeout.ms)");
   }
   return c;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "client/blocking_client.h"
 #include "client/consumer/cooperative_sticky_assignor.h"
 #include "client/consumer/range_assignor.h"
 #include "client/consumer/round_robin_assignor.h"
@@ -12,19 +11,6 @@
 #include "protocol/error_code.h"
 
 namespace spool::client {
-
-namespace {
-
-std::vector<Node> bootstrap_nodes(const std::vector<std::string>& servers) {
-  std::vector<Node> out;
-  for (const std::string& s : servers) {
-    auto hp = parse_host_port(s);
-    if (hp) out.push_back(Node{-1, hp->first, hp->second});
-  }
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::unique_ptr<PartitionAssignor>> make_assignors(const std::vector<std::string>& names) {
   std::vector<std::unique_ptr<PartitionAssignor>> out;

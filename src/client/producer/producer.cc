@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "client/host_port.h"
+#include "client/native_network.h"
 #include "protocol/error_code.h"
 
 namespace spool::client {
@@ -10,15 +10,6 @@ namespace spool::client {
 using protocol::ErrorCode;
 
 namespace {
-
-std::vector<Node> bootstrap_nodes(const std::vector<std::string>& servers) {
-  std::vector<Node> out;
-  for (const std::string& s : servers) {
-    auto hp = parse_host_port(s);
-    if (hp) out.push_back(Node{-1, hp->first, hp->second});
-  }
-  return out;
-}
 
 Status fail(const SendCallback& cb, const ProducerRecord& r, Status s) {
   if (cb) {
@@ -36,9 +27,6 @@ Result<std::unique_ptr<Producer>> Producer::create(const config::PropertyList& p
                                                    std::vector<std::string>* warnings) {
   auto config = ProducerConfig::from_properties(properties, warnings);
   if (!config) return config.status();
-  for (const std::string& s : config->bootstrap_servers) {
-    if (!parse_host_port(s)) return Status::error("Invalid url in bootstrap.servers: " + s);
-  }
   return std::make_unique<Producer>(std::move(*config), std::move(hooks));
 }
 
@@ -46,18 +34,9 @@ Producer::Producer(ProducerConfig config, ProducerHooks hooks)
     : config_(std::move(config)),
       hooks_(std::move(hooks)),
       clock_(hooks_.clock ? hooks_.clock : system_clock()),
-      own_network_(hooks_.network == nullptr ? std::make_unique<NetworkClient>([&] {
-        NetworkClientOptions o;
-        o.client_id = config_.client_id.empty() ? "spool-producer" : config_.client_id;
-        o.software_name = "spool-native";
-        o.request_timeout_ms = config_.request_timeout_ms;
-        o.connect_timeout_ms = config_.connect_timeout_ms;
-        o.reconnect_backoff_ms = config_.reconnect_backoff_ms;
-        o.reconnect_backoff_max_ms = config_.reconnect_backoff_max_ms;
-        o.security = std::make_shared<const ClientSecurity>(config_.security);
-        return o;
-      }())
-                                             : nullptr),
+      own_network_(hooks_.network == nullptr
+                       ? std::make_unique<NetworkClient>(native_network_options(config_, "spool-producer"))
+                       : nullptr),
       network_(hooks_.network != nullptr ? hooks_.network : own_network_.get()),
       metadata_(ClientMetadataOptions{bootstrap_nodes(config_.bootstrap_servers), config_.metadata_max_age_ms,
                                       config_.retry_backoff_ms, true, clock_}),
@@ -148,10 +127,7 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
     return fail(callback, record, Status::error("Cannot perform operation after producer has been closed"));
   }
   if (Status fatal = sender_->fatal_error(); !fatal) return fail(callback, record, fatal);
-  std::vector<record::AppendHeader> hs;
-  for (const RecordHeader& h : record.headers) {
-    hs.push_back(record::AppendHeader{h.key, h.value ? std::optional<ByteSpan>(ByteSpan(*h.value)) : std::nullopt});
-  }
+  const std::vector<record::AppendHeader> hs = append_headers(record.headers);
   const size_t size = record::kHeaderSize +
                       record::BatchAppender::record_size(record.key ? std::optional<ByteSpan>(*record.key) : std::nullopt,
                                                          record.value ? std::optional<ByteSpan>(*record.value)

@@ -6,6 +6,17 @@
 
 namespace spool::client {
 
+std::vector<record::AppendHeader> append_headers(const std::vector<RecordHeader>& headers) {
+  std::vector<record::AppendHeader> out;
+  out.reserve(headers.size());
+  for (const RecordHeader& h : headers) {
+    record::AppendHeader a{h.key, std::nullopt};
+    if (h.value) a.value = ByteSpan(*h.value);
+    out.push_back(a);
+  }
+  return out;
+}
+
 ProducerBatch::ProducerBatch(TopicPartition tp, record::Compression compression, int level, size_t reserve,
                              int64_t now_ms)
     : created_ms(now_ms), last_attempt_ms(now_ms), tp_(std::move(tp)), records_(compression, level, reserve) {}
@@ -15,13 +26,7 @@ void ProducerBatch::append(int64_t timestamp, const std::optional<Bytes>& key, c
   std::optional<ByteSpan> k, v;
   if (key) k = ByteSpan(*key);
   if (value) v = ByteSpan(*value);
-  std::vector<record::AppendHeader> hs;
-  hs.reserve(headers.size());
-  for (const RecordHeader& h : headers) {
-    record::AppendHeader a{h.key, std::nullopt};
-    if (h.value) a.value = ByteSpan(*h.value);
-    hs.push_back(a);
-  }
+  const std::vector<record::AppendHeader> hs = append_headers(headers);
   const int32_t index = records_.record_count();
   records_.append(timestamp, k, v, hs);
   if (callback) {

@@ -20,6 +20,9 @@
 
 namespace spool::client {
 
+// The record's headers as the batch encoder takes them (views into `headers`).
+std::vector<record::AppendHeader> append_headers(const std::vector<RecordHeader>& headers);
+
 class ProducerBatch {
  public:
   ProducerBatch(TopicPartition tp, record::Compression compression, int level, size_t reserve, int64_t now_ms);

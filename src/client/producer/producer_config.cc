@@ -21,14 +21,12 @@ std::optional<record::Compression> parse_compression_type(const std::string& nam
 
 Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyList& props,
                                                        std::vector<std::string>* warnings) {
-  std::map<std::string, std::string> p;
-  for (const auto& [k, v] : props) p[k] = v;
+  const auto p = property_map(props);
   ProducerConfig c;
   std::optional<bool> idempotence_set;
   std::map<std::string, int> levels;  // compression.<codec>.level
-  using Setter = std::function<Status(const std::string&, const std::string&)>;
   const int64_t kMaxMs = INT64_MAX / 4;
-  const std::map<std::string, Setter> setters = {
+  const std::map<std::string, PropertySetter> setters = {
       {"bootstrap.servers",
        [&](auto&, auto& v) {
          c.bootstrap_servers = split_list_value(v);
@@ -106,17 +104,8 @@ Result<ProducerConfig> ProducerConfig::from_properties(const config::PropertyLis
   static const std::set<std::string> kIgnored = {"key.serializer", "value.serializer",
                                                  "partitioner.adaptive.partitioning.enable",
                                                  "partitioner.availability.timeout.ms", "linger.ms.jitter"};
-  for (const auto& [k, v] : p) {
-    if (auto it = setters.find(k); it != setters.end()) {
-      if (auto s = it->second(k, v); !s) return s;
-    } else if (!is_security_key(k) && kIgnored.count(k) == 0 && warnings != nullptr) {
-      warnings->push_back("the configuration '" + k + "' was supplied but isn't a known config");
-    }
-  }
-  if (c.bootstrap_servers.empty()) return Status::error("Missing required configuration bootstrap.servers");
-  auto sec = client_security(props);
-  if (!sec) return sec.status();
-  c.security = std::move(*sec);
+  if (Status s = apply_properties(p, setters, kIgnored, warnings); !s) return s;
+  if (Status s = finish_common_config(props, c.bootstrap_servers, c.security); !s) return s;
   static const std::map<record::Compression, std::string> kLevelKey = {
       {record::Compression::kGzip, "gzip"}, {record::Compression::kLz4, "lz4"}, {record::Compression::kZstd, "zstd"}};
   if (auto it = kLevelKey.find(c.compression); it != kLevelKey.end() && levels.count(it->second)) {

@@ -23,13 +23,7 @@ Result<AppendResult> RecordAccumulator::append(const TopicPartition& tp, int64_t
                                                const std::optional<Bytes>& key, const std::optional<Bytes>& value,
                                                const std::vector<RecordHeader>& headers, SendCallback& callback,
                                                int64_t max_block_ms) {
-  std::vector<record::AppendHeader> hs;
-  hs.reserve(headers.size());
-  for (const RecordHeader& h : headers) {
-    record::AppendHeader a{h.key, std::nullopt};
-    if (h.value) a.value = ByteSpan(*h.value);
-    hs.push_back(a);
-  }
+  const std::vector<record::AppendHeader> hs = append_headers(headers);
   std::optional<ByteSpan> k, v;
   if (key) k = ByteSpan(*key);
   if (value) v = ByteSpan(*value);
@@ -62,8 +56,10 @@ Result<AppendResult> RecordAccumulator::append(const TopicPartition& tp, int64_t
     Queue& q2 = queues_[tp];
     if (q2.empty() || q2.back()->retry || q2.back()->records().closed() ||
         !q2.back()->has_room_for(record_size, options_.batch_size)) {
+      // The buffer grows with the records (doubling), so an idle partition
+      // with one small record holds a few hundred bytes, not batch.size.
       auto batch = std::make_unique<ProducerBatch>(tp, options_.compression, options_.compression_level,
-                                                   std::min(capacity, static_cast<size_t>(options_.batch_size) + 64),
+                                                   std::min(capacity, record::kHeaderSize + 4 * record_size),
                                                    clock_->monotonic_ms());
       batch->memory = capacity;
       batch->id = next_id_++;
