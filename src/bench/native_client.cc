@@ -13,7 +13,8 @@ config::PropertyList native_throughput_config(const std::string& bootstrap, bool
           {"buffer.memory", "1073741824"},
           {"compression.type", "none"},
           {"delivery.timeout.ms", "120000"},
-          {"enable.idempotence", "false"}};
+          {"enable.idempotence", "false"},
+          {"max.in.flight.requests.per.connection", "1000"}};
 }
 
 Result<std::unique_ptr<NativeProducer>> NativeProducer::create(const config::PropertyList& properties) {
