@@ -15,6 +15,8 @@ import subprocess
 import time
 import uuid
 
+import pytest
+
 from confluent_kafka import Consumer
 
 import ck_util
@@ -255,3 +257,20 @@ def test_empty_partition_from_the_beginning(bootstrap, topic):
     assert r.stdout == b""
     assert "out of range" not in err, err[-2000:]
     assert "Processed a total of 0 messages" in err
+
+
+@pytest.mark.parametrize("codec", ["none", "gzip", "snappy", "lz4", "zstd"])
+def test_every_codec(bootstrap, topic, codec):
+    """Batches librdkafka compressed with each codec decode in the native
+    consumer: values, keys and order exact."""
+    create_topic(bootstrap, topic, 1)
+    p = ck_util.producer(bootstrap, acks="all", **{"compression.type": codec, "linger.ms": 20})
+    msgs = [{"key": f"k{i % 5}".encode(), "value": f"{codec} value {i} {'z' * (i % 70)}".encode()}
+            for i in range(500)]
+    for err, _, _ in ck_util.produce_all(p, topic, msgs, partition=0):
+        assert err is None, err
+    lines = ok_lines(bootstrap, topic, "--partition", "0", "--from-beginning", "--timeout-ms", "3000",
+                     "--print-key", "--print-offset")
+    assert len(lines) == len(msgs)
+    for i, line in enumerate(lines):
+        assert line.split("\t") == [f"Offset:{i}", f"k{i % 5}", msgs[i]["value"].decode()], line
