@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "client/blocking_call.h"
+#include "client/producer/transaction_errors.h"
 #include "protocol/add_offsets_to_txn_request.h"
 #include "protocol/add_offsets_to_txn_response.h"
 #include "protocol/add_partitions_to_txn_request.h"
@@ -21,49 +22,19 @@
 namespace spool::client {
 
 using protocol::ErrorCode;
+using namespace txn;  // NOLINT: the shared error rules and versions
 
-namespace {
-
-// Transaction-version-1 requests: the versions before the broker adds
-// partitions on its own (KIP-890 part 2).
-constexpr SendOptions kAddPartitionsVersions{0, 3, -1};
-constexpr SendOptions kEndTxnVersions{0, 4, -1};
-constexpr SendOptions kFindCoordinatorVersions{1, 6, -1};
-// v5 is the transaction-version-2 form: the group coordinator adds the offsets
-// partition itself, which a version-1 transaction (AddOffsetsToTxn) must not ask.
-constexpr SendOptions kTxnOffsetCommitVersions{0, 4, -1};
-constexpr SendOptions kInitProducerIdVersions{0, 5, -1};
-
-bool is_fatal(ErrorCode c) {
-  return c == ErrorCode::kProducerFenced || c == ErrorCode::kInvalidProducerEpoch ||
-         c == ErrorCode::kTransactionalIdAuthorizationFailed || c == ErrorCode::kClusterAuthorizationFailed ||
-         c == ErrorCode::kUnsupportedVersion || c == ErrorCode::kInvalidTxnState ||
-         c == ErrorCode::kTransactionCoordinatorFenced || c == ErrorCode::kInvalidProducerIdMapping;
+TransactionManager::TransactionManager(TransactionOptions options, RequestSender& network, ClientMetadata& metadata,
+                                       IdempotenceState& idem)
+    : options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : system_clock()),
+      network_(network),
+      metadata_(metadata),
+      idem_(idem) {
+  idem_.set_gate([this](const TopicPartition& tp) { return may_send(tp); });
 }
 
-// Answers after which the same request is tried again (after a lookup when
-// the coordinator moved).
-bool is_retry(ErrorCode c) {
-  return c == ErrorCode::kCoordinatorLoadInProgress || c == ErrorCode::kConcurrentTransactions ||
-         c == ErrorCode::kNotCoordinator || c == ErrorCode::kCoordinatorNotAvailable ||
-         c == ErrorCode::kRequestTimedOut || c == ErrorCode::kNetworkException ||
-         c == ErrorCode::kUnknownTopicOrPartition;
-}
-
-bool coordinator_moved(ErrorCode c) {
-  return c == ErrorCode::kNotCoordinator || c == ErrorCode::kCoordinatorNotAvailable ||
-         c == ErrorCode::kNetworkException || c == ErrorCode::kRequestTimedOut;
-}
-
-Status error_status(const std::string& what, ErrorCode c) {
-  return Status::error(what + ": " + std::string(protocol::error_name(c)), protocol::to_int(c));
-}
-
-ErrorCode code_of(const Status& s) {
-  return s.kafka_code() >= 0 ? static_cast<ErrorCode>(s.kafka_code()) : ErrorCode::kNetworkException;
-}
-
-const char* state_name(TransactionManager::State s) {
+const char* TransactionManager::state_name(State s) {
   switch (s) {
     case TransactionManager::State::kUninitialized: return "UNINITIALIZED";
     case TransactionManager::State::kReady: return "READY";
@@ -74,18 +45,6 @@ const char* state_name(TransactionManager::State s) {
     case TransactionManager::State::kFatal: return "FATAL_ERROR";
   }
   return "?";
-}
-
-}  // namespace
-
-TransactionManager::TransactionManager(TransactionOptions options, RequestSender& network, ClientMetadata& metadata,
-                                       IdempotenceState& idem)
-    : options_(std::move(options)),
-      clock_(options_.clock ? options_.clock : system_clock()),
-      network_(network),
-      metadata_(metadata),
-      idem_(idem) {
-  idem_.set_gate([this](const TopicPartition& tp) { return may_send(tp); });
 }
 
 TransactionManager::State TransactionManager::state() const {
@@ -475,127 +434,6 @@ Status TransactionManager::abort_transaction(int64_t timeout_ms, const std::func
   pending_.clear();
   offsets_added_ = false;
   return Status::ok();
-}
-
-Status TransactionManager::add_offsets(const ConsumerGroupMetadata& group, int64_t deadline_ms) {
-  while (true) {
-    auto node = coordinator(deadline_ms);
-    if (!node) return node.status();
-    protocol::AddOffsetsToTxnRequest req;
-    req.transactional_id = options_.transactional_id;
-    req.producer_id = idem_.producer_id();
-    req.producer_epoch = idem_.epoch();
-    req.group_id = group.group_id;
-    auto r = call_sync<protocol::AddOffsetsToTxnRequest, protocol::AddOffsetsToTxnResponse>(
-        network_, *node, req, options_.request_timeout_ms, SendOptions{0, 4, -1});
-    const ErrorCode ec = r ? r->error_code : code_of(r.status());
-    if (ec == ErrorCode::kNone) return Status::ok();
-    if (!is_retry(ec)) return error_status("AddOffsetsToTxn", ec);
-    if (coordinator_moved(ec)) forget_coordinator();
-    if (now() >= deadline_ms) return error_status("AddOffsetsToTxn timed out", ec);
-    sleep_backoff();
-  }
-}
-
-Status TransactionManager::commit_offsets(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
-                                          const ConsumerGroupMetadata& group, int64_t deadline_ms) {
-  std::optional<Node> group_coordinator;
-  std::string last = "no answer";
-  while (true) {
-    if (!group_coordinator) {
-      auto snap = metadata_.snapshot();
-      if (snap->brokers.empty()) return Status::error("no broker known", protocol::to_int(ErrorCode::kNetworkException));
-      const Node& any = snap->brokers.begin()->second;
-      protocol::FindCoordinatorRequest fc;
-      fc.key = group.group_id;
-      fc.key_type = 0;
-      fc.coordinator_keys = {group.group_id};
-      auto r = call_sync<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(
-          network_, any, fc, options_.request_timeout_ms, kFindCoordinatorVersions);
-      if (r) {
-        ErrorCode ec = r->coordinators.empty() ? r->error_code : r->coordinators[0].error_code;
-        const auto& c = r->coordinators;
-        const int32_t port = c.empty() ? r->port : c[0].port;
-        if (ec == ErrorCode::kNone && port > 0 && port <= 65535) {
-          group_coordinator = Node{c.empty() ? r->node_id : c[0].node_id, c.empty() ? r->host : c[0].host,
-                                   static_cast<uint16_t>(port)};
-        } else if (!is_retry(ec)) {
-          return error_status("FindCoordinator for group " + group.group_id, ec);
-        } else {
-          last = "FindCoordinator: " + std::string(protocol::error_name(ec));
-        }
-      } else {
-        last = "FindCoordinator: " + r.status().message();
-      }
-    }
-    if (group_coordinator) {
-      protocol::TxnOffsetCommitRequest req;
-      req.transactional_id = options_.transactional_id;
-      req.group_id = group.group_id;
-      req.producer_id = idem_.producer_id();
-      req.producer_epoch = idem_.epoch();
-      req.generation_id_or_member_epoch = group.generation_id;
-      req.member_id = group.member_id;
-      req.group_instance_id = group.group_instance_id;
-      std::map<std::string, size_t> index;
-      for (const auto& [tp, om] : offsets) {
-        auto [it, added] = index.emplace(tp.topic, req.topics.size());
-        if (added) {
-          req.topics.emplace_back();
-          req.topics.back().name = tp.topic;
-        }
-        protocol::TxnOffsetCommitRequest::TxnOffsetCommitRequestPartition p;
-        p.partition_index = tp.partition;
-        p.committed_offset = om.offset;
-        p.committed_leader_epoch = om.leader_epoch;
-        p.committed_metadata = om.metadata;
-        req.topics[it->second].partitions.push_back(std::move(p));
-      }
-      auto r = call_sync<protocol::TxnOffsetCommitRequest, protocol::TxnOffsetCommitResponse>(
-          network_, *group_coordinator, req, options_.request_timeout_ms, kTxnOffsetCommitVersions);
-      ErrorCode worst = r ? ErrorCode::kNone : code_of(r.status());
-      if (r) {
-        for (const auto& t : r->topics) {
-          for (const auto& p : t.partitions) {
-            if (p.error_code != ErrorCode::kNone) worst = p.error_code;
-          }
-        }
-      }
-      if (worst == ErrorCode::kNone) return Status::ok();
-      if (!is_retry(worst)) return error_status("TxnOffsetCommit", worst);
-      last = "TxnOffsetCommit to node " + std::to_string(group_coordinator->id) + ": " +
-             (r ? std::string(protocol::error_name(worst)) : r.status().message());
-      if (coordinator_moved(worst)) group_coordinator.reset();
-    }
-    if (now() >= deadline_ms) {
-      return Status::error("TxnOffsetCommit timed out (last: " + last + ")", protocol::to_int(ErrorCode::kRequestTimedOut));
-    }
-    sleep_backoff();
-  }
-}
-
-Status TransactionManager::send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
-                                                       const ConsumerGroupMetadata& group, int64_t timeout_ms) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (Status s = check_state_locked("send offsets"); !s) return s;
-    if (state_ != State::kInTransaction) {
-      return Status::error(std::string("Cannot send offsets in state ") + state_name(state_));
-    }
-  }
-  if (group.group_id.empty()) return Status::error("send_offsets_to_transaction needs a group id");
-  const int64_t deadline = now() + timeout_ms;
-  Status s = add_offsets(group, deadline);
-  if (s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    offsets_added_ = true;
-  }
-  if (s) s = commit_offsets(offsets, group, deadline);
-  if (!s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    set_error_locked(is_fatal(code_of(s)) ? State::kFatal : State::kAbortable, s);
-  }
-  return s;
 }
 
 }  // namespace spool::client

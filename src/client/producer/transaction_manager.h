@@ -78,6 +78,8 @@ class TransactionManager {
   void on_batch_failed(const TopicPartition& tp, const Status& why);
 
   State state() const;
+  // Java's name of a state ("IN_TRANSACTION"), for messages.
+  static const char* state_name(State s);
   Status last_error() const;
 
  private:
