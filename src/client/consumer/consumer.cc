@@ -348,10 +348,13 @@ Result<std::map<TopicPartition, OffsetAndTimestamp>> Consumer::list_offsets(
     const std::map<TopicPartition, int64_t>& ts, int64_t timeout_ms) {
   if (auto s = check_open(); !s) return s;
   using M = std::map<TopicPartition, OffsetAndTimestamp>;
-  for (const auto& [tp, t] : ts) loop_->call([&] {
-      loop_->metadata().add_topic(tp.topic);
+  for (const auto& entry : ts) {
+    const std::string& topic = entry.first.topic;  // not a structured binding: lambdas capture it (clang < 16)
+    loop_->call([&] {
+      loop_->metadata().add_topic(topic);
       return 0;
     });
+  }
   return run_async<M>(*loop_, *clock_, api_timeout(timeout_ms), config_.retry_backoff_ms, "fetching offsets",
                       [this, ts](std::function<void(Result<M>)> done) { loop_->offsets().list_offsets(ts, done); });
 }

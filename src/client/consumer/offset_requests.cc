@@ -125,7 +125,9 @@ void OffsetRequests::reset_positions() {
         st.reset_strategy == OffsetResetStrategy::kEarliest ? kEarliestTimestamp : kLatestTimestamp;
     st.next_retry_ms = now + ctx_.config.request_timeout_ms;  // in flight
   }
-  for (auto& [id, group] : by_leader) {
+  for (auto& entry : by_leader) {
+    // A named copy: a structured binding cannot be captured before C++20's P1091 (clang < 16).
+    const std::map<TopicPartition, int64_t> group = entry.second;
     list_offsets(group, [this, group](Result<std::map<TopicPartition, OffsetAndTimestamp>> r) {
       for (const auto& [tp, ts] : group) {
         PartitionState* st = ctx_.subscriptions.state(tp);

@@ -63,7 +63,9 @@ inline void verify_validity_and_balance(const MemberSubscriptions& subscriptions
     }
   }
   // Every partition some member subscribes to is assigned.
-  for (const auto& [topic, count] : partitions_per_topic) {
+  for (const auto& entry : partitions_per_topic) {
+    const std::string& topic = entry.first;  // lambdas cannot capture a structured binding (clang < 16)
+    const int32_t count = entry.second;
     bool wanted = std::any_of(subscriptions.begin(), subscriptions.end(),
                               [&](const auto& e) { return subscribes(e.second, topic); });
     for (int32_t p = 0; wanted && p < count; ++p) EXPECT_TRUE(owner.count(tp(topic, p))) << topic << "-" << p;
