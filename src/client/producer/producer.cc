@@ -126,13 +126,9 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
   if (closed_.load()) {
     return fail(callback, record, Status::error("Cannot perform operation after producer has been closed"));
   }
-  if (Status fatal = sender_->fatal_error(); !fatal) return fail(callback, record, fatal);
-  const std::vector<record::AppendHeader> hs = append_headers(record.headers);
-  const size_t size = record::kHeaderSize +
-                      record::BatchAppender::record_size(record.key ? std::optional<ByteSpan>(*record.key) : std::nullopt,
-                                                         record.value ? std::optional<ByteSpan>(*record.value)
-                                                                      : std::nullopt,
-                                                         hs);
+  if (sender_->has_fatal_error()) return fail(callback, record, sender_->fatal_error());
+  const size_t record_size = record_encoded_size(record.key, record.value, record.headers);
+  const size_t size = record::kHeaderSize + record_size;
   if (size > static_cast<size_t>(config_.max_request_size)) {
     return fail(callback, record,
                 Status::error("The message is " + std::to_string(size) +
@@ -168,7 +164,8 @@ Status Producer::send(ProducerRecord record, SendCallback callback) {
     if (Status s = txn_->on_send(tp); !s) return fail(callback, record, s);
     sender_->wakeup();
   }
-  auto appended = accumulator_->append(tp, timestamp, record.key, record.value, record.headers, callback, left);
+  auto appended =
+      accumulator_->append(tp, timestamp, record.key, record.value, record.headers, record_size, callback, left);
   if (!appended) return fail(callback, record, appended.status());
   if (sticky) sticky_.on_append(record.topic, *partition, static_cast<int32_t>(appended->record_bytes),
                                 appended->last_full);

@@ -17,6 +17,14 @@ std::vector<record::AppendHeader> append_headers(const std::vector<RecordHeader>
   return out;
 }
 
+size_t record_encoded_size(const std::optional<Bytes>& key, const std::optional<Bytes>& value,
+                           const std::vector<RecordHeader>& headers) {
+  std::optional<ByteSpan> k, v;
+  if (key) k = ByteSpan(*key);
+  if (value) v = ByteSpan(*value);
+  return record::BatchAppender::record_size(k, v, append_headers(headers));
+}
+
 ProducerBatch::ProducerBatch(TopicPartition tp, record::Compression compression, int level, size_t reserve,
                              int64_t now_ms)
     : created_ms(now_ms), last_attempt_ms(now_ms), tp_(std::move(tp)), records_(compression, level, reserve) {}

@@ -22,6 +22,9 @@ namespace spool::client {
 
 // The record's headers as the batch encoder takes them (views into `headers`).
 std::vector<record::AppendHeader> append_headers(const std::vector<RecordHeader>& headers);
+// What the record adds to a batch, at most (record::BatchAppender::record_size).
+size_t record_encoded_size(const std::optional<Bytes>& key, const std::optional<Bytes>& value,
+                           const std::vector<RecordHeader>& headers);
 
 class ProducerBatch {
  public:

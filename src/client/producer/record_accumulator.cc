@@ -21,14 +21,8 @@ int64_t RecordAccumulator::retry_backoff(int32_t attempts) const {
 
 Result<AppendResult> RecordAccumulator::append(const TopicPartition& tp, int64_t timestamp,
                                                const std::optional<Bytes>& key, const std::optional<Bytes>& value,
-                                               const std::vector<RecordHeader>& headers, SendCallback& callback,
-                                               int64_t max_block_ms) {
-  const std::vector<record::AppendHeader> hs = append_headers(headers);
-  std::optional<ByteSpan> k, v;
-  if (key) k = ByteSpan(*key);
-  if (value) v = ByteSpan(*value);
-  const size_t record_size = record::BatchAppender::record_size(k, v, hs);
-
+                                               const std::vector<RecordHeader>& headers, size_t record_size,
+                                               SendCallback& callback, int64_t max_block_ms) {
   AppendResult result;
   std::unique_lock<std::mutex> lock(mu_);
   if (closed_) return close_status_;

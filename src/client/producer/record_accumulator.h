@@ -78,12 +78,14 @@ class RecordAccumulator {
  public:
   RecordAccumulator(AccumulatorOptions options, std::function<void()> wakeup);
 
-  // Blocks up to max_block_ms for memory. Fails with TIMEOUT, or with the
-  // close status once closed; `callback` is taken only on success (on a
-  // failure the caller still holds it, to report the error).
+  // `record_size` is record_encoded_size() of the record (the producer
+  // has it from its size checks). Blocks up to max_block_ms for memory.
+  // Fails with TIMEOUT, or with the close status once closed; `callback` is
+  // taken only on success (on a failure the caller still holds it, to
+  // report the error).
   Result<AppendResult> append(const TopicPartition& tp, int64_t timestamp, const std::optional<Bytes>& key,
                               const std::optional<Bytes>& value, const std::vector<RecordHeader>& headers,
-                              SendCallback& callback, int64_t max_block_ms);
+                              size_t record_size, SendCallback& callback, int64_t max_block_ms);
 
   ReadyCheck ready(const MetadataSnapshot& meta, int64_t now);
   std::vector<std::unique_ptr<ProducerBatch>> drain(const MetadataSnapshot& meta, int32_t node, int32_t max_size,

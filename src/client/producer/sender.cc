@@ -94,7 +94,7 @@ int64_t Sender::run_once() {
   run_mailbox();
   const int64_t now = clock_->monotonic_ms();
   int64_t wait_ms = 100;
-  if (!fatal_error().is_ok()) {  // nothing more goes out; what is queued fails
+  if (has_fatal_error()) {  // nothing more goes out; what is queued fails
     fail_all(fatal_error());
     return wait_ms;
   }
@@ -330,6 +330,7 @@ void Sender::set_fatal(const Status& why) {
     std::lock_guard<std::mutex> lock(mu_);
     if (fatal_.is_ok()) fatal_ = why;
   }
+  has_fatal_.store(true, std::memory_order_release);
   accumulator_.close(why);
   fail_all(why);
 }

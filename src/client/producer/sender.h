@@ -34,6 +34,7 @@
 // version) fails every queued batch and later sends.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -87,8 +88,10 @@ class Sender {
   void finish();
   // Nothing queued, nothing in flight, no answer waiting.
   bool idle() const;
-  // A fatal error, once one happened (ok otherwise).
+  // A fatal error, once one happened (ok otherwise). has_fatal_error() is
+  // the send path's check: one relaxed load, no lock, no copy.
   Status fatal_error() const;
+  bool has_fatal_error() const { return has_fatal_.load(std::memory_order_acquire); }
   // Fails every batch not sent yet with `why`, on the loop's thread (an
   // aborted transaction).
   void abort_queued(const Status& why);
@@ -129,6 +132,7 @@ class Sender {
   bool forced_ = false;
   Status force_status_;
   Status fatal_;
+  std::atomic<bool> has_fatal_{false};  // fatal_ is set
   int32_t requests_in_flight_ = 0;  // all nodes, guarded by mu_ for idle()
 
   // The loop thread only:

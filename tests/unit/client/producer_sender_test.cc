@@ -295,7 +295,9 @@ TEST(ProducerAccumulator, BufferMemoryBlocksThenTimesOut) {
   rig.start();
   rig.append(0, "a");
   SendCallback none;
-  auto r = rig.accumulator->append(TopicPartition("t", 1), 0, std::nullopt, Bytes{'b'}, {}, none, 0);
+  const std::optional<Bytes> b = Bytes{'b'};
+  auto r = rig.accumulator->append(TopicPartition("t", 1), 0, std::nullopt, b, {},
+                                   record_encoded_size(std::nullopt, b, {}), none, 0);
   ASSERT_FALSE(r.is_ok());
   EXPECT_NE(r.status().message().find("buffer.memory"), std::string::npos);
 }

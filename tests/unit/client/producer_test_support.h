@@ -225,8 +225,9 @@ class ProducerRig {
       deliveries[index] = Delivery{md, s};
       ++completed;
     };
-    auto r = accumulator->append(TopicPartition("t", partition), clock->wall_ms(), std::nullopt,
-                                 Bytes(value.begin(), value.end()), {}, cb, 0);
+    const std::optional<Bytes> bytes = Bytes(value.begin(), value.end());
+    auto r = accumulator->append(TopicPartition("t", partition), clock->wall_ms(), std::nullopt, bytes, {},
+                                 record_encoded_size(std::nullopt, bytes, {}), cb, 0);
     ASSERT_TRUE(r.is_ok()) << r.status().message();
   }
 
