@@ -187,10 +187,10 @@ void ConsumerCoordinator::mark_coordinator_unknown(const std::string& why) {
   if (state_ == MemberState::kStable) request_rejoin("the coordinator changed");
 }
 
-void ConsumerCoordinator::reset_generation(const std::string& why) {
-  spdlog::info("consumer: resetting generation and member id due to: {}", why);
+void ConsumerCoordinator::reset_generation(const std::string& why, bool reset_member_id) {
+  spdlog::info("consumer: resetting generation {}due to: {}", reset_member_id ? "and member id " : "", why);
   generation_id_ = -1;
-  member_id_.clear();
+  if (reset_member_id) member_id_.clear();
   state_ = MemberState::kUnjoined;
   rejoin_needed_ = true;
   leader_pending_.reset();
@@ -424,7 +424,8 @@ void ConsumerCoordinator::send_sync(std::map<std::string, Bytes> assignments) {
               return;
             case ErrorCode::kUnknownMemberId:
             case ErrorCode::kIllegalGeneration:
-              reset_generation(std::string("SyncGroup: ") + std::string(protocol::error_name(m.error_code)));
+              reset_generation(std::string("SyncGroup: ") + std::string(protocol::error_name(m.error_code)),
+                               m.error_code == ErrorCode::kUnknownMemberId);
               return;
             case ErrorCode::kCoordinatorNotAvailable:
             case ErrorCode::kNotCoordinator:
@@ -518,7 +519,8 @@ void ConsumerCoordinator::send_heartbeat() {
               return;
             case ErrorCode::kIllegalGeneration:
             case ErrorCode::kUnknownMemberId:
-              reset_generation(std::string("Heartbeat: ") + std::string(protocol::error_name(code)));
+              reset_generation(std::string("Heartbeat: ") + std::string(protocol::error_name(code)),
+                               code == ErrorCode::kUnknownMemberId);
               return;
             case ErrorCode::kCoordinatorNotAvailable:
             case ErrorCode::kNotCoordinator:

@@ -108,7 +108,14 @@ class ConsumerCoordinator {
   void apply_assignment(const std::set<TopicPartition>& assigned, const std::set<TopicPartition>& revoked);
   void send_heartbeat();
   void send_leave(const std::string& reason, std::function<void()> done);
-  void reset_generation(const std::string& why);
+  // Back to no generation, to rejoin; the member id goes too unless the
+  // error leaves it valid (ILLEGAL_GENERATION).
+  void reset_generation(const std::string& why, bool reset_member_id = true);
+  // Between JoinGroup and the assignment, or about to rejoin in a generation.
+  bool rebalancing() const {
+    return state_ == MemberState::kJoining || state_ == MemberState::kSyncing ||
+           (state_ == MemberState::kUnjoined && generation_id_ >= 0);
+  }
   void fail(Status s);
   void emit(RebalanceEvent::Kind kind, std::vector<TopicPartition> partitions, std::function<void()> done);
   PartitionAssignor* assignor(const std::string& name);
@@ -116,7 +123,8 @@ class ConsumerCoordinator {
   // coordinator_offsets.cc
   void maybe_fetch_initial_offsets();
   void maybe_auto_commit();
-  void on_commit_error(int16_t code);
+  // `sent_generation`: the generation the failed request carried.
+  void on_commit_error(int16_t code, int32_t sent_generation);
 
   ConsumerContext& ctx_;
   std::vector<std::unique_ptr<PartitionAssignor>> assignors_;

@@ -21,13 +21,20 @@ Status coordinator_unavailable() {
 
 }  // namespace
 
-void ConsumerCoordinator::on_commit_error(int16_t code) {
+void ConsumerCoordinator::on_commit_error(int16_t code, int32_t sent_generation) {
   const auto c = static_cast<ErrorCode>(code);
   if (c == ErrorCode::kCoordinatorNotAvailable || c == ErrorCode::kNotCoordinator ||
       c == ErrorCode::kRequestTimedOut || c == ErrorCode::kNetworkException) {
     mark_coordinator_unknown(std::string(protocol::error_name(c)));
   } else if (c == ErrorCode::kUnknownMemberId || c == ErrorCode::kIllegalGeneration) {
-    if (ctx_.subscriptions.has_auto_assigned()) reset_generation("OffsetCommit: " + std::string(protocol::error_name(c)));
+    // As Java: a member that has moved on to a newer rebalance since the
+    // commit was sent keeps its state; otherwise it rejoins, keeping its
+    // member id on ILLEGAL_GENERATION (the id is still valid, and a new one
+    // would leave the old one in the group until its session expires).
+    const bool moved_on = sent_generation != generation_id_ && rebalancing();
+    if (ctx_.subscriptions.has_auto_assigned() && !moved_on) {
+      reset_generation("OffsetCommit: " + std::string(protocol::error_name(c)), c == ErrorCode::kUnknownMemberId);
+    }
   } else if (c == ErrorCode::kRebalanceInProgress) {
     request_rejoin("OffsetCommit: the group is rebalancing");
   } else if (c == ErrorCode::kFencedInstanceId) {
@@ -50,11 +57,29 @@ void ConsumerCoordinator::commit(const std::map<TopicPartition, OffsetAndMetadat
     callback(coordinator_unavailable());
     return;
   }
+  // A group member commits with its generation, also while it prepares to
+  // rejoin (the revoke callback's commit: it is still in that generation).
+  // Between JoinGroup and the assignment it has none to commit with, as in
+  // Java: the commit fails at once, REBALANCE_IN_PROGRESS. A consumer
+  // without group management (assign()) commits with -1 and no member id,
+  // as Java's "simple" consumer.
+  const bool member = ctx_.subscriptions.has_auto_assigned();
+  if (member && !(generation_id_ >= 0 && (state_ == MemberState::kStable || state_ == MemberState::kPreparing))) {
+    if (rebalancing()) {
+      callback(Status::error("Offset commit cannot be completed since the consumer is undergoing a rebalance for "
+                             "auto partition assignment. You can try completing the rebalance by calling poll() "
+                             "and then retry the operation.",
+                             protocol::to_int(ErrorCode::kRebalanceInProgress)));
+    } else {
+      callback(Status::error("Offset commit cannot be completed since the consumer is not part of an active group "
+                             "for auto partition assignment; it is likely that the consumer was kicked out of the "
+                             "group.",
+                             protocol::to_int(ErrorCode::kUnknownMemberId)));
+    }
+    return;
+  }
   protocol::OffsetCommitRequest req;
   req.group_id = *ctx_.config.group_id;
-  // A group member commits with its generation; a consumer without one
-  // (assign()) with -1 and no member id, as Java's "simple" consumer.
-  const bool member = ctx_.subscriptions.has_auto_assigned() && state_ == MemberState::kStable;
   req.generation_id_or_member_epoch = member ? generation_id_ : -1;
   req.member_id = member ? member_id_ : "";
   req.group_instance_id = member ? ctx_.config.group_instance_id : std::nullopt;
@@ -73,12 +98,13 @@ void ConsumerCoordinator::commit(const std::map<TopicPartition, OffsetAndMetadat
   SendOptions opts;
   opts.max_version = 9;  // 10 names topics by id
   auto post = ctx_.post;
+  const int32_t sent_generation = req.generation_id_or_member_epoch;
   send_request<protocol::OffsetCommitRequest, protocol::OffsetCommitResponse>(
       ctx_.network, *coordinator_, std::move(req),
-      [this, post, callback](Result<Reply<protocol::OffsetCommitResponse>> r) {
-        post([this, callback, r = std::move(r)] {
+      [this, post, callback, sent_generation](Result<Reply<protocol::OffsetCommitResponse>> r) {
+        post([this, callback, sent_generation, r = std::move(r)] {
           if (!r) {
-            on_commit_error(r.status().kafka_code());
+            on_commit_error(r.status().kafka_code(), sent_generation);
             callback(r.status());
             return;
           }
@@ -86,7 +112,7 @@ void ConsumerCoordinator::commit(const std::map<TopicPartition, OffsetAndMetadat
             for (const auto& p : t.partitions) {
               if (p.error_code == ErrorCode::kNone) continue;
               const int16_t code = protocol::to_int(p.error_code);
-              on_commit_error(code);
+              on_commit_error(code, sent_generation);
               std::string msg = "Offset commit of " + t.name + "-" + std::to_string(p.partition_index) +
                                 " failed: " + std::string(protocol::error_name(p.error_code));
               if (p.error_code == ErrorCode::kUnknownMemberId || p.error_code == ErrorCode::kIllegalGeneration) {
@@ -134,13 +160,13 @@ void ConsumerCoordinator::fetch_committed(const std::set<TopicPartition>& partit
       [this, post, callback](Result<Reply<protocol::OffsetFetchResponse>> r) {
         post([this, callback, r = std::move(r)] {
           if (!r) {
-            on_commit_error(r.status().kafka_code());
+            on_commit_error(r.status().kafka_code(), generation_id_);
             callback(r.status());
             return;
           }
           const auto& m = r->message;
           if (m.error_code != ErrorCode::kNone) {
-            on_commit_error(protocol::to_int(m.error_code));
+            on_commit_error(protocol::to_int(m.error_code), generation_id_);
             callback(Status::error("OffsetFetch: " + std::string(protocol::error_name(m.error_code)),
                                    protocol::to_int(m.error_code)));
             return;

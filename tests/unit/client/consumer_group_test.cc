@@ -2,7 +2,7 @@
 // ManualClock: FindCoordinator, JoinGroup with the MEMBER_ID_REQUIRED retry,
 // the leader's assignment in SyncGroup, committed offsets, heartbeats,
 // eager revocation, cooperative revocation of the partitions that move,
-// lost partitions, and the poll timeout.
+// lost partitions, commits during a rebalance, and the poll timeout.
 #include <gtest/gtest.h>
 
 #include "client/consumer/consumer_loop.h"
@@ -16,6 +16,7 @@
 #include "protocol/join_group_response.h"
 #include "protocol/leave_group_request.h"
 #include "protocol/list_offsets_request.h"
+#include "protocol/offset_commit_request.h"
 #include "protocol/offset_fetch_request.h"
 #include "protocol/offset_fetch_response.h"
 #include "protocol/sync_group_request.h"
@@ -279,7 +280,50 @@ TEST_F(Group, IllegalGenerationLosesPartitions) {
   EXPECT_EQ(e.kind, Kind::kLost);
   EXPECT_EQ(e.partitions, foo({0, 1}));
   FakeSender::Sent s;
+  EXPECT_EQ(take_join(&s).member_id, "m1");  // as Java: the id stays valid, so it is kept
+}
+
+TEST_F(Group, UnknownMemberIdRejoinsWithoutAnId) {
+  make();
+  join_alone("range");
+  heartbeat_answer(ErrorCode::kUnknownMemberId);
+  EXPECT_EQ(event().kind, Kind::kLost);
+  FakeSender::Sent s;
   EXPECT_EQ(take_join(&s).member_id, "");
+}
+
+// The eager revoke callback commits while the member prepares to rejoin: it
+// is still in its generation, so the commit carries it (a commit without
+// one is refused for a group with members, and the member would rejoin
+// under a new id while the old one waits out its session).
+TEST_F(Group, RevokeCallbackCommitCarriesTheGeneration) {
+  make();
+  join_alone("range");
+  heartbeat_answer(ErrorCode::kRebalanceInProgress);
+  ASSERT_FALSE(loop->ctx().events.empty());  // the revocation waits for poll()
+  std::optional<Status> result;
+  loop->coordinator()->commit({{{"foo", 0}, OffsetAndMetadata{7, -1, ""}}}, [&](Status s) { result = s; });
+  auto sent = net.take(protocol::OffsetCommitRequest::kApiKey);
+  ASSERT_TRUE(sent.has_value());
+  auto req = FakeSender::decode<protocol::OffsetCommitRequest>(*sent);
+  EXPECT_EQ(req.generation_id_or_member_epoch, 1);
+  EXPECT_EQ(req.member_id, "m1");
+}
+
+// Between JoinGroup and the assignment there is no generation to commit
+// with: the commit fails at once with REBALANCE_IN_PROGRESS, as Java's.
+TEST_F(Group, CommitWhileJoiningFailsAtOnce) {
+  make({{"partition.assignment.strategy", "cooperative-sticky"}});
+  join_alone("cooperative-sticky");
+  heartbeat_answer(ErrorCode::kRebalanceInProgress);
+  FakeSender::Sent s;
+  take_join(&s);
+  std::optional<Status> result;
+  loop->coordinator()->commit({{{"foo", 0}, OffsetAndMetadata{7, -1, ""}}}, [&](Status st) { result = st; });
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->kafka_code(), protocol::to_int(ErrorCode::kRebalanceInProgress));
+  EXPECT_EQ(net.count(protocol::OffsetCommitRequest::kApiKey), 0u);
+  EXPECT_EQ(loop->coordinator()->generation(), 1);  // still a member: nothing reset
 }
 
 TEST_F(Group, PollTimeoutLeavesTheGroup) {
