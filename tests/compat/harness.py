@@ -435,3 +435,20 @@ class ExternalBroker:
         return "(external broker: no log)"
 
     all_logs = log
+
+
+JAVA_CLIENTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java")
+
+
+def java_client_argv(main_class, *jvm_options):
+    """[java, options..., -cp, classpath, main_class] for a driver of
+    tests/compat/java, compiled offline (`mvn -B -o -q compile`) first."""
+    mvn, java = shutil.which("mvn"), shutil.which("java")
+    if mvn is None or java is None:
+        missing_tool("mvn or java")
+    r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_CLIENTS_DIR, capture_output=True, text=True,
+                       timeout=600, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
+    with open(os.path.join(JAVA_CLIENTS_DIR, "target", "runtime.classpath")) as f:
+        cp = os.path.join(JAVA_CLIENTS_DIR, "target", "classes") + os.pathsep + f.read().strip()
+    return [java, *jvm_options, "-cp", cp, main_class]

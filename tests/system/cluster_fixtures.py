@@ -12,7 +12,7 @@
 import pytest
 
 from cluster import Cluster
-from harness import missing_tool  # noqa: F401 - imported from here by the cluster tests
+from harness import java_client_argv, missing_tool  # noqa: F401 - imported from here by the cluster tests
 
 _KEY = pytest.StashKey()
 
@@ -122,25 +122,7 @@ def module_cluster(request, overrides, name, peer, fast_failover=True, prepare=N
 
 
 _REPO = __import__("os").path.abspath(__import__("os").path.join(__import__("os").path.dirname(__file__), "..", ".."))
-JAVA_CLIENTS_DIR = _REPO + "/tests/compat/java"
 GO_CLIENTS_DIR = _REPO + "/tests/compat/go"
-
-
-def java_client_argv(main_class, *jvm_options):
-    """[java, options..., -cp, classpath, main_class] for a driver of
-    tests/compat/java, compiled offline (`mvn -B -o -q compile`) first."""
-    import os
-    import shutil
-    import subprocess
-    mvn, java = shutil.which("mvn"), shutil.which("java")
-    if mvn is None or java is None:
-        missing_tool("mvn or java")
-    r = subprocess.run([mvn, "-B", "-o", "-q", "compile"], cwd=JAVA_CLIENTS_DIR, capture_output=True, text=True,
-                       timeout=600, stdin=subprocess.DEVNULL)
-    assert r.returncode == 0, f"mvn compile failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}"
-    with open(os.path.join(JAVA_CLIENTS_DIR, "target", "runtime.classpath")) as f:
-        cp = os.path.join(JAVA_CLIENTS_DIR, "target", "classes") + os.pathsep + f.read().strip()
-    return [java, *jvm_options, "-cp", cp, main_class]
 
 
 def go_client_binary(package, out_dir):

@@ -24,15 +24,10 @@ and the members are stopped (each must exit 0).
    answered COORDINATOR_LOAD_IN_PROGRESS / NOT_COORDINATOR until the new
    coordinator has replayed it, then with exactly the last committed offsets.
 
-Checked per group from the members' events (t = wall clock, one machine):
-  - no partition is owned by two members at any time (assigned .. revoked,
-    lost or closed intervals of different members never overlap);
-  - each ownership starts at the committed offset: its first record is the
-    offset of the partition's last successful commit before the assignment (0
-    if none), or of a later commit whose outcome the client did not learn;
-  - within an ownership the offsets are contiguous, and all the owners
-    together read every offset of every partition;
-  - the final committed offsets are the partitions' end offsets.
+Checked per group from the members' events (t = wall clock, one machine) by
+tests/compat/group_events.judge: no partition owned twice at any time, each
+ownership starting at the committed offset, contiguous offsets, every offset
+read, and the final commits at the partitions' ends.
 The time from each kill until the group is stable again (every member live,
 the assignment a partition of the topic, each member committed after its last
 assignment change) is printed per group; nothing asserts on durations.
@@ -47,8 +42,6 @@ one fails, else it skips.
 import json
 import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -59,6 +52,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compat"))
 
 from cluster_fixtures import go_client_binary, java_client_argv, module_cluster  # noqa: E402
+from group_events import Member, Producer, committed, judge, wait_stable  # noqa: E402
 from peer_cluster import which_cluster_peer  # noqa: E402
 from test_cluster_txn import find_coordinator, wait_full_isr  # noqa: E402
 
@@ -69,7 +63,6 @@ NPARTS = 12
 MEMBERS = 3
 OFFSETS_PARTITIONS = 6
 ECOSYSTEMS = ("librdkafka", "java", "franz")
-STABLE_TIMEOUT_S = 90
 TOPIC_CONFIG = {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"}
 print(f"\ntest_cluster_groups: CLUSTER_GROUPS_SEED={SEED} peer={PEER}", file=sys.stderr)
 
@@ -90,161 +83,13 @@ def launchers(tmp_path_factory):
     return {"librdkafka": [sys.executable, os.path.join(HERE, "group_member.py")], "java": java, "franz": [gobin]}
 
 
-class Member:
-    """One member child process; its events are collected as they come."""
-
-    def __init__(self, argv, bootstrap, group, topic, name):
-        self.name = name
-        self.proc = subprocess.Popen(argv + [bootstrap, group, topic, name], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lock = threading.Lock()
-        self.events, self.lines = [], []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            with self.lock:
-                self.lines.append(line.rstrip())
-                if line.startswith("{"):
-                    try:
-                        self.events.append(json.loads(line))
-                    except ValueError:
-                        pass
-
-    def snapshot(self):
-        with self.lock:
-            return list(self.events)
-
-    def output(self, n=30):
-        with self.lock:
-            return f"--- {self.name} (rc {self.proc.poll()}):\n" + "\n".join(self.lines[-n:])
-
-    def live(self):
-        return self.proc.poll() is None and not any(e["ev"] in ("closed", "error") for e in self.snapshot())
-
-    def terminate(self, timeout=60):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.reader.join(10)
-        return self.proc.returncode
-
-    def kill9(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-
-def assignment(events):
-    """(partitions held now, time of the last assignment change)."""
-    held, changed = set(), 0.0
-    for e in events:
-        if e["ev"] == "assigned":
-            held |= set(e["parts"])
-            changed = e["t"]
-        elif e["ev"] in ("revoked", "lost"):
-            held -= set(e["parts"])
-            changed = e["t"]
-    return held, changed
-
-
-def stable_at(members, since):
-    """When the group became stable after `since` (see the docstring), or None."""
-    live = [m for m in members if m.live()]
-    if len(live) != MEMBERS:
-        return None
-    union, at = set(), since
-    for m in live:
-        ev = m.snapshot()
-        held, changed = assignment(ev)
-        if not held or union & held:
-            return None
-        union |= held
-        ok = [e["t"] for e in ev if e["ev"] == "commit" and e["ok"] and e["t"] > max(since, changed)]
-        if not ok:
-            return None
-        at = max(at, ok[0])
-    return at if union == set(range(NPARTS)) else None
-
-
-def wait_stable(groups, since, what):
-    """{ecosystem: seconds from `since` until its group was stable}."""
-    deadline = time.monotonic() + STABLE_TIMEOUT_S
-    took = {}
-    while len(took) < len(groups):
-        for eco, members in groups.items():
-            if eco not in took:
-                at = stable_at(members, since)
-                if at is not None:
-                    took[eco] = at - since
-        if len(took) == len(groups):
-            break
-        if time.monotonic() > deadline:
-            late = [eco for eco in groups if eco not in took]
-            dump = "\n".join(m.output() for eco in late for m in groups[eco])
-            raise AssertionError(f"{what}: groups {late} not stable within {STABLE_TIMEOUT_S} s "
-                                 f"(seed {SEED})\n{dump}")
-        time.sleep(0.05)
-    return took
-
-
-class Producer:
-    """Writes to every partition in turn, one record every `interval` s, until stopped."""
-
-    def __init__(self, bootstrap, topic, interval=0.01):
-        from confluent_kafka import Producer as CkProducer
-        self.p = CkProducer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                             "linger.ms": 2, "message.timeout.ms": 120000,
-                             "reconnect.backoff.ms": 20, "reconnect.backoff.max.ms": 500})
-        self.topic, self.interval = topic, interval
-        self.errors, self.ends = [], {}
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _delivered(self, err, msg):
-        if err is not None:
-            self.errors.append(str(err))
-        else:
-            self.ends[msg.partition()] = max(self.ends.get(msg.partition(), 0), msg.offset() + 1)
-
-    def _run(self):
-        i = 0
-        while not self.stop.is_set():
-            self.p.produce(self.topic, value=b"g%d" % i, partition=i % NPARTS, on_delivery=self._delivered)
-            self.p.poll(0)
-            i += 1
-            time.sleep(self.interval)
-
-    def finish(self):
-        self.stop.set()
-        self.thread.join()
-        left = self.p.flush(120)
-        assert left == 0 and not self.errors, f"producer: {left} undelivered, errors {self.errors[:5]}"
-        return dict(self.ends)
-
-
-def committed(bootstrap, group, topic):
-    from confluent_kafka import Consumer, TopicPartition
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
-    try:
-        res = c.committed([TopicPartition(topic, p) for p in range(NPARTS)], timeout=30)
-        return {tp.partition: tp.offset for tp in res}
-    finally:
-        c.close()
-
 
 def ensure_offsets_topic(c, topic):
     """__consumer_offsets exists with full ISRs before any fault, as in a running cluster."""
     deadline = time.monotonic() + 60
     while True:
         try:
-            committed(c.bootstrap, f"warmup-{SEED}", topic)
+            committed(c.bootstrap, f"warmup-{SEED}", topic, NPARTS)
             break
         except Exception:
             assert time.monotonic() < deadline, "__consumer_offsets not created within 60 s"
@@ -266,78 +111,6 @@ def group_ids(c, rng):
     return ids, target
 
 
-def ownership(members):
-    """[(partition, start, end, member, first offset, offsets)] over all members."""
-    out = []
-    for m in members:
-        ev = m.snapshot()
-        end_t = ev[-1]["t"] if ev else 0.0
-        open_ = {}  # partition -> [start, offsets]
-        for e in ev:
-            if e["ev"] == "assigned":
-                for p in e["parts"]:
-                    open_.setdefault(p, [e["t"], []])
-            elif e["ev"] == "recs" and e["p"] in open_:
-                open_[e["p"]][1].extend(e["offs"])
-            elif e["ev"] in ("revoked", "lost", "closed"):
-                parts = list(open_) if e["ev"] == "closed" else e["parts"]
-                for p in parts:
-                    if p in open_:
-                        s, offs = open_.pop(p)
-                        out.append((p, s, e["t"], m.name, offs))
-        for p, (s, offs) in open_.items():
-            out.append((p, s, end_t, m.name, offs))
-    return out
-
-
-def judge(eco, members, ends, final):
-    problems = []
-    stray = []
-    for m in members:
-        held = set()
-        for e in m.snapshot():
-            if e["ev"] == "assigned":
-                held |= set(e["parts"])
-            elif e["ev"] in ("revoked", "lost"):
-                held -= set(e["parts"])
-            elif e["ev"] == "recs" and e["p"] not in held:
-                stray.append((m.name, e["p"]))
-    if stray:
-        problems.append(f"records from partitions not held: {stray[:5]}")
-    commits = {}  # partition -> [(t, offset, ok)]
-    for m in members:
-        for e in m.snapshot():
-            if e["ev"] == "commit":
-                for p, o in e["offs"].items():
-                    commits.setdefault(int(p), []).append((e["t"], o, e["ok"]))
-    owned = ownership(members)
-    for p in range(NPARTS):
-        spans = sorted((s, e, name, offs) for pp, s, e, name, offs in owned if pp == p)
-        for (s1, e1, n1, _), (s2, e2, n2, _) in zip(spans, spans[1:]):
-            if n1 != n2 and s2 < e1:
-                problems.append(f"partition {p} owned twice: {n1} [{s1:.3f}, {e1:.3f}] and {n2} from {s2:.3f}")
-        seen = set()
-        for s, e, name, offs in spans:
-            seen.update(offs)
-            if not offs:
-                continue
-            before = sorted(c for c in commits.get(p, []) if c[0] < s)
-            last_ok = max((i for i, c in enumerate(before) if c[2]), default=-1)
-            allowed = {before[last_ok][1] if last_ok >= 0 else 0} | {c[1] for c in before[last_ok + 1:]}
-            if offs[0] not in allowed:
-                problems.append(f"partition {p}: {name} started at {offs[0]} at {s:.3f}, committed {sorted(allowed)}")
-            if offs != list(range(offs[0], offs[0] + len(offs))):
-                problems.append(f"partition {p}: {name} read a gap or went back: {offs[:3]}..")
-        missing = set(range(ends.get(p, 0))) - seen
-        if missing:
-            problems.append(f"partition {p}: {len(missing)} offsets never read, e.g. {sorted(missing)[:5]}")
-        if final.get(p) != ends.get(p, 0):
-            problems.append(f"partition {p}: committed {final.get(p)}, end {ends.get(p, 0)}")
-    failed = sum(1 for cs in commits.values() for c in cs if not c[2])
-    print(f"  {eco}: {len(owned)} ownerships, {sum(len(cs) for cs in commits.values())} partition commits "
-          f"({failed} with unknown outcome), {sum(ends.values())} records")
-    return [f"{eco}: {p}" for p in problems]
-
 
 def test_groups_through_coordinator_failover(cluster, launchers):
     rng = random.Random(SEED)
@@ -349,7 +122,7 @@ def test_groups_through_coordinator_failover(cluster, launchers):
     ensure_offsets_topic(cluster, topic)
     gids, coord = group_ids(cluster, rng)
     print(f"  groups {gids}, coordinator broker {coord} (seed {SEED})")
-    producer = Producer(cluster.bootstrap, topic)
+    producer = Producer(cluster.bootstrap, topic, NPARTS)
     groups = {eco: [] for eco in ECOSYSTEMS}
     everyone = []
 
@@ -367,12 +140,12 @@ def test_groups_through_coordinator_failover(cluster, launchers):
         for eco in ECOSYSTEMS:
             for k in range(MEMBERS):
                 start(eco, k)
-        took = wait_stable(groups, 0.0, "first assignment")
+        took = wait_stable(groups, 0.0, "first assignment", MEMBERS, NPARTS, SEED)
         # 1. the coordinator dies while the groups are stable
         victim = find_coordinator(cluster, gids[ECOSYSTEMS[0]], key_type=0)
         t_kill = time.time()
         cluster.kill9(victim)
-        took = wait_stable(groups, t_kill, "after the coordinator's kill")
+        took = wait_stable(groups, t_kill, "after the coordinator's kill", MEMBERS, NPARTS, SEED)
         print(f"  kill -9 of coordinator {victim} (groups stable): stable again after "
               + ", ".join(f"{eco} {s:.2f} s" for eco, s in took.items()))
         restart_victim(victim)
@@ -386,7 +159,7 @@ def test_groups_through_coordinator_failover(cluster, launchers):
         time.sleep(rng.uniform(0.2, 1.5))
         t_kill = time.time()
         cluster.kill9(victim)
-        took = wait_stable(groups, t_kill, "after the coordinator's kill mid-rebalance")
+        took = wait_stable(groups, t_kill, "after the coordinator's kill mid-rebalance", MEMBERS, NPARTS, SEED)
         print(f"  kill -9 of coordinator {victim} (mid-rebalance): stable again after "
               + ", ".join(f"{eco} {s:.2f} s" for eco, s in took.items()))
         restart_victim(victim)
@@ -395,7 +168,7 @@ def test_groups_through_coordinator_failover(cluster, launchers):
         final = {}
         for eco in ECOSYSTEMS:
             while True:
-                final[eco] = committed(cluster.bootstrap, gids[eco], topic)
+                final[eco] = committed(cluster.bootstrap, gids[eco], topic, NPARTS)
                 if all(final[eco].get(p) == ends.get(p, 0) for p in range(NPARTS)):
                     break
                 assert time.monotonic() < deadline, \
@@ -410,7 +183,7 @@ def test_groups_through_coordinator_failover(cluster, launchers):
             m.kill9()
     problems = []
     for eco in ECOSYSTEMS:
-        problems += judge(eco, groups[eco], ends, final[eco])
+        problems += judge(eco, groups[eco], ends, final[eco], NPARTS)
     if problems:
         # Every member's events (assignments, records read, commits) next
         # to the kept broker logs, so a rare failure can be read afterwards.

@@ -7,7 +7,9 @@
 // exit 0. One JSON line per event on stdout, t = wall-clock seconds:
 //   started  assigned {parts}  revoked {parts}  lost {parts}  recs {p,offs}
 //   commit {offs,ok,err} (ok false: outcome unknown)  closed  error {err}
-// Usage: GroupMember BOOTSTRAP GROUP TOPIC NAME
+// Usage: GroupMember BOOTSTRAP GROUP TOPIC NAME [ASSIGNORS]
+// ASSIGNORS: partition.assignment.strategy as Kafka's short names
+// (range,roundrobin,sticky,cooperative-sticky); default: the client's.
 package dev.spool.compat;
 
 import static dev.spool.compat.JsonLines.emit;
@@ -29,8 +31,12 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.consumer.RoundRobinAssignor;
+import org.apache.kafka.clients.consumer.StickyAssignor;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -136,8 +142,26 @@ public final class GroupMember {
     }
   }
 
+  /** "range,cooperative-sticky" -> the assignors' class names. */
+  private static List<String> assignorClasses(String names) {
+    Map<String, String> known = Map.of(
+        "range", RangeAssignor.class.getName(),
+        "roundrobin", RoundRobinAssignor.class.getName(),
+        "sticky", StickyAssignor.class.getName(),
+        "cooperative-sticky", CooperativeStickyAssignor.class.getName());
+    List<String> out = new ArrayList<>();
+    for (String n : names.split(",")) {
+      String c = known.get(n.trim());
+      if (c == null) throw new IllegalArgumentException("unknown assignor " + n);
+      out.add(c);
+    }
+    return out;
+  }
+
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) throw new IllegalArgumentException("usage: GroupMember BOOTSTRAP GROUP TOPIC NAME");
+    if (args.length != 4 && args.length != 5) {
+      throw new IllegalArgumentException("usage: GroupMember BOOTSTRAP GROUP TOPIC NAME [ASSIGNORS]");
+    }
     Properties cp = new Properties();
     cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
     cp.put(ConsumerConfig.GROUP_ID_CONFIG, args[1]);
@@ -154,6 +178,7 @@ public final class GroupMember {
     cp.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
     cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    if (args.length == 5) cp.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignorClasses(args[4]));
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger exitCode = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(1);
