@@ -188,6 +188,7 @@ struct ProduceArgs {
 // to stdout (cli/consume_command.h describes the options).
 struct ConsumeArgs {
   std::vector<std::string> topics;
+  std::string include;                    // --include REGEX: subscribe to matching topics (with --group)
   std::string bootstrap_server = "127.0.0.1:9092";
   std::string command_config;             // Kafka client properties file
   std::vector<std::string> properties;    // --property k=v (any consumer key; wins over the file)

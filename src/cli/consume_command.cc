@@ -115,7 +115,8 @@ Status position_partitions(client::Consumer& c, const std::vector<TopicPartition
 void configure_consume(CLI::App& app, CliArgs& args) {
   ConsumeArgs& c = args.consume;
   CLI::App* sub = app.add_subcommand("consume", "Print records of topics (kafka-console-consumer)");
-  sub->add_option("topics", c.topics, "Topics")->required();
+  sub->add_option("topics", c.topics, "Topics");
+  sub->add_option("--include", c.include, "Regex of the topics to read (with --group; instead of TOPIC...)");
   sub->add_option("--bootstrap-server,--bootstrap", c.bootstrap_server, "Broker address host:port[,...]")
       ->capture_default_str();
   sub->add_option("--command-config", c.command_config, "Kafka client properties file")->check(CLI::ExistingFile);
@@ -156,6 +157,8 @@ int run_consume_command(const ConsumeArgs& a) {
 
 int run_consume_command(const ConsumeArgs& a, std::ostream& out, std::ostream& err) {
   const Usage usage(err);
+  if (a.topics.empty() == a.include.empty()) return usage("give either topics or --include REGEX");
+  if (!a.include.empty() && a.group.empty()) return usage("--include needs --group (subscription by pattern)");
   if (!a.group.empty() && !a.partitions.empty()) return usage("--group and --partition cannot be used together");
   const int starts = (a.from_beginning ? 1 : 0) + (a.offset.empty() ? 0 : 1) + (a.from_time ? 1 : 0);
   if (starts > 1) return usage("--from-beginning, --offset and --from-time exclude each other");
@@ -208,7 +211,9 @@ int run_consume_command(const ConsumeArgs& a, std::ostream& out, std::ostream& e
       parts.emplace_back(topic, p);
     }
   }
-  if (!a.group.empty()) {
+  if (!a.include.empty()) {
+    if (auto s = consumer.subscribe_pattern(a.include); !s) return usage(s.message());
+  } else if (!a.group.empty()) {
     if (auto s = consumer.subscribe(a.topics); !s) return fail(s.message());
   } else {
     if (auto s = consumer.assign(parts); !s) return fail(s.message());

@@ -1,5 +1,11 @@
-// `spool consume TOPIC...`: prints records with the native consumer
-// (client/consumer/consumer.h), like kafka-console-consumer.sh and kcat -C.
+// `spool consume TOPIC...` or `spool consume --include REGEX --group G`:
+// prints records with the native consumer (client/consumer/consumer.h), like
+// kafka-console-consumer.sh and kcat -C.
+//   --include REGEX      instead of TOPIC...: every topic whose whole name
+//                        matches (ECMAScript regex), now or created later
+//                        (seen at the next metadata refresh,
+//                        metadata.max.age.ms); needs --group, as
+//                        subscription by pattern is group management
 //   --group G            read as a member of group G (subscribe): positions
 //                        start at the group's committed offsets, and the
 //                        positions of what was printed are committed on exit

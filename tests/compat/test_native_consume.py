@@ -178,6 +178,11 @@ def test_bad_arguments_exit_2(bootstrap, topic):
         cmd = [topic] + args if args else []
         rc, _, err = consume(bootstrap, *cmd, timeout=30)
         assert rc == 2, f"{args}: exit {rc}, {err}"
+    for args in (["--include", "x.*"],                       # a pattern needs a group
+                 ["--include", "x.*", "--group", "g", topic],  # a pattern or topics, not both
+                 ["--include", "(", "--group", "g"]):          # not a regex
+        rc, _, err = consume(bootstrap, *args, timeout=30)
+        assert rc == 2, f"{args}: exit {rc}, {err}"
 
 
 def test_unreachable_broker_exits_1():
@@ -274,3 +279,36 @@ def test_every_codec(bootstrap, topic, codec):
     assert len(lines) == len(msgs)
     for i, line in enumerate(lines):
         assert line.split("\t") == [f"Offset:{i}", f"k{i % 5}", msgs[i]["value"].decode()], line
+
+
+def test_include_regex_follows_new_topics(bootstrap, topic):
+    """--include: a group subscribed by pattern reads every matching topic
+    (whole-name match), not the others, and a matching topic created while it
+    runs joins at the next metadata refresh."""
+    a, b, late, other = f"{topic}.a", f"{topic}.b", f"{topic}.late", f"x{topic}.a"
+    create_topic(bootstrap, a, 2)
+    create_topic(bootstrap, b, 1)
+    create_topic(bootstrap, other, 1)
+    produce(bootstrap, a, [{"value": b"a0"}], partition=0)
+    produce(bootstrap, a, [{"value": b"a1"}], partition=1)
+    produce(bootstrap, b, [{"value": b"b0"}])
+    produce(bootstrap, other, [{"value": b"other"}])
+    proc = subprocess.Popen([spool_bin(), "consume", "--bootstrap-server", bootstrap, "--include",
+                             topic.replace(".", "\\.") + "\\..*", "--group", f"{topic}-g", "--from-beginning",
+                             "--max-messages", "5", "--timeout-ms", "60000", "--property", "metadata.max.age.ms=500"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        seen = []
+        for _ in range(3):
+            seen.append(proc.stdout.readline().decode().strip())
+        assert sorted(seen) == ["a0", "a1", "b0"], seen
+        create_topic(bootstrap, late, 1)
+        produce(bootstrap, late, [{"value": b"late0"}, {"value": b"late1"}])
+        out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err.decode()
+    assert out.decode().split() == ["late0", "late1"], (seen, out, err.decode()[-2000:])
+
