@@ -58,7 +58,6 @@ Partition::ReplicaCheck Partition::check_enough_replicas_reach_offset(int64_t re
 }
 
 std::pair<int32_t, int64_t> Partition::last_offset_for_leader_epoch(int32_t epoch) const {
-  if (!log_->latest_epoch() && epoch == leader_epoch()) return {epoch, log_->log_end_offset()};
   return log_->end_offset_for_epoch(epoch);
 }
 

@@ -116,6 +116,11 @@ Status ReplicaManager::open_partitions_locked(const TopicInfo& info, Opening ope
     }
     parts.push_back(
         std::make_shared<Partition>(info.name, p, log, logs_.flusher(), lc.durable_writes, hw_listener()));
+    // The single node leads its one epoch from the log end, stamped now as a
+    // cluster leader stamps its epoch on becoming leader: a log that never
+    // took a batch then answers Fetch's divergence check and
+    // OffsetForLeaderEpoch for that epoch like any other.
+    if (!log->latest_epoch()) log->begin_leader_epoch(parts.back()->leader_epoch());
     parts.back()->set_topic_id(info.id);
     parts.back()->set_max_message_bytes(max_bytes);
     parts.back()->set_min_insync_replicas(min_isr);

@@ -124,10 +124,6 @@ struct FetchWait {
       }
       return false;
     }
-    // A single node whose log never took a batch has no epoch entry yet
-    // (Kafka stamps the leader's epoch at its log end when it becomes
-    // leader): its one epoch covers the log, so nothing can diverge.
-    if (partition.role() == Partition::Role::kSingleNode && !partition.log().latest_epoch()) return false;
     const auto [epoch, end_offset] = partition.log().end_offset_for_epoch(fp.last_fetched_epoch);
     if (epoch < 0 || end_offset < 0 || fp.fetch_offset < partition.log_start_offset()) {
       pr.error_code = ErrorCode::kOffsetOutOfRange;
