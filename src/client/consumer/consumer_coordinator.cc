@@ -120,6 +120,10 @@ int64_t ConsumerCoordinator::poll() {
     if (state_ == MemberState::kStable && ctx_.subscriptions.subscription() != joined_topics_) {
       request_rejoin("the subscribed topics changed");
     }
+    if (state_ == MemberState::kStable && leader_metadata_changed()) {
+      leader_counts_.clear();
+      request_rejoin("cached metadata has changed");
+    }
     if (leader_pending_ && state_ == MemberState::kSyncing) {
       auto pending = *leader_pending_;
       leader_assign(pending);
@@ -245,6 +249,7 @@ void ConsumerCoordinator::send_join() {
   }
   state_ = MemberState::kJoining;
   joined_topics_ = ctx_.subscriptions.subscription();
+  leader_counts_.clear();
   protocol::JoinGroupRequest req;
   req.group_id = *cfg.group_id;
   req.session_timeout_ms = cfg.session_timeout_ms;
@@ -338,49 +343,6 @@ void ConsumerCoordinator::on_join(Result<Reply<protocol::JoinGroupResponse>>& r)
       join_retry_ms_ = now + ctx_.config.retry_backoff_max_ms;
       return;
   }
-}
-
-bool ConsumerCoordinator::leader_assign(const protocol::JoinGroupResponse& resp) {
-  MemberSubscriptions subs;
-  std::set<std::string> topics;
-  for (const auto& member : resp.members) {
-    auto s = decode_subscription(member.metadata);
-    if (!s) {
-      fail(Status::error("member " + member.member_id + " sent a bad subscription: " + s.status().message()));
-      leader_pending_.reset();
-      state_ = MemberState::kUnjoined;
-      return true;
-    }
-    s->group_instance_id = member.group_instance_id;
-    topics.insert(s->topics.begin(), s->topics.end());
-    subs[member.member_id] = std::move(*s);
-  }
-  auto snap = ctx_.metadata.snapshot();
-  bool missing = false;
-  for (const std::string& t : topics) {
-    ctx_.metadata.add_topic(t);
-    if (snap->topic(t) == nullptr) missing = true;
-  }
-  if (missing && ctx_.now() < leader_wait_until_ms_) {
-    ctx_.metadata.request_update();
-    return false;  // poll() tries again once the metadata has them
-  }
-  PartitionCounts counts;
-  for (const std::string& t : topics) {
-    const TopicMetadata* tm = snap->topic(t);
-    if (tm != nullptr && !tm->partitions.empty()) counts[t] = static_cast<int32_t>(tm->partitions.size());
-  }
-  auto assignments = assignor(protocol_name_)->assign(counts, subs);
-  leader_pending_.reset();
-  if (!assignments) {
-    fail(assignments.status());
-    state_ = MemberState::kUnjoined;
-    return true;
-  }
-  std::map<std::string, Bytes> out;
-  for (const auto& [member, a] : *assignments) out[member] = encode_assignment(a);
-  send_sync(std::move(out));
-  return true;
 }
 
 void ConsumerCoordinator::send_sync(std::map<std::string, Bytes> assignments) {

@@ -1,9 +1,10 @@
 // ConsumerCoordinator: the consumer's membership in a group on the classic
 // protocol (Kafka's AbstractCoordinator + ConsumerCoordinator), driven by
-// the consumer loop's poll(). Two files: consumer_coordinator.cc holds
-// FindCoordinator, the rebalance (JoinGroup, SyncGroup, the leader's
-// assignment), Heartbeat and LeaveGroup; coordinator_offsets.cc holds
-// OffsetFetch (committed positions), OffsetCommit and auto-commit.
+// the consumer loop's poll(). Three files: consumer_coordinator.cc holds
+// FindCoordinator, the rebalance (JoinGroup, SyncGroup), Heartbeat and
+// LeaveGroup; coordinator_leader.cc the leader's assignment;
+// coordinator_offsets.cc OffsetFetch (committed positions), OffsetCommit
+// and auto-commit.
 //
 // Rebalance, as Java: once the application has polled, a subscribed member
 // with no generation (or asked to rejoin) prepares: it commits its consumed
@@ -19,7 +20,11 @@
 // sends the assignments in SyncGroup; followers send an empty SyncGroup.
 // The assignment then applies: cooperative revokes what moved away first
 // (the listener, then the partitions go) and rejoins afterwards, so the
-// moved partitions reach their new owner in the next round. The rebalance
+// moved partitions reach their new owner in the next round. The leader
+// remembers the partition counts it assigned from and asks for a rebalance
+// when the metadata shows another count for one of the group's topics (a
+// topic grew, or one the group subscribes to appeared), as Java's
+// assignment snapshot. The rebalance
 // protocol is cooperative only when every configured assignor supports it
 // (Kafka's default "range, cooperative-sticky" is therefore eager).
 // Listener calls go to the application thread as RebalanceEvents
@@ -120,6 +125,7 @@ class ConsumerCoordinator {
   void emit(RebalanceEvent::Kind kind, std::vector<TopicPartition> partitions, std::function<void()> done);
   PartitionAssignor* assignor(const std::string& name);
   std::set<TopicPartition> owned() const;
+  bool leader_metadata_changed() const;
   // coordinator_offsets.cc
   void maybe_fetch_initial_offsets();
   void maybe_auto_commit();
@@ -146,6 +152,9 @@ class ConsumerCoordinator {
   // The leader's answer waiting for metadata of the members' topics.
   std::optional<protocol::JoinGroupResponse> leader_pending_;
   int64_t leader_wait_until_ms_ = 0;
+  // Leader: the partition count of each of the group's topics it assigned
+  // from (0: not in the metadata), until the next JoinGroup.
+  PartitionCounts leader_counts_;
 
   bool heartbeat_in_flight_ = false;
   int64_t next_heartbeat_ms_ = 0;

@@ -2,7 +2,8 @@
 // ManualClock: FindCoordinator, JoinGroup with the MEMBER_ID_REQUIRED retry,
 // the leader's assignment in SyncGroup, committed offsets, heartbeats,
 // eager revocation, cooperative revocation of the partitions that move,
-// lost partitions, commits during a rebalance, and the poll timeout.
+// lost partitions, commits during a rebalance, the leader's rejoin when a
+// topic grows, and the poll timeout.
 #include <gtest/gtest.h>
 
 #include "client/consumer/consumer_loop.h"
@@ -339,6 +340,24 @@ TEST_F(Group, PollTimeoutLeavesTheGroup) {
   loop->run_once();
   EXPECT_EQ(event().kind, Kind::kLost);
   EXPECT_EQ(net.count(protocol::JoinGroupRequest::kApiKey), 1u);
+}
+
+// The leader assigned from foo's 2 partitions; when the metadata shows 4 it
+// asks for a rebalance (Java's assignment snapshot), a follower would not.
+TEST_F(Group, LeaderRejoinsWhenATopicGrows) {
+  make();
+  join_alone("range");
+  heartbeat_answer(ErrorCode::kNone);
+  EXPECT_EQ(net.count(protocol::JoinGroupRequest::kApiKey), 0u);
+  loop->ctx().metadata.request_update();
+  loop->run_once();
+  auto md = net.take(protocol::MetadataResponse::kApiKey);
+  ASSERT_TRUE(md.has_value());
+  FakeSender::answer(*md, testing::metadata_answer({{"foo", 4}}));
+  loop->run_once();
+  EXPECT_EQ(event().kind, Kind::kRevoked);  // eager: everything goes before the rejoin
+  FakeSender::Sent s;
+  EXPECT_EQ(take_join(&s).member_id, "m1");
 }
 
 }  // namespace
