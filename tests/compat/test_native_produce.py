@@ -3,7 +3,8 @@ the Kafka 4.4 peer under SPOOL_TEST_PEER=kafka): every codec at every acks
 level, keys placed on the partitions the Java client's murmur2 picks
 (librdkafka's murmur2_random partitioner is the same hash), headers, a fixed
 partition, and exit codes for bad arguments and an unreachable broker.
-Records are read back with kcat."""
+Records are read back with kcat, and the codec x acks matrix also with
+`spool consume` (the native consumer)."""
 
 import shutil
 import subprocess
@@ -81,6 +82,14 @@ def test_every_codec_and_acks_level(bootstrap, topic, codec, acks):
     spool_produce(bootstrap, topic, lines, *args)
     got = kcat_read(bootstrap, topic, "%o %k=%s\n", len(lines), partition=0)
     assert got == [f"{i} {line.replace('|', '=', 1)}" for i, line in enumerate(lines)]
+    # The native pair: the same records through `spool consume`.
+    r = subprocess.run([spool_bin(), "consume", topic, "--bootstrap-server", bootstrap, "--from-beginning",
+                        "--max-messages", str(len(lines)), "--timeout-ms", "30000", "--print-offset", "--print-key"],
+                       capture_output=True, timeout=TIMEOUT_S)
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    tab = "\t"
+    assert r.stdout.decode().splitlines() == [f"Offset:{i}{tab}{line.replace('|', tab, 1)}"
+                                              for i, line in enumerate(lines)]
 
 
 def test_keys_land_where_the_java_client_puts_them(bootstrap, topic):
