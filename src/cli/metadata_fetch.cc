@@ -1,6 +1,8 @@
 #include "cli/metadata_fetch.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "protocol/metadata_request.h"
 #include "protocol/metadata_response.h"
@@ -8,6 +10,20 @@
 namespace spool::cli {
 
 namespace proto = spool::protocol;
+
+namespace {
+
+ClusterInfo cluster_info(const proto::MetadataResponse& m);
+
+}  // namespace
+
+Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic) {
+  std::optional<std::vector<std::string>> topics;
+  if (!only_topic.empty()) topics = std::vector<std::string>{only_topic};
+  auto resp = admin.metadata(topics);
+  if (!resp) return resp.status();
+  return cluster_info(*resp);
+}
 
 Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic) {
   auto v = c.negotiate<proto::MetadataRequest>();
@@ -25,6 +41,13 @@ Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std:
   }
   auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
   if (!resp) return resp.status();
+  return cluster_info(*resp);
+}
+
+namespace {
+
+ClusterInfo cluster_info(const proto::MetadataResponse& m) {
+  const auto* resp = &m;
   ClusterInfo out;
   out.cluster_id = resp->cluster_id.value_or("");
   out.controller_id = resp->controller_id;
@@ -46,5 +69,7 @@ Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std:
   std::sort(out.topics.begin(), out.topics.end(), [](const TopicInfo& a, const TopicInfo& b) { return a.name < b.name; });
   return out;
 }
+
+}  // namespace
 
 }  // namespace spool::cli

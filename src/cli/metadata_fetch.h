@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/cluster_format.h"
+#include "client/admin/admin.h"
 #include "client/blocking_client.h"
 #include "util/status.h"
 
@@ -14,6 +15,8 @@ namespace spool::cli {
 
 // only_topic empty: every topic. Topics and partitions come back sorted,
 // brokers by id.
+Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic);
+// The same over a BlockingClient, for the commands not yet on Admin.
 Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic);
 
 }  // namespace spool::cli
