@@ -44,6 +44,14 @@ Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std:
   return cluster_info(*resp);
 }
 
+Status live_controller(const ClusterInfo& cluster) {
+  if (cluster.controller_id < 0) return Status::error("the cluster names no live controller");
+  const int32_t id = cluster.controller_id;
+  if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(), [id](const BrokerInfo& b) { return b.id == id; }))
+    return Status::error("broker " + std::to_string(id) + " is not live");
+  return Status::ok();
+}
+
 namespace {
 
 ClusterInfo cluster_info(const proto::MetadataResponse& m) {

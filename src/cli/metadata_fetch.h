@@ -1,7 +1,8 @@
-// One Metadata round trip for the CLI: brokers, cluster id, controller and
-// topics with their partitions (leader, epoch, replicas, ISR, offline), as the
-// plain structs the formatters print. Used by `spool topic list|describe` and
-// `spool cluster describe`.
+// One Metadata round trip for the CLI (through client::Admin, which keeps
+// the answer for its routing): brokers, cluster id, controller and topics
+// with their partitions (leader, epoch, replicas, ISR, offline), as the
+// plain structs the formatters print. Used by `spool topic`, `spool cluster`
+// and the reassignment steps.
 #pragma once
 
 #include <string>
@@ -18,5 +19,10 @@ namespace spool::cli {
 Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic);
 // The same over a BlockingClient, for the commands not yet on Admin.
 Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic);
+// Ok when the cluster names a controller that is among its live brokers;
+// else "the cluster names no live controller" or "broker N is not live".
+// (The Admin would fall back to any node; the commands that need the
+// controller refuse instead, naming why.)
+Status live_controller(const ClusterInfo& cluster);
 
 }  // namespace spool::cli
