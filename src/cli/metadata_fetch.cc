@@ -4,7 +4,6 @@
 #include <optional>
 #include <vector>
 
-#include "protocol/metadata_request.h"
 #include "protocol/metadata_response.h"
 
 namespace spool::cli {
@@ -21,25 +20,6 @@ Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::stri
   std::optional<std::vector<std::string>> topics;
   if (!only_topic.empty()) topics = std::vector<std::string>{only_topic};
   auto resp = admin.metadata(topics);
-  if (!resp) return resp.status();
-  return cluster_info(*resp);
-}
-
-Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic) {
-  auto v = c.negotiate<proto::MetadataRequest>();
-  if (!v) return v.status();
-  proto::MetadataRequest req;
-  req.allow_auto_topic_creation = false;
-  if (!only_topic.empty()) {
-    proto::MetadataRequest::MetadataRequestTopic t;
-    t.name = only_topic;
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{t};
-  } else if (*v == 0) {
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
-  } else {
-    req.topics = std::nullopt;  // v1+: null = every topic
-  }
-  auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
   if (!resp) return resp.status();
   return cluster_info(*resp);
 }

@@ -9,7 +9,6 @@
 
 #include "cli/cluster_format.h"
 #include "client/admin/admin.h"
-#include "client/blocking_client.h"
 #include "util/status.h"
 
 namespace spool::cli {
@@ -17,8 +16,6 @@ namespace spool::cli {
 // only_topic empty: every topic. Topics and partitions come back sorted,
 // brokers by id.
 Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic);
-// The same over a BlockingClient, for the commands not yet on Admin.
-Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic);
 // Ok when the cluster names a controller that is among its live brokers;
 // else "the cluster names no live controller" or "broker N is not live".
 // (The Admin would fall back to any node; the commands that need the

@@ -9,7 +9,7 @@
 #include "cli/metadata_fetch.h"
 #include "cli/topic_format.h"
 #include "cli/topic_reassign.h"
-#include "client/blocking_client.h"
+#include "client/host_port.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
 #include "protocol/create_topics_request.h"
@@ -243,15 +243,6 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
     err << who << "--bootstrap-server: " << addr.status().message() << "\n";
     return kExitUsage;
   }
-  if (a.action == "reassign") {
-    // Not yet on Admin: the reassignment steps still use BlockingClient.
-    auto conn = client::BlockingClient::connect(addr->first, addr->second, a.timeout_ms);
-    if (!conn) {
-      err << who << conn.status().message() << "\n";
-      return kExitFailure;
-    }
-    return run_topic_reassign(*conn, a, out, err);
-  }
   auto admin = open_admin(a.bootstrap_server, a.timeout_ms);
   if (!admin) {
     err << who << admin.status().message() << "\n";
@@ -263,6 +254,7 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
   if (a.action == "add-partitions") return do_add_partitions(c, a, out, err);
   if (a.action == "delete-records") return do_delete_records(c, a, out, err);
   if (a.action == "alter-config") return do_alter_config(c, a, out, err);
+  if (a.action == "reassign") return run_topic_reassign(c, a, out, err);
 
   auto meta = fetch_cluster_metadata(c, a.action == "describe" ? a.name : std::string());
   if (!meta) {
