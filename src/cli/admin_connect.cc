@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 
-#include "client/blocking_client.h"
 #include "client/host_port.h"
 
 namespace spool::cli {
@@ -33,9 +32,7 @@ void log_to_stderr() {
 }  // namespace
 
 void set_command_security(std::shared_ptr<const client::ClientSecurity> security) {
-  command_security() = security;
-  // Commands not yet on Admin still connect through BlockingClient.
-  client::BlockingClient::set_default_security(std::move(security));
+  command_security() = std::move(security);
 }
 
 Result<std::unique_ptr<client::Admin>> open_admin(const std::string& bootstrap_server, int timeout_ms) {
