@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
-#include "client/blocking_client.h"
 #include "protocol/create_acls_request.h"
 #include "protocol/create_acls_response.h"
 #include "protocol/delete_acls_request.h"
@@ -22,7 +22,7 @@
 
 namespace spool::cli {
 
-using client::BlockingClient;
+using client::Admin;
 using protocol::ErrorCode;
 using security::AclBinding;
 using security::AclFilter;
@@ -111,7 +111,7 @@ void print_bindings(std::vector<AclBinding> v, OutputFormat format, std::ostream
   }
 }
 
-int run_add(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_add(const AclArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   auto pattern = security::parse_pattern_type(a.pattern_type.value_or("literal"));
   if (!pattern || (*pattern != PatternType::kLiteral && *pattern != PatternType::kPrefixed)) {
     err << "spool acl add: --resource-pattern-type must be literal or prefixed\n";
@@ -129,9 +129,7 @@ int run_add(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostream
     req.creations.push_back({static_cast<int8_t>(b.resource_type), b.resource_name, static_cast<int8_t>(b.pattern_type),
                              b.principal, b.host, static_cast<int8_t>(b.operation), static_cast<int8_t>(b.permission)});
   }
-  auto v = c.negotiate<protocol::CreateAclsRequest>();
-  auto resp = v ? c.call<protocol::CreateAclsRequest, protocol::CreateAclsResponse>(req, *v)
-                : Result<protocol::CreateAclsResponse>(v.status());
+  auto resp = c.create_acls(req);
   if (!resp || resp->results.size() != bindings->size()) {
     err << "spool acl add: " << (resp ? "malformed answer" : resp.status().message()) << "\n";
     return kExitFailure;
@@ -161,7 +159,7 @@ void fill_filter(Wire& w, const AclFilter& f) {
   w.permission_type = static_cast<int8_t>(f.permission);
 }
 
-int run_remove(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_remove(const AclArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   auto pattern = security::parse_pattern_type(a.pattern_type.value_or("literal"));
   if (!pattern || (*pattern != PatternType::kLiteral && *pattern != PatternType::kPrefixed)) {
     err << "spool acl remove: --resource-pattern-type must be literal or prefixed\n";
@@ -187,9 +185,7 @@ int run_remove(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostr
   }
   protocol::DeleteAclsRequest req;
   for (const AclFilter& f : filters) fill_filter(req.filters.emplace_back(), f);
-  auto v = c.negotiate<protocol::DeleteAclsRequest>();
-  auto resp = v ? c.call<protocol::DeleteAclsRequest, protocol::DeleteAclsResponse>(req, *v)
-                : Result<protocol::DeleteAclsResponse>(v.status());
+  auto resp = c.delete_acls(req);
   if (!resp || resp->filter_results.size() != filters.size()) {
     err << "spool acl remove: " << (resp ? "malformed answer" : resp.status().message()) << "\n";
     return kExitFailure;
@@ -211,7 +207,7 @@ int run_remove(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostr
   return rc;
 }
 
-int run_list(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_list(const AclArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   auto pattern = security::parse_pattern_type(a.pattern_type.value_or("any"));
   if (!pattern) {
     err << "spool acl list: --resource-pattern-type must be any, match, literal or prefixed\n";
@@ -220,16 +216,11 @@ int run_list(const AclArgs& a, BlockingClient& c, std::ostream& out, std::ostrea
   std::vector<AclFilter> filters;
   for (const Resource& r : resources_of(a)) filters.push_back(resource_filter(r.type, r.name, *pattern, a.principal));
   if (filters.empty()) filters.push_back(resource_filter(ResourceType::kAny, std::nullopt, *pattern, a.principal));
-  auto v = c.negotiate<protocol::DescribeAclsRequest>();
-  if (!v) {
-    err << "spool acl list: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
   std::set<AclBinding> found;
   for (const AclFilter& f : filters) {
     protocol::DescribeAclsRequest req;
     fill_filter(req, f);
-    auto resp = c.call<protocol::DescribeAclsRequest, protocol::DescribeAclsResponse>(req, *v);
+    auto resp = c.describe_acls(req);
     if (!resp) {
       err << "spool acl list: " << resp.status().message() << "\n";
       return kExitFailure;
@@ -307,15 +298,14 @@ void configure_acl(CLI::App& app, CliArgs& args) {
 int run_acl_command(const AclArgs& a) { return run_acl_command(a, std::cout, std::cerr); }
 
 int run_acl_command(const AclArgs& a, std::ostream& out, std::ostream& err) {
-  auto hp = client::parse_host_port(a.bootstrap_server);
-  auto c = hp ? BlockingClient::connect(hp->first, hp->second, a.timeout_ms) : Result<BlockingClient>(hp.status());
+  auto c = open_admin(a.bootstrap_server, a.timeout_ms);
   if (!c) {
     err << "spool acl: " << a.bootstrap_server << ": " << c.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "add") return run_add(a, *c, out, err);
-  if (a.action == "remove") return run_remove(a, *c, out, err);
-  if (a.action == "list") return run_list(a, *c, out, err);
+  if (a.action == "add") return run_add(a, **c, out, err);
+  if (a.action == "remove") return run_remove(a, **c, out, err);
+  if (a.action == "list") return run_list(a, **c, out, err);
   err << "spool acl: unknown action '" << a.action << "'\n";
   return kExitUsage;
 }

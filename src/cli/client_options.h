@@ -4,7 +4,7 @@
 // `Args` is any argument struct with bootstrap_server, output (OutputFormat)
 // and timeout_ms members. --command-config is read while the command line is
 // parsed (a bad file is a usage error naming the key) and becomes the
-// process's client security (client::BlockingClient::set_default_security),
+// process's client security (cli/admin_connect.h: set_command_security),
 // which every connection the command opens uses.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "cli/cli_args.h"
-#include "client/blocking_client.h"
+#include "cli/admin_connect.h"
 #include "client/client_security.h"
 
 namespace spool::cli {
@@ -36,8 +36,7 @@ void add_client_options(CLI::App* sub, Args& t) {
       [](const std::string& path) {
         auto security = client::load_client_security(path);
         if (!security) throw CLI::ValidationError(security.status().message());
-        client::BlockingClient::set_default_security(
-            std::make_shared<const client::ClientSecurity>(std::move(*security)));
+        set_command_security(std::make_shared<const client::ClientSecurity>(std::move(*security)));
       },
       "Kafka client properties file: security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*");
 }

@@ -4,11 +4,12 @@
 
 #include <iostream>
 
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
 #include "cli/cluster_elect.h"
 #include "cli/cluster_format.h"
 #include "cli/metadata_fetch.h"
-#include "client/blocking_client.h"
+#include "client/host_port.h"
 
 namespace spool::cli {
 
@@ -55,17 +56,17 @@ int run_cluster_command(const ClusterArgs& a, std::ostream& out, std::ostream& e
     err << who << "--bootstrap-server: " << addr.status().message() << "\n";
     return kExitUsage;
   }
-  auto conn = client::BlockingClient::connect(addr->first, addr->second, a.timeout_ms);
-  if (!conn) {
-    err << who << conn.status().message() << "\n";
+  auto admin = open_admin(a.bootstrap_server, a.timeout_ms);
+  if (!admin) {
+    err << who << admin.status().message() << "\n";
     return kExitFailure;
   }
-  auto meta = fetch_cluster_metadata(*conn, "");
+  auto meta = fetch_cluster_metadata(**admin, "");
   if (!meta) {
     err << who << meta.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "elect-leaders") return run_elect_leaders(a, *meta, out, err);
+  if (a.action == "elect-leaders") return run_elect_leaders(a, **admin, *meta, out, err);
   out << format_cluster_describe(*meta, a.output);
   return kExitOk;
 }

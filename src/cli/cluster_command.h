@@ -1,4 +1,4 @@
-// `spool cluster describe` against a running broker through BlockingClient:
+// `spool cluster describe` against a running broker through client::Admin:
 // one Metadata round trip, printed by cluster_format.h (table or JSON).
 // `spool cluster elect-leaders`: cluster_elect.h.
 // Returns 0 when the broker answered, 1 when it could not be reached or

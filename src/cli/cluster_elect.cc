@@ -6,8 +6,7 @@
 #include <iomanip>
 #include <ostream>
 
-#include "cli/broker_connect.h"
-#include "client/blocking_client.h"
+#include "cli/metadata_fetch.h"
 #include "protocol/elect_leaders_request.h"
 #include "protocol/elect_leaders_response.h"
 
@@ -30,7 +29,8 @@ std::string result_text(int16_t error) {
 
 }  // namespace
 
-int run_elect_leaders(const ClusterArgs& a, const ClusterInfo& cluster, std::ostream& out, std::ostream& err) {
+int run_elect_leaders(const ClusterArgs& a, client::Admin& admin, const ClusterInfo& cluster, std::ostream& out,
+                      std::ostream& err) {
   const std::string who = "spool cluster elect-leaders: ";
   protocol::ElectLeadersRequest req;
   req.election_type = a.unclean ? 1 : 0;
@@ -57,17 +57,12 @@ int run_elect_leaders(const ClusterArgs& a, const ClusterInfo& cluster, std::ost
     }
   }
   const int32_t controller_id = cluster.controller_id;
-  auto conn = connect_to_controller(cluster, a.timeout_ms);
-  if (!conn) {
-    err << who << conn.status().message() << "\n";
+  // The Admin sends ElectLeaders to this controller.
+  if (Status st = live_controller(cluster); !st) {
+    err << who << "controller: " << st.message() << "\n";
     return kExitFailure;
   }
-  auto v = conn->negotiate(protocol::ElectLeadersRequest::kApiKey, 1, 2);  // v1+: the election type
-  if (!v) {
-    err << who << "controller " << controller_id << ": " << v.status().message() << "\n";
-    return kExitFailure;
-  }
-  auto resp = conn->call<protocol::ElectLeadersRequest, protocol::ElectLeadersResponse>(req, *v);
+  auto resp = admin.elect_leaders(req);
   if (!resp) {
     err << who << "controller " << controller_id << ": " << resp.status().message() << "\n";
     return kExitFailure;

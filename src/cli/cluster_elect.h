@@ -11,9 +11,13 @@
 
 #include "cli/cli_args.h"
 #include "cli/cluster_format.h"
+#include "client/admin/admin.h"
 
 namespace spool::cli {
 
-int run_elect_leaders(const ClusterArgs& args, const ClusterInfo& cluster, std::ostream& out, std::ostream& err);
+// `cluster`: the Metadata `admin` just fetched (the topic's partitions, the
+// controller the output names).
+int run_elect_leaders(const ClusterArgs& args, client::Admin& admin, const ClusterInfo& cluster, std::ostream& out,
+                      std::ostream& err);
 
 }  // namespace spool::cli

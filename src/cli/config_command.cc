@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
-#include "cli/broker_connect.h"
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
 #include "cli/config_format.h"
-#include "cli/metadata_fetch.h"
 #include "cli/topic_format.h"
-#include "client/blocking_client.h"
+#include "client/host_port.h"
 #include "protocol/describe_configs_request.h"
 #include "protocol/describe_configs_response.h"
 #include "protocol/incremental_alter_configs_request.h"
@@ -37,28 +37,13 @@ void add_entity_options(CLI::App* sub, ConfigArgs& c) {
       ->check(CLI::NonNegativeNumber);
 }
 
-// The broker to send to: broker N itself (found through the bootstrap
-// broker's Metadata), or the bootstrap broker for the defaults.
-Result<client::BlockingClient> connect_for(const ConfigArgs& a, const ConfigEntity& e, const std::string& host,
-                                           uint16_t port) {
-  auto boot = client::BlockingClient::connect(host, port, a.timeout_ms);
-  if (!boot || e.name.empty()) return boot;
-  auto meta = fetch_cluster_metadata(*boot, "");
-  if (!meta) return meta.status();
-  return connect_to_broker(*meta, std::stoi(e.name), a.timeout_ms);
-}
-
-// Sends a one-resource request at the negotiated version; the response when
-// it holds exactly one result without an error, else prints why and nullopt.
-template <class Req, class Resp, class Results>
-std::optional<Resp> call_for_one(client::BlockingClient& c, const Req& req, const Results& results_of,
-                                 const std::string& who, const ConfigEntity& e, std::ostream& err) {
-  auto v = c.negotiate<Req>();
-  if (!v) {
-    err << who << v.status().message() << "\n";
-    return std::nullopt;
-  }
-  auto resp = c.call<Req, Resp>(req, *v);
+// The Admin's answer to a one-resource request (sent to broker N itself
+// for a resource naming it, else to the bootstrap broker): the response
+// when it holds exactly one result without an error, else prints why and
+// nullopt.
+template <class Resp, class Results>
+std::optional<Resp> one_result(Result<Resp> resp, const Results& results_of, const std::string& who,
+                               const ConfigEntity& e, std::ostream& err) {
   if (!resp) {
     err << who << resp.status().message() << "\n";
     return std::nullopt;
@@ -76,7 +61,7 @@ std::optional<Resp> call_for_one(client::BlockingClient& c, const Req& req, cons
   return std::move(*resp);
 }
 
-int describe(client::BlockingClient& c, const ConfigArgs& a, const ConfigEntity& e, std::ostream& out,
+int describe(client::Admin& c, const ConfigArgs& a, const ConfigEntity& e, std::ostream& out,
              std::ostream& err) {
   proto::DescribeConfigsRequest req;
   auto& res = req.resources.emplace_back();
@@ -84,8 +69,8 @@ int describe(client::BlockingClient& c, const ConfigArgs& a, const ConfigEntity&
   res.resource_name = e.name;
   res.configuration_keys = std::nullopt;
   req.include_synonyms = true;
-  auto resp = call_for_one<proto::DescribeConfigsRequest, proto::DescribeConfigsResponse>(
-      c, req, [](const auto& r) -> const auto& { return r.results; }, "spool config describe: ", e, err);
+  auto resp = one_result(c.describe_configs(req), [](const auto& r) -> const auto& { return r.results; },
+                         "spool config describe: ", e, err);
   if (!resp) return kExitFailure;
   const auto& r = resp->results[0];
   std::vector<DescribedConfig> configs;
@@ -99,7 +84,7 @@ int describe(client::BlockingClient& c, const ConfigArgs& a, const ConfigEntity&
   return kExitOk;
 }
 
-int alter(client::BlockingClient& c, const ConfigArgs& a, const ConfigEntity& e, std::ostream& out,
+int alter(client::Admin& c, const ConfigArgs& a, const ConfigEntity& e, std::ostream& out,
           std::ostream& err) {
   const std::string who = "spool config alter: ";
   proto::IncrementalAlterConfigsRequest req;
@@ -132,8 +117,8 @@ int alter(client::BlockingClient& c, const ConfigArgs& a, const ConfigEntity& e,
       op.value = std::nullopt;
     }
   }
-  auto resp = call_for_one<proto::IncrementalAlterConfigsRequest, proto::IncrementalAlterConfigsResponse>(
-      c, req, [](const auto& r) -> const auto& { return r.responses; }, who, e, err);
+  auto resp = one_result(c.incremental_alter_configs(req), [](const auto& r) -> const auto& { return r.responses; },
+                         who, e, err);
   if (!resp) return kExitFailure;
   out << format_config_altered(e, a.output);
   return kExitOk;
@@ -188,13 +173,13 @@ int run_config_command(const ConfigArgs& a, std::ostream& out, std::ostream& err
     err << who << "--bootstrap-server: " << addr.status().message() << "\n";
     return kExitUsage;
   }
-  auto conn = connect_for(a, e, addr->first, addr->second);
-  if (!conn) {
-    err << who << conn.status().message() << "\n";
+  auto admin = open_admin(a.bootstrap_server, a.timeout_ms);
+  if (!admin) {
+    err << who << admin.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "alter") return alter(*conn, a, e, out, err);
-  return describe(*conn, a, e, out, err);
+  if (a.action == "alter") return alter(**admin, a, e, out, err);
+  return describe(**admin, a, e, out, err);
 }
 
 }  // namespace spool::cli

@@ -1,10 +1,12 @@
-// GroupAdmin: the protocol calls behind `spool group`, routed like Kafka's
-// admin client: group requests go to the group's coordinator
-// (FindCoordinator), ListGroups to every broker, ListOffsets to each
-// partition's leader (Metadata). Holds one BlockingClient per broker address,
-// opened on first use. Failures come back as Status with Kafka's error code
-// when the broker gave one; retriable coordinator errors (loading, not
-// available, not coordinator) are retried until the timeout. Single-threaded.
+// GroupAdmin: the calls behind `spool group`, on client::Admin (which routes
+// them as Kafka's admin client does: group requests to the group's
+// coordinator, ListGroups to every broker, ListOffsets to each partition's
+// leader, and retries a loading or moved coordinator until the timeout).
+// This class turns the protocol answers into the CLI's structs
+// (group_format.h) and decides what counts as a failure of the command.
+// Failures come back as Status with Kafka's error code when the broker gave
+// one. Connects lazily: an unreachable broker fails the first call.
+// Single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -16,16 +18,10 @@
 #include <vector>
 
 #include "cli/group_format.h"
-#include "client/blocking_client.h"
+#include "client/admin/admin.h"
 #include "util/status.h"
 
 namespace spool::cli {
-
-struct BrokerAddress {
-  int32_t node_id = -1;
-  std::string host;
-  int32_t port = 0;
-};
 
 // ListOffsets answer for one partition.
 struct OffsetLookup {
@@ -35,7 +31,9 @@ struct OffsetLookup {
 
 class GroupAdmin {
  public:
-  static Result<GroupAdmin> connect(const std::string& bootstrap, int timeout_ms);
+  // An Admin for --bootstrap-server (cli/admin_connect.h); fails only on a
+  // bad address.
+  static Result<GroupAdmin> open(const std::string& bootstrap, int timeout_ms);
 
   // Every group on every broker; `states` filters (canonical names) on the
   // broker when it serves ListGroups v4, else here after DescribeGroups.
@@ -71,24 +69,9 @@ class GroupAdmin {
   Result<OffsetDeleteResult> delete_offsets(const std::string& group, const std::vector<TopicPartitionKey>& partitions);
 
  private:
-  GroupAdmin(std::string bootstrap_addr, int timeout_ms)
-      : bootstrap_addr_(std::move(bootstrap_addr)), timeout_ms_(timeout_ms) {}
-  Result<client::BlockingClient*> client_for(const std::string& host, int32_t port);
-  Result<client::BlockingClient*> bootstrap();
-  Status refresh_metadata(const std::vector<std::string>& topics);
-  Result<BrokerAddress> find_coordinator(const std::string& group);
-  // Runs `fn` against the group's coordinator; retries when it reports a
-  // retriable coordinator error (returned as Status with that code).
-  template <class Fn>
-  auto with_coordinator(const std::string& group, Fn fn) -> decltype(fn(std::declval<client::BlockingClient&>()));
+  explicit GroupAdmin(std::unique_ptr<client::Admin> admin) : admin_(std::move(admin)) {}
 
-  std::string bootstrap_addr_;
-  int timeout_ms_;
-  std::map<std::string, std::unique_ptr<client::BlockingClient>> clients_;  // by "host:port"
-  std::map<int32_t, BrokerAddress> brokers_;
-  std::map<std::string, std::map<int32_t, int32_t>> leaders_;  // topic -> partition -> leader node
-  std::map<std::string, int16_t> topic_errors_;
-  std::map<std::string, BrokerAddress> coordinators_;
+  std::unique_ptr<client::Admin> admin_;
 };
 
 }  // namespace spool::cli

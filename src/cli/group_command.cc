@@ -9,6 +9,7 @@
 #include "cli/group_format.h"
 #include "cli/group_parse.h"
 #include "cli/topic_format.h"
+#include "client/host_port.h"
 #include "protocol/error_code.h"
 
 namespace spool::cli {
@@ -317,7 +318,7 @@ int run_group_command(const GroupArgs& a, std::ostream& out, std::ostream& err) 
     err << who << "--bootstrap-server: " << addr.status().message() << "\n";
     return kExitUsage;
   }
-  auto admin = GroupAdmin::connect(a.bootstrap_server, a.timeout_ms);
+  auto admin = GroupAdmin::open(a.bootstrap_server, a.timeout_ms);
   if (!admin) {
     err << who << admin.status().message() << "\n";
     return kExitFailure;

@@ -1,30 +1,41 @@
 #include "cli/metadata_fetch.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
-#include "protocol/metadata_request.h"
 #include "protocol/metadata_response.h"
 
 namespace spool::cli {
 
 namespace proto = spool::protocol;
 
-Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std::string& only_topic) {
-  auto v = c.negotiate<proto::MetadataRequest>();
-  if (!v) return v.status();
-  proto::MetadataRequest req;
-  req.allow_auto_topic_creation = false;
-  if (!only_topic.empty()) {
-    proto::MetadataRequest::MetadataRequestTopic t;
-    t.name = only_topic;
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{t};
-  } else if (*v == 0) {
-    req.topics = std::vector<proto::MetadataRequest::MetadataRequestTopic>{};  // v0: empty list = every topic
-  } else {
-    req.topics = std::nullopt;  // v1+: null = every topic
-  }
-  auto resp = c.call<proto::MetadataRequest, proto::MetadataResponse>(req, *v);
+namespace {
+
+ClusterInfo cluster_info(const proto::MetadataResponse& m);
+
+}  // namespace
+
+Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic) {
+  std::optional<std::vector<std::string>> topics;
+  if (!only_topic.empty()) topics = std::vector<std::string>{only_topic};
+  auto resp = admin.metadata(topics);
   if (!resp) return resp.status();
+  return cluster_info(*resp);
+}
+
+Status live_controller(const ClusterInfo& cluster) {
+  if (cluster.controller_id < 0) return Status::error("the cluster names no live controller");
+  const int32_t id = cluster.controller_id;
+  if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(), [id](const BrokerInfo& b) { return b.id == id; }))
+    return Status::error("broker " + std::to_string(id) + " is not live");
+  return Status::ok();
+}
+
+namespace {
+
+ClusterInfo cluster_info(const proto::MetadataResponse& m) {
+  const auto* resp = &m;
   ClusterInfo out;
   out.cluster_id = resp->cluster_id.value_or("");
   out.controller_id = resp->controller_id;
@@ -46,5 +57,7 @@ Result<ClusterInfo> fetch_cluster_metadata(client::BlockingClient& c, const std:
   std::sort(out.topics.begin(), out.topics.end(), [](const TopicInfo& a, const TopicInfo& b) { return a.name < b.name; });
   return out;
 }
+
+}  // namespace
 
 }  // namespace spool::cli

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
-#include "client/blocking_client.h"
 #include "config/config_def.h"
 #include "protocol/alter_client_quotas_request.h"
 #include "protocol/alter_client_quotas_response.h"
@@ -20,7 +20,7 @@
 
 namespace spool::cli {
 
-using client::BlockingClient;
+using client::Admin;
 using protocol::ErrorCode;
 
 namespace {
@@ -44,7 +44,7 @@ std::string entity_text(const std::vector<Part>& parts) {
   return s;
 }
 
-int run_describe(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_describe(const QuotaArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   protocol::DescribeClientQuotasRequest req;
   auto component = [&req](const char* type, const std::optional<std::string>& name, bool deflt) {
     if (name) req.components.push_back({type, 0, *name});
@@ -53,7 +53,7 @@ int run_describe(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::
   component(kUser, a.user, a.user_default);
   component(kClientId, a.client_id, a.client_id_default);
   req.strict = a.strict;
-  auto resp = c.call<protocol::DescribeClientQuotasRequest, protocol::DescribeClientQuotasResponse>(req);
+  auto resp = c.describe_client_quotas(req);
   if (!resp) {
     err << "spool quota describe: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -85,7 +85,7 @@ int run_describe(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::
   return kExitOk;
 }
 
-int run_alter(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_alter(const QuotaArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   protocol::AlterClientQuotasRequest req;
   auto& e = req.entries.emplace_back();
   if (a.user || a.user_default) e.entity.push_back({kUser, a.user});
@@ -112,7 +112,7 @@ int run_alter(const QuotaArgs& a, BlockingClient& c, std::ostream& out, std::ost
     return kExitUsage;
   }
   req.validate_only = a.validate_only;
-  auto resp = c.call<protocol::AlterClientQuotasRequest, protocol::AlterClientQuotasResponse>(req);
+  auto resp = c.alter_client_quotas(req);
   if (!resp) {
     err << "spool quota alter: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -168,14 +168,13 @@ void configure_quota(CLI::App& app, CliArgs& args) {
 int run_quota_command(const QuotaArgs& a) { return run_quota_command(a, std::cout, std::cerr); }
 
 int run_quota_command(const QuotaArgs& a, std::ostream& out, std::ostream& err) {
-  auto hp = client::parse_host_port(a.bootstrap_server);
-  auto c = hp ? BlockingClient::connect(hp->first, hp->second, a.timeout_ms) : Result<BlockingClient>(hp.status());
+  auto c = open_admin(a.bootstrap_server, a.timeout_ms);
   if (!c) {
     err << "spool quota: " << a.bootstrap_server << ": " << c.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "describe") return run_describe(a, *c, out, err);
-  if (a.action == "alter") return run_alter(a, *c, out, err);
+  if (a.action == "describe") return run_describe(a, **c, out, err);
+  if (a.action == "alter") return run_alter(a, **c, out, err);
   err << "spool quota: unknown action '" << a.action << "'\n";
   return kExitUsage;
 }

@@ -5,10 +5,11 @@
 #include <optional>
 #include <set>
 
+#include "cli/admin_connect.h"
 #include "cli/metadata_fetch.h"
 #include "cli/topic_format.h"
 #include "cli/topic_reassign.h"
-#include "client/blocking_client.h"
+#include "client/host_port.h"
 #include "protocol/create_partitions_request.h"
 #include "protocol/create_partitions_response.h"
 #include "protocol/create_topics_request.h"
@@ -25,14 +26,12 @@
 namespace spool::cli {
 namespace {
 
-using client::BlockingClient;
+using client::Admin;
 namespace proto = spool::protocol;
 
 // Fills each existing topic's overrides when the broker serves DescribeConfigs;
 // leaves configs_known false (and says nothing) when it does not.
-void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
-  auto v = c.negotiate<proto::DescribeConfigsRequest>();
-  if (!v) return;
+void fetch_topic_configs(Admin& c, std::vector<TopicInfo>& topics) {
   proto::DescribeConfigsRequest req;
   for (const auto& t : topics) {
     if (t.error_code != 0) continue;
@@ -43,7 +42,7 @@ void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
     req.resources.push_back(std::move(res));
   }
   if (req.resources.empty()) return;
-  auto resp = c.call<proto::DescribeConfigsRequest, proto::DescribeConfigsResponse>(req, *v);
+  auto resp = c.describe_configs(req);
   if (!resp) return;
   for (const auto& r : resp->results) {
     if (r.error_code != proto::ErrorCode::kNone) continue;
@@ -58,27 +57,22 @@ void fetch_topic_configs(BlockingClient& c, std::vector<TopicInfo>& topics) {
   }
 }
 
-int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+int do_create(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   auto configs = parse_config_pairs(a.configs);
   if (!configs) {
     err << "spool topic create: " << configs.status().message() << "\n";
     return kExitUsage;
   }
-  auto v = c.negotiate<proto::CreateTopicsRequest>();
-  if (!v) {
-    err << "spool topic create: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
   proto::CreateTopicsRequest req;
   req.timeout_ms = a.timeout_ms;
   proto::CreateTopicsRequest::CreatableTopic t;
   t.name = a.name;
-  // Before v4 the broker cannot fill in its defaults, so send Kafka's.
-  t.num_partitions = a.partitions > 0 ? a.partitions : (*v >= 4 ? -1 : 1);
-  t.replication_factor = static_cast<int16_t>(a.replication_factor > 0 ? a.replication_factor : (*v >= 4 ? -1 : 1));
+  // -1: the broker's defaults (CreateTopics v4+, which the Admin then asks for).
+  t.num_partitions = a.partitions > 0 ? a.partitions : -1;
+  t.replication_factor = static_cast<int16_t>(a.replication_factor > 0 ? a.replication_factor : -1);
   for (const auto& [k, val] : *configs) t.configs.push_back({k, val});
   req.topics.push_back(std::move(t));
-  auto resp = c.call<proto::CreateTopicsRequest, proto::CreateTopicsResponse>(req, *v);
+  auto resp = c.create_topics(req);
   if (!resp) {
     err << "spool topic create: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -102,17 +96,12 @@ int do_create(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   return ok ? kExitOk : kExitFailure;
 }
 
-int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
-  auto v = c.negotiate<proto::DeleteTopicsRequest>();
-  if (!v) {
-    err << "spool topic delete: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
+int do_delete(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   proto::DeleteTopicsRequest req;
   req.topic_names = {a.name};                         // v0-5
   req.topics.push_back({a.name, proto::Uuid{}});     // v6+: by name
   req.timeout_ms = a.timeout_ms;
-  auto resp = c.call<proto::DeleteTopicsRequest, proto::DeleteTopicsResponse>(req, *v);
+  auto resp = c.delete_topics(req);
   if (!resp) {
     err << "spool topic delete: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -131,12 +120,7 @@ int do_delete(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ost
   return ok ? kExitOk : kExitFailure;
 }
 
-int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
-  auto v = c.negotiate<proto::CreatePartitionsRequest>();
-  if (!v) {
-    err << "spool topic add-partitions: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
+int do_add_partitions(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   proto::CreatePartitionsRequest req;
   req.timeout_ms = a.timeout_ms;
   proto::CreatePartitionsRequest::CreatePartitionsTopic t;
@@ -144,7 +128,7 @@ int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   t.count = a.partitions;
   t.assignments = std::nullopt;  // the broker places them
   req.topics.push_back(std::move(t));
-  auto resp = c.call<proto::CreatePartitionsRequest, proto::CreatePartitionsResponse>(req, *v);
+  auto resp = c.create_partitions(req);
   if (!resp) {
     err << "spool topic add-partitions: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -164,12 +148,7 @@ int do_add_partitions(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   return ok ? kExitOk : kExitFailure;
 }
 
-int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
-  auto v = c.negotiate<proto::DeleteRecordsRequest>();
-  if (!v) {
-    err << "spool topic delete-records: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
+int do_delete_records(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   proto::DeleteRecordsRequest req;
   req.timeout_ms = a.timeout_ms;
   auto& t = req.topics.emplace_back();
@@ -177,7 +156,7 @@ int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
   auto& p = t.partitions.emplace_back();
   p.partition_index = a.partition;
   p.offset = a.offset;
-  auto resp = c.call<proto::DeleteRecordsRequest, proto::DeleteRecordsResponse>(req, *v);
+  auto resp = c.delete_records(req);
   if (!resp) {
     err << "spool topic delete-records: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -200,7 +179,7 @@ int do_delete_records(BlockingClient& c, const TopicArgs& a, std::ostream& out, 
 
 // One IncrementalAlterConfigs request; a key may appear once across all flags
 // (the broker refuses duplicates, so say it here with the flag names).
-int do_alter_config(BlockingClient& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+int do_alter_config(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   const std::string who = "spool topic alter-config: ";
   proto::IncrementalAlterConfigsRequest::AlterConfigsResource res;
   res.resource_type = 2;  // TOPIC
@@ -232,14 +211,9 @@ int do_alter_config(BlockingClient& c, const TopicArgs& a, std::ostream& out, st
     err << who << "nothing to change: give --set, --delete, --append or --subtract\n";
     return kExitUsage;
   }
-  auto v = c.negotiate<proto::IncrementalAlterConfigsRequest>();
-  if (!v) {
-    err << who << v.status().message() << "\n";
-    return kExitFailure;
-  }
   proto::IncrementalAlterConfigsRequest req;
   req.resources.push_back(std::move(res));
-  auto resp = c.call<proto::IncrementalAlterConfigsRequest, proto::IncrementalAlterConfigsResponse>(req, *v);
+  auto resp = c.incremental_alter_configs(req);
   if (!resp) {
     err << who << resp.status().message() << "\n";
     return kExitFailure;
@@ -269,12 +243,12 @@ int run_topic_command(const TopicArgs& a, std::ostream& out, std::ostream& err) 
     err << who << "--bootstrap-server: " << addr.status().message() << "\n";
     return kExitUsage;
   }
-  auto conn = BlockingClient::connect(addr->first, addr->second, a.timeout_ms);
-  if (!conn) {
-    err << who << conn.status().message() << "\n";
+  auto admin = open_admin(a.bootstrap_server, a.timeout_ms);
+  if (!admin) {
+    err << who << admin.status().message() << "\n";
     return kExitFailure;
   }
-  BlockingClient& c = *conn;
+  Admin& c = **admin;
   if (a.action == "create") return do_create(c, a, out, err);
   if (a.action == "delete") return do_delete(c, a, out, err);
   if (a.action == "add-partitions") return do_add_partitions(c, a, out, err);

@@ -1,8 +1,10 @@
-// `spool topic create|list|describe|delete|add-partitions|delete-records|alter-config`
-// against a running broker through BlockingClient: Metadata (+ DescribeConfigs)
-// for list/describe, CreateTopics, DeleteTopics, CreatePartitions and
-// DeleteRecords for the others. Prints tables or JSON on stdout, errors (with Kafka
-// error names) on stderr; returns 0, 1 (operation failed) or 2 (bad args).
+// `spool topic create|list|describe|delete|add-partitions|delete-records|alter-config|reassign`
+// against a running cluster through client::Admin (which routes each
+// request): Metadata (+ DescribeConfigs) for list/describe, CreateTopics,
+// DeleteTopics, CreatePartitions, DeleteRecords and IncrementalAlterConfigs
+// for the others; `reassign` is topic_reassign.h. Prints tables or JSON on
+// stdout, errors (with Kafka error names) on stderr; returns 0, 1
+// (operation failed) or 2 (bad args).
 #pragma once
 
 #include <iosfwd>

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -12,7 +13,6 @@
 #include <sstream>
 #include <vector>
 
-#include "cli/broker_connect.h"
 #include "cli/client_options.h"
 #include "cli/metadata_fetch.h"
 #include "cli/reassign_plan.h"
@@ -30,7 +30,7 @@ namespace spool::cli {
 namespace {
 
 namespace proto = spool::protocol;
-using client::BlockingClient;
+using client::Admin;
 
 constexpr int8_t kTopicResource = 2, kBrokerResource = 4;
 constexpr int8_t kSet = 0, kDelete = 1;
@@ -55,12 +55,12 @@ Result<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
-// One IncrementalAlterConfigs on `c`; "" when every resource was accepted,
-// else the first error.
-std::string alter_configs(BlockingClient& c, std::vector<proto::IncrementalAlterConfigsRequest::AlterConfigsResource> rs) {
+// One IncrementalAlterConfigs (the Admin sends a BROKER resource to that
+// broker); "" when every resource was accepted, else the first error.
+std::string alter_configs(Admin& c, std::vector<proto::IncrementalAlterConfigsRequest::AlterConfigsResource> rs) {
   proto::IncrementalAlterConfigsRequest req;
   req.resources = std::move(rs);
-  auto resp = c.call<proto::IncrementalAlterConfigsRequest, proto::IncrementalAlterConfigsResponse>(req);
+  auto resp = c.incremental_alter_configs(req);
   if (!resp) return resp.status().message();
   for (const auto& r : resp->responses) {
     if (r.error_code != proto::ErrorCode::kNone)
@@ -85,29 +85,28 @@ void add_op(proto::IncrementalAlterConfigsRequest::AlterConfigsResource& r, cons
   c.value = std::move(value);
 }
 
-// Sets (or, with rate < 0, removes) the throttle rates on each broker, each
-// through its own connection (a BROKER resource goes to that broker).
-std::string broker_throttles(const ClusterInfo& cluster, const std::vector<int32_t>& brokers, int64_t rate,
-                             int timeout_ms) {
+// Sets (or, with rate < 0, removes) the throttle rates on each broker, one
+// request each (a BROKER resource goes to that broker).
+std::string broker_throttles(Admin& admin, const ClusterInfo& cluster, const std::vector<int32_t>& brokers,
+                             int64_t rate) {
   for (int32_t b : brokers) {
-    auto conn = connect_to_broker(cluster, b, timeout_ms);
-    if (!conn) return conn.status().message();
+    if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(), [b](const BrokerInfo& x) { return x.id == b; }))
+      return "broker " + std::to_string(b) + " is not live";
     auto r = resource(kBrokerResource, std::to_string(b));
     const int8_t op = rate >= 0 ? kSet : kDelete;
     const std::optional<std::string> value = rate >= 0 ? std::optional<std::string>(std::to_string(rate)) : std::nullopt;
     add_op(r, kLeaderRate, op, value);
     add_op(r, kFollowerRate, op, value);
-    if (std::string e = alter_configs(*conn, {std::move(r)}); !e.empty()) return "broker " + std::to_string(b) + ": " + e;
+    if (std::string e = alter_configs(admin, {std::move(r)}); !e.empty()) return "broker " + std::to_string(b) + ": " + e;
   }
   return "";
 }
 
-std::string clear_throttles(BlockingClient& bootstrap, const ClusterInfo& cluster, const Plan& plan, int timeout_ms,
-                            std::ostream& out) {
+std::string clear_throttles(Admin& admin, const ClusterInfo& cluster, const Plan& plan, std::ostream& out) {
   std::vector<int32_t> all;
   for (const auto& b : cluster.brokers) all.push_back(b.id);
   out << "Clearing broker-level throttles on brokers " << ids(all) << "\n";
-  if (std::string e = broker_throttles(cluster, all, -1, timeout_ms); !e.empty()) return e;
+  if (std::string e = broker_throttles(admin, cluster, all, -1); !e.empty()) return e;
   std::set<std::string> topics;
   for (const auto& p : plan) topics.insert(p.topic);
   std::vector<proto::IncrementalAlterConfigsRequest::AlterConfigsResource> rs;
@@ -118,17 +117,17 @@ std::string clear_throttles(BlockingClient& bootstrap, const ClusterInfo& cluste
     add_op(r, kFollowerReplicas, kDelete, std::nullopt);
     rs.push_back(std::move(r));
   }
-  return alter_configs(bootstrap, std::move(rs));
+  return alter_configs(admin, std::move(rs));
 }
 
 struct Ongoing {
   std::vector<int32_t> replicas, adding, removing;
 };
 
-Result<std::map<std::pair<std::string, int32_t>, Ongoing>> list_ongoing(BlockingClient& controller) {
+Result<std::map<std::pair<std::string, int32_t>, Ongoing>> list_ongoing(Admin& admin) {
   proto::ListPartitionReassignmentsRequest req;
   req.timeout_ms = 30000;
-  auto resp = controller.call<proto::ListPartitionReassignmentsRequest, proto::ListPartitionReassignmentsResponse>(req);
+  auto resp = admin.list_partition_reassignments(req);
   if (!resp) return resp.status();
   if (resp->error_code != proto::ErrorCode::kNone)
     return Status::error("ListPartitionReassignments: " + kafka_error_name(static_cast<int16_t>(resp->error_code)));
@@ -140,12 +139,12 @@ Result<std::map<std::pair<std::string, int32_t>, Ongoing>> list_ongoing(Blocking
 }
 
 // Sizes of these partitions on one broker (DescribeLogDirs), -1 where unknown.
-std::map<std::pair<std::string, int32_t>, int64_t> sizes_on(const ClusterInfo& cluster, int32_t broker,
-                                                             const std::set<std::pair<std::string, int32_t>>& parts,
-                                                             int timeout_ms) {
+std::map<std::pair<std::string, int32_t>, int64_t> sizes_on(Admin& admin, const ClusterInfo& cluster, int32_t broker,
+                                                             const std::set<std::pair<std::string, int32_t>>& parts) {
   std::map<std::pair<std::string, int32_t>, int64_t> out;
-  auto conn = connect_to_broker(cluster, broker, timeout_ms);
-  if (!conn) return out;
+  if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(),
+                   [broker](const BrokerInfo& x) { return x.id == broker; }))
+    return out;
   proto::DescribeLogDirsRequest req;
   std::map<std::string, std::vector<int32_t>> by_topic;
   for (const auto& [t, p] : parts) by_topic[t].push_back(p);
@@ -155,7 +154,7 @@ std::map<std::pair<std::string, int32_t>, int64_t> sizes_on(const ClusterInfo& c
     e.topic = t;
     e.partitions = ps;
   }
-  auto resp = conn->call<proto::DescribeLogDirsRequest, proto::DescribeLogDirsResponse>(req);
+  auto resp = admin.describe_log_dirs(broker, req);
   if (!resp) return out;
   for (const auto& dir : resp->results)
     for (const auto& t : dir.topics)
@@ -209,15 +208,15 @@ int generate(const ClusterInfo& cluster, const TopicArgs& a, std::ostream& out, 
 
 }  // namespace
 
-int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostream& out, std::ostream& err) {
+int run_topic_reassign(Admin& admin, const TopicArgs& a, std::ostream& out, std::ostream& err) {
   const std::string who = "spool topic reassign: ";
-  auto cluster = fetch_cluster_metadata(bootstrap, "");
+  auto cluster = fetch_cluster_metadata(admin, "");
   if (!cluster) return err << who << cluster.status().message() << "\n", kExitFailure;
   if (a.reassign_mode == "generate") return generate(*cluster, a, out, err);
-  auto controller = connect_to_controller(*cluster, a.timeout_ms);
-  if (!controller) return err << who << controller.status().message() << "\n", kExitFailure;
+  // The Admin sends the reassignment requests to this controller.
+  if (Status st = live_controller(*cluster); !st) return err << who << "controller: " << st.message() << "\n", kExitFailure;
   if (a.reassign_mode == "list") {
-    auto ongoing = list_ongoing(*controller);
+    auto ongoing = list_ongoing(admin);
     if (!ongoing) return err << who << ongoing.status().message() << "\n", kExitFailure;
     nlohmann::json j = nlohmann::json::array();
     if (a.output != OutputFormat::kJson)
@@ -264,8 +263,8 @@ int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostre
           add_op(r, kFollowerReplicas, kSet, th.follower[t]);
           rs.push_back(std::move(r));
         }
-        std::string e = rs.empty() ? "" : alter_configs(bootstrap, std::move(rs));
-        if (e.empty()) e = broker_throttles(*cluster, th.brokers, a.throttle, a.timeout_ms);
+        std::string e = rs.empty() ? "" : alter_configs(admin, std::move(rs));
+        if (e.empty()) e = broker_throttles(admin, *cluster, th.brokers, a.throttle);
         if (!e.empty()) return err << who << "setting the throttle: " << e << "\n", kExitFailure;
         out << "Warning: You must run --verify periodically, until the reassignment completes, to ensure the "
                "throttle is removed.\n"
@@ -280,8 +279,7 @@ int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostre
       rp.partition_index = p.partition;
       if (!cancel) rp.replicas = p.replicas;  // null: cancel
     }
-    auto resp = controller->call<proto::AlterPartitionReassignmentsRequest,
-                                 proto::AlterPartitionReassignmentsResponse>(req);
+    auto resp = admin.alter_partition_reassignments(req);
     if (!resp) return err << who << resp.status().message() << "\n", kExitFailure;
     if (resp->error_code != proto::ErrorCode::kNone)
       return err << who << "the controller answered " << kafka_error_name(static_cast<int16_t>(resp->error_code))
@@ -308,14 +306,14 @@ int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostre
                                                                               "reassignments for ")
         << list << "\n";
     if (cancel && !a.preserve_throttles) {
-      if (std::string e = clear_throttles(bootstrap, *cluster, *plan, a.timeout_ms, out); !e.empty())
+      if (std::string e = clear_throttles(admin, *cluster, *plan, out); !e.empty())
         return err << who << "clearing the throttles: " << e << "\n", kExitFailure;
     }
     return failed ? kExitFailure : kExitOk;
   }
 
   // verify
-  auto ongoing = list_ongoing(*controller);
+  auto ongoing = list_ongoing(admin);
   if (!ongoing) return err << who << ongoing.status().message() << "\n", kExitFailure;
   std::set<std::pair<std::string, int32_t>> moving;
   std::map<int32_t, std::set<std::pair<std::string, int32_t>>> ask;  // broker -> partitions to size
@@ -330,7 +328,7 @@ int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostre
     for (int32_t b : it->second.adding) ask[b].insert(it->first);
   }
   std::map<int32_t, std::map<std::pair<std::string, int32_t>, int64_t>> sizes;
-  for (const auto& [b, parts] : ask) sizes[b] = sizes_on(*cluster, b, parts, a.timeout_ms);
+  for (const auto& [b, parts] : ask) sizes[b] = sizes_on(admin, *cluster, b, parts);
   bool complete = true;
   nlohmann::json j = {{"partitions", nlohmann::json::array()}};
   if (a.output != OutputFormat::kJson) out << "Status of partition reassignment:\n";
@@ -379,7 +377,7 @@ int run_topic_reassign(BlockingClient& bootstrap, const TopicArgs& a, std::ostre
   j["complete"] = complete;
   if (complete && !a.preserve_throttles) {
     std::ostringstream notes;
-    std::string e = clear_throttles(bootstrap, *cluster, *plan, a.timeout_ms, a.output == OutputFormat::kJson ? notes : out);
+    std::string e = clear_throttles(admin, *cluster, *plan, a.output == OutputFormat::kJson ? notes : out);
     if (!e.empty()) return err << who << "clearing the throttles: " << e << "\n", kExitFailure;
     j["throttles_cleared"] = true;
   }

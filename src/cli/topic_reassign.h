@@ -23,7 +23,7 @@
 #include <iosfwd>
 
 #include "cli/cli_args.h"
-#include "client/blocking_client.h"
+#include "client/admin/admin.h"
 
 namespace CLI {
 class App;
@@ -32,6 +32,8 @@ class App;
 namespace spool::cli {
 
 void configure_topic_reassign(CLI::App* topic, CliArgs& args);
-int run_topic_reassign(client::BlockingClient& bootstrap, const TopicArgs& args, std::ostream& out, std::ostream& err);
+// Every request goes through `admin` (the reassignment ones to the
+// controller, the broker throttles and log-dir sizes to each broker).
+int run_topic_reassign(client::Admin& admin, const TopicArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace spool::cli

@@ -2,54 +2,38 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
-#include "client/blocking_client.h"
-#include "protocol/describe_transactions_request.h"
-#include "protocol/describe_transactions_response.h"
 #include "protocol/error_code.h"
-#include "protocol/find_coordinator_request.h"
-#include "protocol/find_coordinator_response.h"
-#include "protocol/list_transactions_request.h"
-#include "protocol/list_transactions_response.h"
 
 namespace spool::cli {
 
-using client::BlockingClient;
 using protocol::ErrorCode;
 
 namespace {
 
-constexpr int8_t kTransactionKeyType = 1;
-
 std::string error_text(ErrorCode code) { return std::string(protocol::error_name(code)); }
 
-Result<BlockingClient> connect_to(const std::string& addr, int timeout_ms) {
-  auto hp = client::parse_host_port(addr);
-  if (!hp) return hp.status();
-  return BlockingClient::connect(hp->first, hp->second, timeout_ms);
+// A failure as the command reports it: the broker's error name when the
+// broker refused, else what went wrong on the way.
+std::string failure_text(const Status& st) {
+  const auto code = static_cast<ErrorCode>(st.kafka_code());
+  if (st.kafka_code() == 0 || code == ErrorCode::kNetworkException || code == ErrorCode::kRequestTimedOut ||
+      code == ErrorCode::kUnsupportedVersion)
+    return st.message();
+  return error_text(code);
 }
 
-int run_list(const TxnArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
-  auto v = c.negotiate<protocol::ListTransactionsRequest>();
-  if (!v) {
-    err << "spool txn list: " << v.status().message() << "\n";
-    return kExitFailure;
-  }
-  protocol::ListTransactionsRequest req;
-  req.state_filters = a.states;
-  req.producer_id_filters = a.producer_ids;
-  auto resp = c.call<protocol::ListTransactionsRequest, protocol::ListTransactionsResponse>(req, *v);
+int run_list(const TxnArgs& a, client::Admin& admin, std::ostream& out, std::ostream& err) {
+  auto resp = admin.list_transactions(a.states, a.producer_ids);
   if (!resp) {
     err << "spool txn list: " << resp.status().message() << "\n";
-    return kExitFailure;
-  }
-  if (resp->error_code != ErrorCode::kNone) {
-    err << "spool txn list: " << error_text(resp->error_code) << "\n";
     return kExitFailure;
   }
   for (const auto& s : resp->unknown_state_filters) err << "spool txn list: unknown state '" << s << "' ignored\n";
@@ -69,46 +53,18 @@ int run_list(const TxnArgs& a, BlockingClient& c, std::ostream& out, std::ostrea
   return kExitOk;
 }
 
-int run_describe(const TxnArgs& a, BlockingClient& bootstrap, std::ostream& out, std::ostream& err) {
-  auto fv = bootstrap.negotiate(protocol::FindCoordinatorRequest::kApiKey, 1, 2);
-  if (!fv) {
-    err << "spool txn describe: " << fv.status().message() << "\n";
-    return kExitFailure;
-  }
+int run_describe(const TxnArgs& a, client::Admin& admin, std::ostream& out, std::ostream& err) {
   int rc = kExitOk;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& id : a.transactional_ids) {
-    protocol::FindCoordinatorRequest fc;
-    fc.key = id;
-    fc.key_type = kTransactionKeyType;
-    auto found = bootstrap.call<protocol::FindCoordinatorRequest, protocol::FindCoordinatorResponse>(fc, *fv);
-    if (!found || found->error_code != ErrorCode::kNone) {
-      err << "spool txn describe " << id << ": "
-          << (found ? error_text(found->error_code) : found.status().message()) << "\n";
+    auto described = admin.describe_transaction(id);
+    if (!described) {
+      err << "spool txn describe " << id << ": " << failure_text(described.status()) << "\n";
       rc = kExitFailure;
       continue;
     }
-    auto coord = BlockingClient::connect(found->host, static_cast<uint16_t>(found->port), a.timeout_ms);
-    if (!coord) {
-      err << "spool txn describe " << id << ": coordinator " << found->host << ":" << found->port << ": "
-          << coord.status().message() << "\n";
-      rc = kExitFailure;
-      continue;
-    }
-    auto dv = coord->negotiate<protocol::DescribeTransactionsRequest>();
-    if (!dv) {
-      err << "spool txn describe: " << dv.status().message() << "\n";
-      return kExitFailure;
-    }
-    protocol::DescribeTransactionsRequest req;
-    req.transactional_ids = {id};
-    auto resp = coord->call<protocol::DescribeTransactionsRequest, protocol::DescribeTransactionsResponse>(req, *dv);
-    if (!resp || resp->transaction_states.size() != 1) {
-      err << "spool txn describe " << id << ": " << (resp ? "malformed answer" : resp.status().message()) << "\n";
-      rc = kExitFailure;
-      continue;
-    }
-    const auto& s = resp->transaction_states[0];
+    const auto& s = described->state;
+    const int32_t coordinator_id = described->coordinator.id;
     if (s.error_code != ErrorCode::kNone) {
       err << "spool txn describe " << id << ": " << error_text(s.error_code) << "\n";
       rc = kExitFailure;
@@ -124,7 +80,7 @@ int run_describe(const TxnArgs& a, BlockingClient& bootstrap, std::ostream& out,
     }
     if (a.output == OutputFormat::kJson) {
       all.push_back({{"transactional_id", s.transactional_id},
-                     {"coordinator", found->node_id},
+                     {"coordinator", coordinator_id},
                      {"state", s.transaction_state},
                      {"producer_id", s.producer_id},
                      {"producer_epoch", s.producer_epoch},
@@ -134,7 +90,7 @@ int run_describe(const TxnArgs& a, BlockingClient& bootstrap, std::ostream& out,
       continue;
     }
     out << "TransactionalId:   " << s.transactional_id << "\n"
-        << "Coordinator:       " << found->node_id << "\n"
+        << "Coordinator:       " << coordinator_id << "\n"
         << "State:             " << s.transaction_state << "\n"
         << "ProducerId:        " << s.producer_id << "\n"
         << "ProducerEpoch:     " << s.producer_epoch << "\n"
@@ -174,13 +130,13 @@ void configure_txn(CLI::App& app, CliArgs& args) {
 int run_txn_command(const TxnArgs& a) { return run_txn_command(a, std::cout, std::cerr); }
 
 int run_txn_command(const TxnArgs& a, std::ostream& out, std::ostream& err) {
-  auto c = connect_to(a.bootstrap_server, a.timeout_ms);
-  if (!c) {
-    err << "spool txn " << a.action << ": " << a.bootstrap_server << ": " << c.status().message() << "\n";
+  auto admin = open_admin(a.bootstrap_server, a.timeout_ms);
+  if (!admin) {
+    err << "spool txn " << a.action << ": " << a.bootstrap_server << ": " << admin.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "list") return run_list(a, *c, out, err);
-  if (a.action == "describe") return run_describe(a, *c, out, err);
+  if (a.action == "list") return run_list(a, **admin, out, err);
+  if (a.action == "describe") return run_describe(a, **admin, out, err);
   err << "spool txn: unknown action '" << a.action << "'\n";
   return kExitUsage;
 }

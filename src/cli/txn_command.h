@@ -1,8 +1,8 @@
 // `spool txn list|describe`: the transaction admin commands of
-// kafka-transactions.sh against a running broker. list sends
-// ListTransactions (state and producer id filters); describe finds each
-// id's coordinator (FindCoordinator, key type TRANSACTION) and sends it
-// DescribeTransactions. Tables or JSON on stdout, errors (Kafka error names)
+// kafka-transactions.sh against a running cluster, through client::Admin.
+// list sends ListTransactions to every broker (state and producer id
+// filters); describe finds each id's coordinator (FindCoordinator, key type
+// TRANSACTION) and sends it DescribeTransactions. Tables or JSON on stdout, errors (Kafka error names)
 // on stderr; returns 0, 1 (operation failed) or 2 (bad arguments).
 #pragma once
 

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/admin_connect.h"
 #include "cli/client_options.h"
-#include "client/blocking_client.h"
 #include "protocol/alter_user_scram_credentials_request.h"
 #include "protocol/alter_user_scram_credentials_response.h"
 #include "protocol/describe_user_scram_credentials_request.h"
@@ -18,7 +18,7 @@
 
 namespace spool::cli {
 
-using client::BlockingClient;
+using client::Admin;
 using protocol::ErrorCode;
 
 namespace {
@@ -41,7 +41,7 @@ Result<std::string> password_of(const UserArgs& a) {
   return line;
 }
 
-int run_alter(const UserArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_alter(const UserArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   const std::string what = a.action == "scram-set" ? "set" : "delete";
   auto mechanism = security::scram_mechanism_named(a.mechanism);
   if (!mechanism) {
@@ -63,9 +63,7 @@ int run_alter(const UserArgs& a, BlockingClient& c, std::ostream& out, std::ostr
   } else {
     req.deletions.push_back({a.users[0], static_cast<int8_t>(*mechanism)});
   }
-  auto v = c.negotiate<protocol::AlterUserScramCredentialsRequest>();
-  auto resp = v ? c.call<protocol::AlterUserScramCredentialsRequest, protocol::AlterUserScramCredentialsResponse>(req, *v)
-                : Result<protocol::AlterUserScramCredentialsResponse>(v.status());
+  auto resp = c.alter_user_scram_credentials(req);
   if (!resp) {
     err << "spool user scram " << what << ": " << resp.status().message() << "\n";
     return kExitFailure;
@@ -83,16 +81,13 @@ int run_alter(const UserArgs& a, BlockingClient& c, std::ostream& out, std::ostr
   return kExitOk;
 }
 
-int run_describe(const UserArgs& a, BlockingClient& c, std::ostream& out, std::ostream& err) {
+int run_describe(const UserArgs& a, Admin& c, std::ostream& out, std::ostream& err) {
   protocol::DescribeUserScramCredentialsRequest req;
   if (!a.users.empty()) {
     req.users.emplace();
     for (const auto& u : a.users) req.users->push_back({u});
   }
-  auto v = c.negotiate<protocol::DescribeUserScramCredentialsRequest>();
-  auto resp = v ? c.call<protocol::DescribeUserScramCredentialsRequest,
-                         protocol::DescribeUserScramCredentialsResponse>(req, *v)
-                : Result<protocol::DescribeUserScramCredentialsResponse>(v.status());
+  auto resp = c.describe_user_scram_credentials(req);
   if (!resp) {
     err << "spool user scram describe: " << resp.status().message() << "\n";
     return kExitFailure;
@@ -176,14 +171,13 @@ void configure_user(CLI::App& app, CliArgs& args) {
 int run_user_command(const UserArgs& a) { return run_user_command(a, std::cout, std::cerr); }
 
 int run_user_command(const UserArgs& a, std::ostream& out, std::ostream& err) {
-  auto hp = client::parse_host_port(a.bootstrap_server);
-  auto c = hp ? BlockingClient::connect(hp->first, hp->second, a.timeout_ms) : Result<BlockingClient>(hp.status());
+  auto c = open_admin(a.bootstrap_server, a.timeout_ms);
   if (!c) {
     err << "spool user: " << a.bootstrap_server << ": " << c.status().message() << "\n";
     return kExitFailure;
   }
-  if (a.action == "scram-set" || a.action == "scram-delete") return run_alter(a, *c, out, err);
-  if (a.action == "scram-describe") return run_describe(a, *c, out, err);
+  if (a.action == "scram-set" || a.action == "scram-delete") return run_alter(a, **c, out, err);
+  if (a.action == "scram-describe") return run_describe(a, **c, out, err);
   err << "spool user: unknown action '" << a.action << "'\n";
   return kExitUsage;
 }

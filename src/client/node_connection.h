@@ -75,7 +75,11 @@ class NodeConnection : public std::enable_shared_from_this<NodeConnection> {
   void continue_tls_handshake();
   void after_connect();
   void tls_flush();
+  // On a failure `done` is not called: the connection closes (posted) with
+  // the TLS reason.
   void tls_read_exact(uint8_t* data, size_t n, size_t have, ReadDone done);
+  // tls_'s last error without its "TLS read failed: " prefix.
+  std::string tls_error_detail() const;
   void send_handshake(int16_t version);
   void on_handshake(const RawResponse& resp);
   // SASL (node_connection_sasl.cc): the exchange after ApiVersions.

@@ -2,7 +2,9 @@
 // TLS handshake runs, still under the connect timeout; then frames are
 // written and read through the TlsStream on the non-blocking socket. A write
 // OpenSSL did not take is retried with the same bytes (tls_out_), as it
-// requires.
+// requires. A failed handshake, read or write closes the connection with
+// OpenSSL's reason (the alert, or the certificate check's verdict), so the
+// caller's error names the TLS failure rather than a socket reset.
 #include <asio/post.hpp>
 #include <spdlog/spdlog.h>
 
@@ -74,9 +76,17 @@ void NodeConnection::tls_flush() {
       });
       return;
     }
-    close(network_error("connection to " + describe() + " lost: " + tls_->error()), true);
+    close(network_error("connection to " + describe() + " lost: TLS send failed: " + tls_error_detail()), true);
     return;
   }
+}
+
+std::string NodeConnection::tls_error_detail() const {
+  // TlsStream says "TLS read failed: <why>" / "TLS write failed: <why>".
+  const std::string& e = tls_->error();
+  if (e.empty()) return "the peer closed the session";
+  const size_t colon = e.find(": ");
+  return colon == std::string::npos ? e : e.substr(colon + 2);
 }
 
 void NodeConnection::tls_read_exact(uint8_t* data, size_t n, size_t have, ReadDone done) {
@@ -100,9 +110,20 @@ void NodeConnection::tls_read_exact(uint8_t* data, size_t n, size_t have, ReadDo
       });
       return;
     }
-    if (r.io == net::TlsStream::Io::kError) spdlog::info("client: connection to {}: {}", describe(), tls_->error());
-    asio::post(ctx_, [done = std::move(done), closed = r.io == net::TlsStream::Io::kClosed]() mutable {
-      done(closed ? std::error_code(asio::error::eof) : std::error_code(asio::error::connection_reset), 0);
+    // The reason is the TLS session's, not the socket's: an alert (the
+    // broker refused our certificate after a TLS 1.3 handshake that looked
+    // complete) or OpenSSL's error, worded as the CLI has always shown it.
+    std::string why;
+    if (r.io == net::TlsStream::Io::kError) {
+      why = "TLS receive failed: " + tls_error_detail();
+    } else if (state_ == State::kHandshake) {
+      why = "the broker closed the TLS session before answering ApiVersions (did it refuse our certificate?)";
+    } else {
+      why = "closed by the peer";
+    }
+    asio::post(ctx_, [self = shared_from_this(), gen = gen_, why = std::move(why)]() {
+      if (gen != self->gen_) return;
+      self->close(self->network_error("connection to " + self->describe() + " lost: " + why), true);
     });
     return;
   }

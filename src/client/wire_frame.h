@@ -1,4 +1,4 @@
-// Client-side framing shared by BlockingClient and NetworkClient: a request
+// Client-side framing used by NetworkClient (client/network_client.h): a request
 // frame is a 4-byte size, the request header and the body; a response frame
 // is a 4-byte size, the response header and the body.
 //

@@ -385,7 +385,7 @@ TEST(GroupAdminFake, MalformedAndMissingResponsesAreErrors) {
   h.script.malformed_describe = true;
   std::string out, err;
   EXPECT_EQ(h.run(args("describe", {"g"}), out, err), kExitFailure);
-  EXPECT_NE(err.find("malformed response"), std::string::npos) << err;
+  EXPECT_NE(err.find("malformed DescribeGroups"), std::string::npos) << err;
   // DeleteGroups is answered with an empty body by the fake.
   EXPECT_EQ(h.run(args("delete", {"g"}), out, err), kExitFailure);
   EXPECT_FALSE(err.empty());

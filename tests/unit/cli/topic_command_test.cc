@@ -1,6 +1,9 @@
-// BlockingClient and `spool topic` against a scripted in-process fake broker.
-#include "client/blocking_client.h"
-
+// `spool topic` (through client::Admin) against a scripted in-process fake
+// broker: list, describe, create and delete, and how an unreachable or
+// silent broker fails the command; parse_host_port, which reads its
+// --bootstrap-server. The NetworkClient underneath has its own
+// tests (tests/unit/client/network_client*_test.cc: negotiation, timeouts,
+// TLS refusals); a real broker is covered by tests/compat.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -14,6 +17,7 @@
 #include <thread>
 
 #include "cli/topic_command.h"
+#include "client/host_port.h"
 #include "protocol/api_versions_request.h"
 #include "protocol/api_versions_response.h"
 #include "protocol/create_topics_request.h"
@@ -222,46 +226,6 @@ TEST(HostPort, Parse) {
   EXPECT_FALSE(client::parse_host_port("host:x").is_ok());
 }
 
-TEST(BlockingClient, NegotiatesAndCalls) {
-  FakeBroker fb;
-  auto c = client::BlockingClient::connect("127.0.0.1", fb.port(), 5000);
-  ASSERT_TRUE(c.is_ok()) << c.status().message();
-  auto v = c->negotiate<proto::MetadataRequest>();
-  ASSERT_TRUE(v.is_ok());
-  EXPECT_EQ(*v, 8);
-  auto cv = c->negotiate<proto::CreateTopicsRequest>();
-  ASSERT_TRUE(cv.is_ok());
-  EXPECT_EQ(*cv, 4);
-  EXPECT_FALSE(c->negotiate(1, 4, 11).is_ok());  // Fetch not advertised by the fake
-  proto::MetadataRequest req;
-  auto resp = c->call<proto::MetadataRequest, proto::MetadataResponse>(req);
-  ASSERT_TRUE(resp.is_ok()) << resp.status().message();
-  EXPECT_EQ(resp->topics.size(), 2u);
-}
-
-TEST(BlockingClient, ConnectRefused) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  uint16_t port = ntohs(addr.sin_port);
-  ::close(fd);  // nothing listens there now
-  auto c = client::BlockingClient::connect("127.0.0.1", port, 2000);
-  ASSERT_FALSE(c.is_ok());
-  EXPECT_NE(c.status().message().find("cannot connect"), std::string::npos) << c.status().message();
-}
-
-TEST(BlockingClient, TimesOutOnSilentBroker) {
-  FakeBroker fb;
-  fb.silent = true;
-  auto c = client::BlockingClient::connect("127.0.0.1", fb.port(), 200);
-  ASSERT_FALSE(c.is_ok());
-  EXPECT_NE(c.status().message().find("timed out"), std::string::npos) << c.status().message();
-}
-
 cli::TopicArgs args_for(const FakeBroker& fb, const std::string& action, const std::string& name = "") {
   cli::TopicArgs a;
   a.action = action;
@@ -322,6 +286,37 @@ TEST(TopicCommand, CreateAndDelete) {
   err.str("");
   EXPECT_EQ(cli::run_topic_command(args_for(fb, "delete", "ghost"), out, err), 1);
   EXPECT_NE(err.str().find("UNKNOWN_TOPIC_OR_PARTITION"), std::string::npos);
+}
+
+TEST(TopicCommand, AnUnreachableBrokerFailsTheCommand) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const uint16_t port = ntohs(addr.sin_port);
+  ::close(fd);  // nothing listens there now
+  cli::TopicArgs a;
+  a.action = "list";
+  a.bootstrap_server = "127.0.0.1:" + std::to_string(port);
+  a.timeout_ms = 2000;
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 1);
+  EXPECT_NE(err.str().find("cannot connect"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(TopicCommand, ASilentBrokerTimesOut) {
+  FakeBroker fb;
+  fb.silent = true;
+  auto a = args_for(fb, "list");
+  a.timeout_ms = 300;
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::run_topic_command(a, out, err), 1);
+  EXPECT_NE(err.str().find("timed out"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str(), "");
 }
 
 TEST(TopicCommand, BadBootstrapServer) {
