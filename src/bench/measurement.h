@@ -14,6 +14,8 @@
 //     rss/idle, rss/partitions=1000                      broker resident set
 //     restart/kill9/<N>MB                                kill -9, restart, time to serving
 //     client/produce/<100B|1KB>/acks=<1|all>/p1/<librdkafka|native>   native producer vs librdkafka (client_plan.cc)
+//     client/consume/1KB/<librdkafka|native>             native consumer vs librdkafka (consumer_driver.h;
+//                                                        also first_record_ms, its start-up)
 //     client/rss/partitions=<N>/<librdkafka|native>      producer RSS growth (client_memory.h)
 //     machine/loopback                                   socket pump over 127.0.0.1
 //     machine/disk-write, machine/disk-write-fdatasync   sequential write of the data dir's disk
@@ -34,7 +36,7 @@
 //   (librdkafka's mock cluster, --peer mock), and "machine" (the machine's
 //   own limits)
 //   metrics: msgs_per_s, MB_per_s (10^6 bytes), p50_us, p99_us, p999_us,
-//   max_us, rss_MB, rss_KB (KiB), seconds, ratio, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
+//   max_us, rss_MB, rss_KB (KiB), seconds, ratio, first_record_ms, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
 //   txns_per_s, unavailable_p50_ms, unavailable_p99_ms, unavailable_max_ms,
 //   shutdown_s (cluster_workloads.h and coordinator_workloads.h define the
 //   cluster ones)

@@ -30,7 +30,7 @@ constexpr Family kFamilies[] = {
     {"produce", "Produce throughput"},   {"consume", "Consume throughput"},
     {"latency", "End-to-end latency"},   {"rss", "Broker resident set (RSS)"},
     {"restart", "Restart after kill -9"},
-    {"client", "Clients: Spool's native producer against librdkafka (same Spool broker, same phase)"},
+    {"client", "Clients: Spool's native producer and consumer against librdkafka (same Spool broker, same phase)"},
     {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag, transactions, coordinator failover"},
     {"security", "Security: consume over TLS, produce over SASL_SSL, produce with the ACL authorizer (each against "
                  "plaintext on the same broker configuration)"},

@@ -29,8 +29,8 @@ namespace spool::bench {
 // cluster starts 3-node clusters of Spool and Kafka and waits out session
 // timeouts (minutes); security starts brokers with TLS and SASL listeners
 // and an authorizer holding 10,000 ACLs (security_plan.cc).
-// client: the native producer against librdkafka on the same Spool broker
-// (client_plan.cc).
+// client: the native producer and consumer against librdkafka on the same
+// Spool broker (client_plan.cc).
 inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce",     "consume", "latency", "rss",
                                                            "restart", "kafka-tools", "client",  "cluster", "security"};
 // The cluster family's workloads, each selectable alone as "cluster/<name>"

@@ -90,9 +90,10 @@ class Session {
   void plan_latency(Deployment& d, int rep, std::vector<Step>* steps);
   void plan_tools(Deployment& d, int rep, std::vector<Step>* steps);
   void plan_own_brokers(Deployment& d, int rep, std::vector<Step>* steps);
-  // The client family (client_plan.cc): native producer vs librdkafka on
-  // the Spool deployment's broker.
+  // The client family (client_plan.cc): native producer and consumer vs
+  // librdkafka on the Spool deployment's broker.
   void plan_client(Deployment& d, int rep, std::vector<Step>* steps);
+  void plan_client_consume(Deployment& d, int rep, std::vector<Step>* steps);  // one log, each client reads it
   std::vector<std::string> client_order(int rep) const;  // which client runs first in repetition `rep`
   void add_client_notes();
   // The cluster family (cluster_plan.cc), opt-in: only when --workloads names it.

@@ -227,6 +227,8 @@ std::vector<TargetCheck> check_targets(const Report& r) {
                                "client/produce/100B/acks=1/p1", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));
     out.push_back(client_ratio(r, "native producer vs librdkafka, produce 1 KB, acks=all (same Spool broker)",
                                "client/produce/1KB/acks=all/p1", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));
+    out.push_back(client_ratio(r, "native consumer vs librdkafka, consume 1 KB from page cache (same Spool broker)",
+                               "client/consume/1KB", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));
     out.push_back(client_ratio(r, "native producer vs librdkafka, memory per 1,000 idle partitions",
                                "client/rss/partitions=1000", "rss_KB", 1.0, false, "<= 1.0x librdkafka"));
   }

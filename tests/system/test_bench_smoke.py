@@ -34,11 +34,13 @@ REQUIRED = [
     ("machine/loopback", "machine", "MB_per_s"),
     ("machine/disk-write", "machine", "MB_per_s"),
     ("machine/disk-write-fdatasync", "machine", "MB_per_s"),
-    # The client family: native producer vs librdkafka on the same Spool broker.
+    # The client family: native producer and consumer vs librdkafka on the same Spool broker.
     ("client/produce/100B/acks=1/p1/librdkafka", "spool", "msgs_per_s"),
     ("client/produce/100B/acks=1/p1/native", "spool", "msgs_per_s"),
     ("client/produce/1KB/acks=all/p1/librdkafka", "spool", "MB_per_s"),
     ("client/produce/1KB/acks=all/p1/native", "spool", "MB_per_s"),
+    ("client/consume/1KB/librdkafka", "spool", "msgs_per_s"),
+    ("client/consume/1KB/native", "spool", "MB_per_s"),
     ("client/rss/partitions=1000/librdkafka", "spool", "rss_KB"),
     ("client/rss/partitions=1000/native", "spool", "rss_KB"),
 ]

@@ -150,6 +150,25 @@ TEST(BenchTargets, ClusterChecksAppearOnlyWithClusterRows) {
   EXPECT_FALSE(find(check_targets(r), "session timeout 2s").met);
 }
 
+TEST(BenchTargets, ClientChecksCompareNativeWithLibrdkafka) {
+  Report r = all_met();
+  ASSERT_EQ(check_targets(r).size(), 7u);  // no client rows: no client checks
+  add(r, "client/consume/1KB/native", "spool", "msgs_per_s", {900, 1200, 1100});
+  add(r, "client/consume/1KB/librdkafka", "spool", "msgs_per_s", {1000, 1000, 1000});
+  auto cs = check_targets(r);
+  ASSERT_EQ(cs.size(), 11u);
+  const TargetCheck& consume = find(cs, "native consumer");
+  EXPECT_TRUE(consume.measured_ok);
+  EXPECT_TRUE(consume.met) << consume.measured;  // the medians: 1100 over 1000
+  EXPECT_EQ(consume.goal, ">= 1.0x librdkafka");
+  EXPECT_EQ(consume.measured, "1.10x (1100 msg/s vs 1000 msg/s)");
+  EXPECT_FALSE(find(cs, "produce 100 B, acks=1 (same").measured_ok);  // the producer rows did not run
+  set(r, "client/consume/1KB/native", "spool", "msgs_per_s", 990);
+  EXPECT_FALSE(find(check_targets(r), "native consumer").met);
+  set(r, "client/consume/1KB/librdkafka", "spool", "msgs_per_s", 0);
+  EXPECT_FALSE(find(check_targets(r), "native consumer").measured_ok);
+}
+
 TEST(BenchTargets, ControlledShutdownGoalIsAP99Below100Ms) {
   Report r = all_met();
   const std::string id = "cluster/controlled-shutdown/p100/rf=3";
