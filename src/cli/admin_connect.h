@@ -5,9 +5,8 @@
 // security --command-config gave (set_command_security; PLAINTEXT when
 // none). The Admin connects lazily: a broker that cannot be reached fails
 // the first call, not this one. A bad address fails here (the caller
-// reports it as a usage error). The client's log goes to stderr from then
-// on (warnings and up; SPOOL_CLI_LOG sets the level), as stdout is the
-// command's output. Main thread only.
+// reports it as a usage error). The client's log goes to stderr
+// (cli/cli_logging.h). Main thread only.
 #pragma once
 
 #include <memory>

@@ -1,8 +1,6 @@
 #include "cli/consume_command.h"
 
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <charconv>
@@ -147,11 +145,6 @@ void configure_consume(CLI::App& app, CliArgs& args) {
 
 int run_consume_command(const ConsumeArgs& a) {
   std::ios_base::sync_with_stdio(false);
-  // stdout carries the records: the client's log goes to stderr, warnings up.
-  auto logger = spdlog::stderr_logger_mt("spool-consume");
-  const char* level = std::getenv("SPOOL_CONSUME_LOG");  // e.g. debug, to see the client's steps
-  logger->set_level(level != nullptr ? spdlog::level::from_str(level) : spdlog::level::warn);
-  spdlog::set_default_logger(logger);
   return run_consume_command(a, std::cout, std::cerr);
 }
 

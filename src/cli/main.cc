@@ -8,6 +8,7 @@
 #include "cli/bench_command.h"
 #include "cli/broker_command.h"
 #include "cli/cli_args.h"
+#include "cli/cli_logging.h"
 #include "cli/cluster_command.h"
 #include "cli/config_command.h"
 #include "cli/consume_command.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : spool::cli::kExitUsage;
   }
+  if (args.command != "broker") spool::cli::log_to_stderr();
   try {
     return run_command(args);
   } catch (const std::exception& e) {

@@ -256,7 +256,7 @@ def test_empty_partition_from_the_beginning(bootstrap, topic):
     produce(bootstrap, topic, [{"value": b"only on partition 0"}], partition=0)
     r = subprocess.run([spool_bin(), "consume", topic, "--bootstrap-server", bootstrap, "--partition", "1",
                         "--from-beginning", "--timeout-ms", "1500"],
-                       capture_output=True, timeout=90, env=dict(os.environ, SPOOL_CONSUME_LOG="info"))
+                       capture_output=True, timeout=90, env=dict(os.environ, SPOOL_CLI_LOG="info"))
     err = r.stderr.decode(errors="replace")
     assert r.returncode == 0, err
     assert r.stdout == b""
