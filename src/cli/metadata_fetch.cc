@@ -12,36 +12,13 @@ namespace proto = spool::protocol;
 
 namespace {
 
-ClusterInfo cluster_info(const proto::MetadataResponse& m);
-
-}  // namespace
-
-Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic) {
-  std::optional<std::vector<std::string>> topics;
-  if (!only_topic.empty()) topics = std::vector<std::string>{only_topic};
-  auto resp = admin.metadata(topics);
-  if (!resp) return resp.status();
-  return cluster_info(*resp);
-}
-
-Status live_controller(const ClusterInfo& cluster) {
-  if (cluster.controller_id < 0) return Status::error("the cluster names no live controller");
-  const int32_t id = cluster.controller_id;
-  if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(), [id](const BrokerInfo& b) { return b.id == id; }))
-    return Status::error("broker " + std::to_string(id) + " is not live");
-  return Status::ok();
-}
-
-namespace {
-
-ClusterInfo cluster_info(const proto::MetadataResponse& m) {
-  const auto* resp = &m;
+ClusterInfo cluster_info(const proto::MetadataResponse& resp) {
   ClusterInfo out;
-  out.cluster_id = resp->cluster_id.value_or("");
-  out.controller_id = resp->controller_id;
-  for (const auto& b : resp->brokers) out.brokers.push_back(BrokerInfo{b.node_id, b.host, b.port, b.rack});
+  out.cluster_id = resp.cluster_id.value_or("");
+  out.controller_id = resp.controller_id;
+  for (const auto& b : resp.brokers) out.brokers.push_back(BrokerInfo{b.node_id, b.host, b.port, b.rack});
   std::sort(out.brokers.begin(), out.brokers.end(), [](const BrokerInfo& a, const BrokerInfo& b) { return a.id < b.id; });
-  for (const auto& t : resp->topics) {
+  for (const auto& t : resp.topics) {
     TopicInfo ti;
     ti.name = t.name.value_or("");
     ti.internal = t.is_internal;
@@ -59,5 +36,25 @@ ClusterInfo cluster_info(const proto::MetadataResponse& m) {
 }
 
 }  // namespace
+
+Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic) {
+  std::optional<std::vector<std::string>> topics;
+  if (!only_topic.empty()) topics = std::vector<std::string>{only_topic};
+  auto resp = admin.metadata(topics);
+  if (!resp) return resp.status();
+  return cluster_info(*resp);
+}
+
+bool is_live(const ClusterInfo& cluster, int32_t broker) {
+  return std::any_of(cluster.brokers.begin(), cluster.brokers.end(),
+                     [broker](const BrokerInfo& b) { return b.id == broker; });
+}
+
+Status live_controller(const ClusterInfo& cluster) {
+  if (cluster.controller_id < 0) return Status::error("the cluster names no live controller");
+  if (!is_live(cluster, cluster.controller_id))
+    return Status::error("broker " + std::to_string(cluster.controller_id) + " is not live");
+  return Status::ok();
+}
 
 }  // namespace spool::cli

@@ -16,6 +16,8 @@ namespace spool::cli {
 // only_topic empty: every topic. Topics and partitions come back sorted,
 // brokers by id.
 Result<ClusterInfo> fetch_cluster_metadata(client::Admin& admin, const std::string& only_topic);
+// Whether `broker` is among the cluster's live brokers.
+bool is_live(const ClusterInfo& cluster, int32_t broker);
 // Ok when the cluster names a controller that is among its live brokers;
 // else "the cluster names no live controller" or "broker N is not live".
 // (The Admin would fall back to any node; the commands that need the

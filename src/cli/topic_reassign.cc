@@ -90,8 +90,7 @@ void add_op(proto::IncrementalAlterConfigsRequest::AlterConfigsResource& r, cons
 std::string broker_throttles(Admin& admin, const ClusterInfo& cluster, const std::vector<int32_t>& brokers,
                              int64_t rate) {
   for (int32_t b : brokers) {
-    if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(), [b](const BrokerInfo& x) { return x.id == b; }))
-      return "broker " + std::to_string(b) + " is not live";
+    if (!is_live(cluster, b)) return "broker " + std::to_string(b) + " is not live";
     auto r = resource(kBrokerResource, std::to_string(b));
     const int8_t op = rate >= 0 ? kSet : kDelete;
     const std::optional<std::string> value = rate >= 0 ? std::optional<std::string>(std::to_string(rate)) : std::nullopt;
@@ -142,9 +141,7 @@ Result<std::map<std::pair<std::string, int32_t>, Ongoing>> list_ongoing(Admin& a
 std::map<std::pair<std::string, int32_t>, int64_t> sizes_on(Admin& admin, const ClusterInfo& cluster, int32_t broker,
                                                              const std::set<std::pair<std::string, int32_t>>& parts) {
   std::map<std::pair<std::string, int32_t>, int64_t> out;
-  if (std::none_of(cluster.brokers.begin(), cluster.brokers.end(),
-                   [broker](const BrokerInfo& x) { return x.id == broker; }))
-    return out;
+  if (!is_live(cluster, broker)) return out;
   proto::DescribeLogDirsRequest req;
   std::map<std::string, std::vector<int32_t>> by_topic;
   for (const auto& [t, p] : parts) by_topic[t].push_back(p);
