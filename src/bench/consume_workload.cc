@@ -48,12 +48,8 @@ Result<Throughput> run_consume(const Target& t, const std::string& topic, int64_
   // Warm-up, untimed: the connection and the topic's metadata.
   if (auto st = wait_topic_ready(rk, topic, 1, 30000); !st) return st;
 
-  rd_kafka_topic_partition_list_t* tl = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(tl, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
   auto t0 = Clock::now();
-  rd_kafka_resp_err_t e = rd_kafka_assign(rk, tl);
-  rd_kafka_topic_partition_list_destroy(tl);
-  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) return Status::error(std::string("assign: ") + rd_kafka_err2str(e));
+  if (auto st = assign_partition(rk, topic, 0, RD_KAFKA_OFFSET_BEGINNING); !st) return st;
 
   // The clock starts at the first message, as in kbench.c: librdkafka's
   // consumer start-up (offset lookup, ~0.5 s against any broker, the mock

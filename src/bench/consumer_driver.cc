@@ -21,12 +21,7 @@ class RdkConsumer final : public ConsumerDriver {
   }
 
   Status assign(const std::string& topic, int32_t partition, int64_t offset) override {
-    rd_kafka_topic_partition_list_t* tl = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(tl, topic.c_str(), partition)->offset = offset;
-    rd_kafka_resp_err_t e = rd_kafka_assign(rk_.get(), tl);
-    rd_kafka_topic_partition_list_destroy(tl);
-    if (e != RD_KAFKA_RESP_ERR_NO_ERROR) return Status::error(std::string("assign: ") + rd_kafka_err2str(e));
-    return Status::ok();
+    return assign_partition(rk_.get(), topic, partition, offset);
   }
 
   Status poll(int timeout_ms, ReadCount* count) override {

@@ -88,10 +88,7 @@ Result<LatencySummary> run_latency(const Target& t, const std::string& topic, in
   int64_t low = 0, high = 0;
   rd_kafka_resp_err_t we = rd_kafka_query_watermark_offsets(cons, topic.c_str(), 0, &low, &high, 10000);
   if (we != RD_KAFKA_RESP_ERR_NO_ERROR) return Status::error(std::string("watermarks: ") + rd_kafka_err2str(we));
-  rd_kafka_topic_partition_list_t* tl = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(tl, topic.c_str(), 0)->offset = high;
-  rd_kafka_assign(cons, tl);
-  rd_kafka_topic_partition_list_destroy(tl);
+  if (auto st = assign_partition(cons, topic, 0, high); !st) return st;
 
   char buf[kPayload];
   std::memset(buf, 'x', sizeof buf);

@@ -198,4 +198,13 @@ Status wait_topic_ready(rd_kafka_t* rk, const std::string& topic, int partitions
   return Status::error("topic " + topic + " not ready: " + last);
 }
 
+Status assign_partition(rd_kafka_t* rk, const std::string& topic, int32_t partition, int64_t offset) {
+  rd_kafka_topic_partition_list_t* tl = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(tl, topic.c_str(), partition)->offset = offset;
+  const rd_kafka_resp_err_t e = rd_kafka_assign(rk, tl);
+  rd_kafka_topic_partition_list_destroy(tl);
+  if (e != RD_KAFKA_RESP_ERR_NO_ERROR) return Status::error(std::string("assign: ") + rd_kafka_err2str(e));
+  return Status::ok();
+}
+
 }  // namespace spool::bench

@@ -108,5 +108,8 @@ Status create_topics(const std::string& bootstrap, const std::vector<NewTopic>& 
 Status delete_topics(const std::string& bootstrap, const std::vector<std::string>& names, int timeout_ms);
 // One Metadata round trip for `topic` (waits for the leader of every partition).
 Status wait_topic_ready(rd_kafka_t* rk, const std::string& topic, int partitions, int timeout_ms);
+// Assigns the consumer `rk` one partition, starting at `offset` (or a
+// logical RD_KAFKA_OFFSET_*): no group join.
+Status assign_partition(rd_kafka_t* rk, const std::string& topic, int32_t partition, int64_t offset);
 
 }  // namespace spool::bench
