@@ -32,7 +32,8 @@ Verdicts (`check(history).anomalies[kind]` = list of the exact offending items):
                         :lost-write and :unseen; Redpanda: "every acked
                         offset is re-read").
   duplicate             one value at more than one offset (acks, reads and
-                        replica logs together, as Jepsen).
+                        replica logs together, as Jepsen). Not counted: a
+                        client re-send (below).
   inconsistent-offsets  one offset with more than one value (across acks,
                         consumers and replicas).
   G1a                   a definitely failed write is visible (read or in a
@@ -61,6 +62,19 @@ Verdicts (`check(history).anomalies[kind]` = list of the exact offending items):
   shared-ack-offset     two acknowledged writes share an offset (Redpanda: "no
                         two acks share an offset"). Values are unique, so this
                         always comes with inconsistent-offsets too.
+Client re-sends (stats["client_resends"], with the first few in
+stats["client_resend_examples"]): copies of one value that the replica logs
+(kept as raw bytes) show written by one producer id under strictly rising
+producer epochs, none but the last acknowledged. The broker cannot tell these
+apart by design (KIP-360: a new epoch restarts the sequences), so they are the
+client's doing: librdkafka bumps the epoch of an idempotent producer on an
+OUT_OF_ORDER_SEQUENCE_NUMBER of a request behind the head one, and renumbers
+every queued message of every partition, including messages it took back
+after NOT_LEADER_OR_FOLLOWER as "not persisted" although a deposed leader had
+written them (confluentinc/librdkafka#4953, open; Kafka itself shows it too).
+A copy under the same epoch, or an acknowledged earlier copy, stays a
+duplicate.
+
 The version order of a partition (for poll-skip) is the set of offsets seen by
 consumers or in replica logs; acks alone do not enter it, so a lost write is
 reported as lost-write and not also as a skip.
@@ -72,6 +86,7 @@ be saved next to its logs and re-checked.
 
 import bisect
 import json
+import struct
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, asdict
@@ -250,10 +265,15 @@ def check(h):
                     {"partition": p, "offset": o, "values": {v: _fmt(s) for v, s in sorted(vals.items())}})
             for v, s in vals.items():
                 value_offsets[(p, v)][o] |= s
+    writers = _writers(h)
+    resends = []
     for (p, v), offs in sorted(value_offsets.items(), key=lambda x: str(x[0])):
         if len(offs) > 1:
-            an["duplicate"].append({"partition": p, "value": v,
-                                    "offsets": {o: _fmt(s) for o, s in sorted(offs.items())}})
+            item = {"partition": p, "value": v, "offsets": {o: _fmt(s) for o, s in sorted(offs.items())}}
+            if _client_resend(offs, writers.get(p)):
+                resends.append(item)
+            else:
+                an["duplicate"].append(item)
 
     # G1a, unknown-value (reads and replica logs only)
     seen = defaultdict(set)  # value -> labels of reads/replicas that saw it
@@ -384,8 +404,50 @@ def check(h):
     stats = {"writes": len(h.writes), "ok": sum(w.outcome == OK for w in h.writes),
              "fail": sum(w.outcome == FAIL for w in h.writes), "info": sum(w.outcome == INFO for w in h.writes),
              "aborted": sum(w.outcome == ABORTED for w in h.writes),
-             "reads": sum(not r.reset for r in h.reads), "replica_logs": len(h.replicas), "drained": h.drained}
+             "reads": sum(not r.reset for r in h.reads), "replica_logs": len(h.replicas), "drained": h.drained,
+             "client_resends": len(resends)}
+    if resends:
+        stats["client_resend_examples"] = resends[:3]
     return Result({k: an[k] for k in KINDS if an.get(k)}, stats)
+
+
+def _writers(h):
+    """partition -> sorted [(base offset, last offset, producer id, producer
+    epoch)] of the batches in the replica logs kept as raw bytes."""
+    out = defaultdict(set)
+    for rl in h.replicas:
+        data, pos = rl.data or b"", 0
+        while pos + 61 <= len(data):
+            base, length = struct.unpack_from(">qi", data, pos)
+            if length < 49 or pos + 12 + length > len(data):
+                break
+            last_delta = struct.unpack_from(">i", data, pos + 23)[0]
+            pid, epoch = struct.unpack_from(">qh", data, pos + 43)
+            out[rl.partition].add((base, base + last_delta, pid, epoch))
+            pos += 12 + length
+    return {p: sorted(b) for p, b in out.items()}
+
+
+def _writer_of(batches, offset):
+    """(producer id, epoch) of the batch holding `offset`, None if unknown."""
+    i = bisect.bisect_right(batches, (offset, float("inf"))) - 1
+    if i >= 0 and batches[i][0] <= offset <= batches[i][1]:
+        return batches[i][2], batches[i][3]
+    return None
+
+
+def _client_resend(offs, batches):
+    """True when the copies {offset: sources} of one value are a client's
+    re-send under newer epochs (see the module's contract)."""
+    if not batches:
+        return False
+    order = sorted(offs)
+    who = [_writer_of(batches, o) for o in order]
+    if any(w is None or w[0] < 0 for w in who) or len({w[0] for w in who}) != 1:
+        return False
+    if any(a[1] >= b[1] for a, b in zip(who, who[1:])):
+        return False
+    return not any(s.startswith("ack:") for o in order[:-1] for s in offs[o])
 
 
 def _between(offsets, lo, hi):

@@ -57,7 +57,7 @@ def test_clean_history_passes():
     r = check(h_of(writes, reads, replicas))
     assert r.valid, r.describe()
     assert r.stats == {"writes": 8, "ok": 5, "fail": 1, "info": 2, "aborted": 0, "reads": 8,
-                       "replica_logs": 4, "drained": True}
+                       "replica_logs": 4, "drained": True, "client_resends": 0}
 
 
 def only(h, kind):
@@ -94,6 +94,36 @@ def test_duplicate():
     h = h_of(acked("p", ["a"]), [("c", P, 0, "a"), ("c", P, 1, "a")])
     assert only(h, "duplicate") == [{"partition": P, "value": "a",
                                      "offsets": {0: ["ack:p", "read:c"], 1: ["read:c"]}}]
+
+
+def batch(base, count, pid, epoch):
+    """Raw bytes of one record batch v2 as the checker reads it (header only,
+    records left empty): offsets base..base+count-1 by producer pid/epoch."""
+    import struct
+    return struct.pack(">qiibIhiqqqhii", base, 49, 0, 2, 0, 0, count - 1, 0, 0, pid, epoch, base, count)
+
+
+def test_client_resend_under_a_newer_epoch_is_not_a_duplicate():
+    # "a" written at 0 under epoch 0 (never acked), re-sent by the client
+    # under epoch 1 at 1 and acked there: librdkafka#4953, not the broker.
+    writes = [("p", "a", P, OK, 1, 0, 1)]
+    reads = [("c", P, 0, "a"), ("c", P, 1, "a")]
+    log = batch(0, 1, 7, 0) + batch(1, 1, 7, 1)
+    r = check(h_of(writes, reads, [(1, P, 2, log)]))
+    assert r.valid, r.describe()
+    assert r.stats["client_resends"] == 1
+    assert r.stats["client_resend_examples"] == [{"partition": P, "value": "a",
+                                                  "offsets": {0: ["read:c"], 1: ["ack:p", "read:c"]}}]
+    # Same epoch: the broker should have answered the retry from its producer state.
+    same = batch(0, 1, 7, 0) + batch(1, 1, 7, 0)
+    assert only(h_of(writes, reads, [(1, P, 2, same)]), "duplicate")[0]["value"] == "a"
+    # The earlier copy was acknowledged: the client had no reason to re-send it.
+    early = [("p", "a", P, OK, 0, 0, 1)]
+    assert only(h_of(early, reads, [(1, P, 2, log)]), "duplicate")[0]["value"] == "a"
+    # Two producer ids, or no replica bytes to tell: a duplicate.
+    two = batch(0, 1, 7, 0) + batch(1, 1, 8, 1)
+    assert only(h_of(writes, reads, [(1, P, 2, two)]), "duplicate")[0]["value"] == "a"
+    assert only(h_of(writes, reads), "duplicate")[0]["value"] == "a"
 
 
 def test_inconsistent_offsets_across_consumers():
