@@ -66,6 +66,8 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
   }
   RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
   ctx.request_bytes = frame.size();
+  const auto dispatched = std::chrono::steady_clock::now();
+  ctx.dispatched_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(dispatched.time_since_epoch()).count();
   if (on.ssl_principal && conn.session) {
     const auto& cert = static_cast<const CertificatePrincipal&>(*conn.session);
     if (!cert.refusal.empty()) {
@@ -118,6 +120,15 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api->name));
     return;
   }
+  // The handler's time on this thread (Kafka's local time), for the metrics.
+  struct LocalTime {
+    int16_t api_key;
+    std::chrono::steady_clock::time_point start;
+    ~LocalTime() {
+      const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+      RequestMetrics::instance().record_local(api_key, ms.count());
+    }
+  } local{h.api_key, dispatched};
   if (ctx_.quotas == nullptr || !ctx_.quotas->active(QuotaKind::kRequest) || request_quota_exempt(*api)) {
     api->handler(ctx_, ctx, r);
     return;

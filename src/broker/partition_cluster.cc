@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "broker/partition.h"
+#include "replica/isr_metrics.h"
 
 namespace spool::broker {
 
@@ -149,8 +150,12 @@ replica::AlterOutcome Partition::on_alter_partition_response(uint64_t change_id,
   {
     std::lock_guard lk(cluster_mu_);
     if (!replicas_ || !replicas_->leading()) return replica::AlterOutcome::kIgnored;
+    const size_t isr_before = replicas_->isr().size();
     outcome = replicas_->on_alter_partition_response(change_id, result);
     if (outcome == replica::AlterOutcome::kCommitted) {
+      const size_t isr_after = replicas_->isr().size();
+      if (isr_after < isr_before) replica::isr_metrics().shrinks.add();
+      if (isr_after > isr_before) replica::isr_metrics().expands.add();
       partition_epoch_ = replicas_->partition_epoch();
       advanced = replicas_->maybe_advance_high_watermark(local_offsets(), now);
       cluster_hw_.store(replicas_->high_watermark());

@@ -137,6 +137,15 @@ std::shared_ptr<Partition> ReplicaManager::partition(const std::string& topic, i
   return it->second[static_cast<size_t>(index)];
 }
 
+std::vector<std::shared_ptr<Partition>> ReplicaManager::all_partitions() const {
+  std::shared_lock lk(mu_);
+  std::vector<std::shared_ptr<Partition>> out;
+  for (const auto& [topic, parts] : partitions_)
+    for (const auto& p : parts)
+      if (p) out.push_back(p);
+  return out;
+}
+
 std::optional<TopicInfo> ReplicaManager::topic(const std::string& name) const { return registry_.get(name); }
 
 std::vector<TopicInfo> ReplicaManager::topics() const { return registry_.list(); }

@@ -154,6 +154,9 @@ class ReplicaManager {
 
   std::shared_ptr<Partition> partition(const std::string& topic, int32_t index) const;
   std::shared_ptr<Partition> partition(const TopicPartition& tp) const { return partition(tp.topic, tp.partition); }
+  // Every partition hosted here (a snapshot; entries may be null while a
+  // topic's partitions open). For the admin API and metrics.
+  std::vector<std::shared_ptr<Partition>> all_partitions() const;
 
   // Produce (Kafka's appendRecords): appends each entry without a handler
   // error to its partition (lookup, topic id, min.insync.replicas for

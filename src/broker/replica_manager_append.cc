@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "broker/delayed_produce.h"
+#include "broker/metrics/topic_metrics.h"
 #include "broker/replica_manager.h"
 #include "record/produce_validation.h"
 
@@ -14,6 +15,25 @@ namespace spool::broker {
 using protocol::ErrorCode;
 
 namespace {
+
+// BrokerTopicMetrics for one produce partition entry.
+void count_produce(const ProduceEntry& entry, const ProduceResult& r, int64_t last_offset) {
+  auto& m = TopicMetrics::instance();
+  auto& t = m.of(entry.tp.topic);
+  t.produce_requests.add();
+  m.all().produce_requests.add();
+  if (r.error != ErrorCode::kNone) {
+    t.failed_produce.add();
+    m.all().failed_produce.add();
+    return;
+  }
+  const auto bytes = static_cast<int64_t>(entry.batches.size());
+  const int64_t records = r.base_offset >= 0 && last_offset >= r.base_offset ? last_offset - r.base_offset + 1 : 0;
+  t.bytes_in.add(bytes);
+  m.all().bytes_in.add(bytes);
+  t.messages_in.add(records);
+  m.all().messages_in.add(records);
+}
 
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }
 
@@ -99,6 +119,7 @@ void ReplicaManager::append_records(int16_t acks, int64_t timeout_ms, const std:
     std::shared_ptr<Partition> partition;
     int64_t last_offset = -1;
     results.push_back(append_one(acks, entry, partition, last_offset));
+    count_produce(entry, results.back(), last_offset);
     if (acks != -1 || results.back().error != ErrorCode::kNone) continue;
     auto c = partition->check_enough_replicas_reach_offset(last_offset + 1);
     if (!c.reached && c.error == ErrorCode::kNone)

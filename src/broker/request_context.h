@@ -9,11 +9,13 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <string>
 #include <string_view>
 
 #include "broker/listener.h"
+#include "broker/metrics/request_metrics.h"
 #include "net/buffer_pool.h"
 #include "net/request_handler.h"
 #include "net/response.h"
@@ -50,6 +52,9 @@ struct RequestContext {
   std::string principal = "User:ANONYMOUS";
   // The frame's size (header and body), what a produce quota counts.
   size_t request_bytes = 0;
+  // When the Dispatcher took the frame (steady clock, ns): the start of the
+  // request's total time (metrics/request_metrics.h).
+  int64_t dispatched_ns = 0;
 
   int16_t version() const { return header.api_version; }
   // The client's address without the port: "10.0.0.1" of "10.0.0.1:5000",
@@ -85,6 +90,7 @@ struct RequestContext {
   // `size_hint`: bytes to reserve (the buffer comes from net's pool).
   template <typename Response>
   void respond(const Response& resp, size_t size_hint = 128) const {
+    RequestMetrics::instance().record_errors(header.api_key, resp);
     if constexpr (requires { resp.throttle_time_ms; }) {
       if (throttled_ms > resp.throttle_time_ms) {  // rare: a throttled client gets a copy with its time
         Response throttled = resp;
@@ -94,11 +100,22 @@ struct RequestContext {
     }
     send(encode_response(header, resp, size_hint));
   }
-  void no_response() const { responder.no_response(throttled_ms); }
+  void no_response() const {
+    record_total_time();
+    responder.no_response(throttled_ms);
+  }
   void close(std::string_view reason) const { responder.close(reason); }
 
  private:  // (functions only: the struct stays an aggregate)
+  void record_total_time() const {
+    if (dispatched_ns == 0) return;
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    RequestMetrics::instance().record_total(header.api_key, static_cast<double>(now - dispatched_ns) * 1e-6);
+  }
   void send(net::Response out) const {
+    record_total_time();
     out.mute_ms = throttled_ms;
     responder.send(std::move(out));
   }

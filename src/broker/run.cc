@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "broker/acl_store.h"
+#include "broker/admin_api/admin_listener.h"
 #include "broker/admin_executor.h"
 #include "broker/broker_context.h"
 #include "broker/client_quota_store.h"
@@ -323,6 +324,19 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::info("ACL authorizer on: {} bindings loaded", *loaded);
     ctx.authorizer = authorizer.get();
   }
+  // The admin HTTP API (admin.listener): health, readiness, metrics, views.
+  AdminStatus admin_status;
+  std::atomic<net::Server*> kafka_server{nullptr};
+  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"), ctx, admin_status,
+                                         [&kafka_server] {
+                                           const net::Server* s = kafka_server.load();
+                                           return s != nullptr ? s->connection_count() : 0;
+                                         });
+  if (!admin_http) {
+    txns.shutdown();
+    groups.shutdown();
+    return fail_start(admin_http.status().message());
+  }
   // Every listener of a cluster member also serves the other brokers (the
   // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
   std::vector<ServedListener> served;
@@ -344,6 +358,17 @@ int run_broker(const config::BrokerConfig& cfg) {
   so.accept_on_start = member == nullptr;
   so.connection_limits = connection_limits(dynamic.current()->effective());
   net::Server server(so, dispatcher);
+  kafka_server.store(&server);
+  // The admin listener stops before the Kafka server goes (it counts its
+  // connections), on every way out of here.
+  struct StopAdminFirst {
+    std::unique_ptr<AdminListener>& admin;
+    std::atomic<net::Server*>& server;
+    ~StopAdminFirst() {
+      if (admin) admin->stop();
+      server.store(nullptr);
+    }
+  } stop_admin_first{*admin_http, kafka_server};
   if (Status s = server.start(); !s) {
     txns.shutdown();
     groups.shutdown();  // its loader reads the logs fail_start closes
@@ -395,10 +420,13 @@ int run_broker(const config::BrokerConfig& cfg) {
   spdlog::info("spool broker {} serving on {} (advertised {}), cluster id {}, data in {}", settings.broker_id, serving,
                advertised, (*logs)->cluster_id(), settings.log_dirs[0]);
 
+  admin_status.serving.store(true);
+
   int sig = 0;
   sigwait(&stop_signals, &sig);
   if (sig == SIGUSR2 && *power_cut) (*power_cut)->cut();
   spdlog::info("received signal {}, shutting down", sig);
+  admin_status.stopping.store(true);
   if (member) {
     // Kafka's controlled shutdown: leadership moves away while this broker
     // still serves (the controller's LeaderAndIsr makes it a follower).

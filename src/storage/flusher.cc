@@ -7,9 +7,15 @@
 #include <set>
 
 #include "storage/file_util.h"
+#include "storage/flush_metrics.h"
 #include "storage/log.h"
 
 namespace spool::storage {
+
+FlushMetrics& flush_metrics() {
+  static FlushMetrics* m = new FlushMetrics();  // never destroyed: the flusher may run during exit
+  return *m;
+}
 
 Flusher::~Flusher() { stop(); }
 
@@ -116,9 +122,16 @@ std::vector<Flusher::Waiter> Flusher::pass(std::vector<Waiter> waiters, const st
     if (seen.insert(l.get()).second) to_flush.push_back(l);
   std::map<Log*, Status> results;
   failed_ = false;
+  auto& metrics = flush_metrics();
   for (const auto& l : to_flush) {
+    const auto start = std::chrono::steady_clock::now();
     results[l.get()] = l->flush();
+    metrics.flush_ms.observe(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!results[l.get()]) failed_ = true;
+  }
+  if (!to_flush.empty()) {
+    metrics.logs_per_pass.observe(static_cast<double>(to_flush.size()));
+    metrics.appends_per_pass.observe(static_cast<double>(waiters.size()));
   }
 
   std::vector<Waiter> retry;

@@ -53,6 +53,7 @@
 #include "broker/fetch_session_cache.h"
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
+#include "broker/metrics/topic_metrics.h"
 #include "protocol/error_code.h"
 #include "protocol/fetch_request.h"
 #include "protocol/fetch_response.h"
@@ -88,6 +89,30 @@ void name_leaders(const BrokerContext& b, std::string_view listener, const std::
       n.host = self->host;
       n.port = self->port;
     }
+  }
+}
+
+// BrokerTopicMetrics for the answer's partitions (`results` line up with
+// the session's partitions): consumers' bytes per topic, followers' as
+// replication bytes.
+void count_fetch(const FetchContext& session, const std::vector<FetchPartitionResult>& results, bool follower) {
+  auto& m = TopicMetrics::instance();
+  const auto& wanted = session.partitions();
+  for (size_t i = 0; i < results.size() && i < wanted.size(); ++i) {
+    const auto bytes = static_cast<int64_t>(results[i].records ? results[i].records->size() : 0);
+    if (follower) {
+      m.replication_bytes_out().add(bytes);
+      continue;
+    }
+    auto& t = m.of(wanted[i].topic);
+    t.fetch_requests.add();
+    m.all().fetch_requests.add();
+    if (results[i].error_code != ErrorCode::kNone) {
+      t.failed_fetch.add();
+      m.all().failed_fetch.add();
+    }
+    t.bytes_out.add(bytes);
+    m.all().bytes_out.add(bytes);
   }
 }
 
@@ -162,11 +187,13 @@ void handle_fetch(BrokerContext& b, const RequestContext& ctx, ByteReader& body)
     }
   }
   BrokerContext* broker = &b;
-  b.replicas.fetch_messages(std::move(params), [broker, ctx, session, metered](std::vector<FetchPartitionResult> results) {
+  b.replicas.fetch_messages(std::move(params), [broker, ctx, session, metered,
+                                                 follower = replica_id >= 0](std::vector<FetchPartitionResult> results) {
     if (metered && charge_fetch(*broker, ctx, results)) {
       ctx.respond(session->throttled_response());
       return;
     }
+    count_fetch(*session, results, follower);
     std::vector<protocol::FetchResponse::NodeEndpoint> leaders;
     if (ctx.version() >= 16) name_leaders(*broker, ctx.listener_name, session->partitions(), results, leaders);
     const size_t partitions = results.size();

@@ -1,0 +1,46 @@
+#include "broker/admin_api/admin_api.h"
+
+namespace spool::broker {
+namespace {
+
+http::HttpResponse json_answer(int status, const nlohmann::json& body) {
+  return http::HttpResponse::json(status, body.dump(2) + "\n");
+}
+
+http::HttpResponse error_answer(int status, const std::string& message) {
+  return json_answer(status, nlohmann::json{{"error", message}});
+}
+
+}  // namespace
+
+AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections)
+    : ctx_(ctx), status_(status), connections_(std::move(connections)) {}
+
+std::string AdminApi::not_ready_reason() const {
+  if (status_.stopping.load()) return "shutting down";
+  if (!status_.serving.load()) return "starting: not yet accepting Kafka clients";
+  for (const auto& p : ctx_.replicas.all_partitions())
+    if (p->is_leader() && p->offline()) return "partition " + p->key().to_string() + " led here is offline";
+  return "";
+}
+
+http::HttpResponse AdminApi::handle(const http::HttpRequest& req) const {
+  const std::string& path = req.path;
+  if (path == "/metrics") {
+    http::HttpResponse r = http::HttpResponse::text(200, metrics_text());
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return r;
+  }
+  if (path == "/v1/health") return json_answer(200, {{"status", "live"}, {"broker_id", ctx_.settings.broker_id}});
+  if (path == "/v1/ready") {
+    const std::string why = not_ready_reason();
+    if (why.empty()) return json_answer(200, {{"status", "ready"}, {"broker_id", ctx_.settings.broker_id}});
+    return json_answer(503, {{"status", "not ready"}, {"reason", why}, {"broker_id", ctx_.settings.broker_id}});
+  }
+  if (path == "/v1/cluster") return json_answer(200, cluster_json());
+  if (path == "/v1/topics") return json_answer(200, topics_json());
+  if (path == "/v1/config") return json_answer(200, config_json());
+  return error_answer(404, "no such resource: " + path);
+}
+
+}  // namespace spool::broker

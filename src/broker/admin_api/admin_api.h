@@ -1,0 +1,66 @@
+// AdminApi: what the broker's admin HTTP listener (admin.listener,
+// http/http_server.h) serves. Routes (docs/admin-api.yaml is the OpenAPI
+// description):
+//   GET /metrics      Prometheus text: Kafka-named series (metrics_text.cc)
+//   GET /v1/health    200 while the process serves HTTP (liveness)
+//   GET /v1/ready     200 once the broker accepts Kafka clients (registered in
+//                     a cluster, logs loaded), until shutdown starts, and
+//                     while no partition led here is offline; else 503
+//   GET /v1/cluster   cluster id, controller, live brokers    (admin_json.cc)
+//   GET /v1/topics    topics with partitions: leader, replicas, ISR, and for
+//                     replicas hosted here their log size and offsets
+//   GET /v1/config    the effective broker config, passwords masked (null)
+// Anything else: 404 (JSON error). Answers are JSON objects; an error is
+// {"error": "..."}.
+//
+// Threading: handle() runs on the HTTP server's thread; everything it reads
+// is thread-safe (BrokerContext members, metrics). It never blocks on
+// another broker or on ZooKeeper: cluster views come from the metadata cache.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "broker/broker_context.h"
+#include "http/http_server.h"
+#include "util/metrics.h"
+
+namespace spool::broker {
+
+// The broker's lifecycle, as run_broker() moves it.
+struct AdminStatus {
+  std::atomic<bool> serving{false};   // accepting Kafka clients
+  std::atomic<bool> stopping{false};  // shutdown started
+};
+
+class AdminApi {
+ public:
+  // connections: the Kafka listeners' open connection count (may be empty
+  // until the Kafka server exists).
+  AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections);
+
+  http::HttpResponse handle(const http::HttpRequest& req) const;
+
+  // Parts, public for tests.
+  std::string metrics_text() const;
+  nlohmann::json cluster_json() const;
+  nlohmann::json topics_json() const;
+  nlohmann::json config_json() const;
+  // Why the broker is not ready, "" when it is.
+  std::string not_ready_reason() const;
+
+ private:
+  BrokerContext& ctx_;
+  const AdminStatus& status_;
+  std::function<size_t()> connections_;
+};
+
+// Process metrics (CPU seconds, resident memory, open and max file
+// descriptors, start time) in Prometheus' standard process_* names, from
+// /proc/self (process_metrics.cc).
+void render_process_metrics(util::PromText& out);
+
+}  // namespace spool::broker
