@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "broker/admin_api/admin_listener.h"
 #include "broker/run.h"
 #include "config/broker_config.h"
 #include "security/authorizer_config.h"
@@ -30,6 +31,10 @@ int run_broker_command(const BrokerArgs& args) {
   }
   if (auto authz = security::authorizer_options(*cfg); !authz) {
     std::cerr << "spool broker: refusing to start: " << authz.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (auto admin = broker::parse_admin_listener(cfg->get("admin.listener")); !admin) {
+    std::cerr << "spool broker: refusing to start: " << admin.status().message() << "\n";
     return kExitUsage;
   }
   init_logging(cfg->log_level());

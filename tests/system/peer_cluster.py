@@ -33,7 +33,7 @@ PEER_FAST_FAILOVER = {
     "controller.quorum.election.timeout.ms": "500",
 }
 # Spool-only keys dropped from the overrides in peer mode.
-SPOOL_ONLY_KEYS = ("zookeeper.session.timeout.ms", "zookeeper.connect", "durable.writes")
+SPOOL_ONLY_KEYS = ("zookeeper.session.timeout.ms", "zookeeper.connect", "durable.writes", "admin.listener")
 
 
 def which_cluster_peer(peer=None):
