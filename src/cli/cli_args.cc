@@ -183,7 +183,10 @@ void configure_app(CLI::App& app, CliArgs& args) {
 
   CLI::App* trim = topic->add_subcommand("delete-records", "Delete a partition's records below an offset");
   trim->add_option("name", t.name, "Topic name")->required();
-  trim->add_option("--partition", t.partition, "Partition")->check(CLI::NonNegativeNumber)->capture_default_str();
+  auto* one = trim->add_option("--partition", t.partition, "Partition")->check(CLI::NonNegativeNumber)->capture_default_str();
+  trim->add_flag("--all-partitions", t.all_partitions,
+                 "Every partition of the topic, in requests of 100 partitions, with progress on stderr")
+      ->excludes(one);
   trim->add_option("--offset", t.offset, "New log start offset; -1 = the high watermark (delete everything)")
       ->required()
       ->check(CLI::Range(int64_t{-1}, INT64_MAX));

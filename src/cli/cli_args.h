@@ -40,6 +40,7 @@ struct TopicArgs {
   int32_t replication_factor = -1;   // -1 = broker default (default.replication.factor)
   std::vector<std::string> configs;  // "key=value" topic configs
   int32_t partition = 0;             // delete-records: the partition
+  bool all_partitions = false;       // delete-records: every partition of the topic (progress on stderr)
   int64_t offset = -1;               // delete-records: new log start offset (-1 = high watermark)
   // alter-config (IncrementalAlterConfigs): "key=value" to set, append to or
   // subtract from (list keys), and keys whose override is removed.

@@ -1,6 +1,7 @@
 #include "cli/topic_command.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -22,6 +23,8 @@
 #include "protocol/describe_configs_response.h"
 #include "protocol/incremental_alter_configs_request.h"
 #include "protocol/incremental_alter_configs_response.h"
+#include "protocol/metadata_response.h"
+#include "util/progress_log.h"
 
 namespace spool::cli {
 namespace {
@@ -148,27 +151,60 @@ int do_add_partitions(Admin& c, const TopicArgs& a, std::ostream& out, std::ostr
   return ok ? kExitOk : kExitFailure;
 }
 
+// The partitions delete-records works on: --partition, or with
+// --all-partitions every partition Metadata lists for the topic.
+Result<std::vector<int32_t>> delete_records_partitions(Admin& c, const TopicArgs& a) {
+  if (!a.all_partitions) return std::vector<int32_t>{a.partition};
+  auto md = c.metadata(std::vector<std::string>{a.name});
+  if (!md) return md.status();
+  for (const auto& t : md->topics) {
+    if (!t.name || *t.name != a.name) continue;
+    if (t.error_code != proto::ErrorCode::kNone)
+      return Status::error("topic '" + a.name + "': " + std::string(proto::error_name(t.error_code)));
+    std::vector<int32_t> out;
+    for (const auto& p : t.partitions) out.push_back(p.partition_index);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  return Status::error("topic '" + a.name + "' is not in the metadata");
+}
+
 int do_delete_records(Admin& c, const TopicArgs& a, std::ostream& out, std::ostream& err) {
-  proto::DeleteRecordsRequest req;
-  req.timeout_ms = a.timeout_ms;
-  auto& t = req.topics.emplace_back();
-  t.name = a.name;
-  auto& p = t.partitions.emplace_back();
-  p.partition_index = a.partition;
-  p.offset = a.offset;
-  auto resp = c.delete_records(req);
-  if (!resp) {
-    err << "spool topic delete-records: " << resp.status().message() << "\n";
+  constexpr size_t kPerRequest = 100;
+  auto partitions = delete_records_partitions(c, a);
+  if (!partitions) {
+    err << "spool topic delete-records: " << partitions.status().message() << "\n";
     return kExitFailure;
   }
+  util::ProgressLog progress("delete-records " + a.name, "partitions", static_cast<int64_t>(partitions->size()),
+                             [&err](const std::string& line) { err << line << "\n" << std::flush; },
+                             std::chrono::seconds(1));
   std::vector<DeleteRecordsResult> results;
   bool ok = true;
-  for (const auto& rt : resp->topics) {
-    for (const auto& rp : rt.partitions) {
-      results.push_back({rt.name, rp.partition_index, proto::to_int(rp.error_code), rp.low_watermark});
-      ok = ok && rp.error_code == proto::ErrorCode::kNone;
+  for (size_t from = 0; from < partitions->size(); from += kPerRequest) {
+    proto::DeleteRecordsRequest req;
+    req.timeout_ms = a.timeout_ms;
+    auto& t = req.topics.emplace_back();
+    t.name = a.name;
+    for (size_t i = from; i < std::min(partitions->size(), from + kPerRequest); ++i) {
+      auto& p = t.partitions.emplace_back();
+      p.partition_index = (*partitions)[i];
+      p.offset = a.offset;
     }
+    auto resp = c.delete_records(req);
+    if (!resp) {
+      err << "spool topic delete-records: " << resp.status().message() << "\n";
+      return kExitFailure;
+    }
+    for (const auto& rt : resp->topics) {
+      for (const auto& rp : rt.partitions) {
+        results.push_back({rt.name, rp.partition_index, proto::to_int(rp.error_code), rp.low_watermark});
+        ok = ok && rp.error_code == proto::ErrorCode::kNone;
+      }
+    }
+    progress.advance(static_cast<int64_t>(t.partitions.size()));
   }
+  progress.finish();
   if (results.empty()) {
     err << "spool topic delete-records: the broker returned no result for '" << a.name << "'\n";
     return kExitFailure;

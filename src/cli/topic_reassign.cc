@@ -329,6 +329,8 @@ int run_topic_reassign(Admin& admin, const TopicArgs& a, std::ostream& out, std:
   bool complete = true;
   nlohmann::json j = {{"partitions", nlohmann::json::array()}};
   if (a.output != OutputFormat::kJson) out << "Status of partition reassignment:\n";
+  double progress_sum = 0;
+  size_t completed = 0;
   for (size_t i = 0; i < plan->size(); ++i) {
     const auto& p = (*plan)[i];
     const auto key = std::make_pair(p.topic, p.partition);
@@ -364,12 +366,22 @@ int run_topic_reassign(Admin& admin, const TopicArgs& a, std::ostream& out, std:
       line = "There is no active reassignment of partition " + name_of(p.topic, p.partition) + ", but replica set is " +
              ids(current[i].replicas) + " rather than " + ids(p.replicas) + ".";
     }
+    progress_sum += state == "not running" ? 0.0 : progress;
+    completed += state == "completed" ? 1 : 0;
     if (a.output == OutputFormat::kJson) {
       j["partitions"].push_back(
           {{"topic", p.topic}, {"partition", p.partition}, {"state", state}, {"progress", progress}});
     } else {
       out << line << "\n";
     }
+  }
+  // The whole plan: the mean of its partitions' progress.
+  const double overall = plan->empty() ? 1.0 : progress_sum / static_cast<double>(plan->size());
+  if (a.output == OutputFormat::kJson) {
+    j["progress"] = overall;
+  } else {
+    out << "Overall: " << bar(overall) << " " << static_cast<int>(overall * 100) << "% (" << completed << " of "
+        << plan->size() << " partitions completed)\n";
   }
   j["complete"] = complete;
   if (complete && !a.preserve_throttles) {

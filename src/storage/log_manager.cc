@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "storage/file_util.h"
 #include "storage/fs.h"
 #include "storage/meta_properties.h"
+#include "util/progress_log.h"
 
 namespace spool::storage {
 namespace {
@@ -158,7 +160,19 @@ Status LogManager::init() {
     }
   }
 
-  // Recover partitions in parallel; the first failure wins.
+  // Recover partitions in parallel; the first failure wins. Progress (share
+  // of segments opened) is logged every few seconds once it takes that long.
+  std::vector<size_t> segments(tasks.size(), 0);
+  size_t total_segments = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(tasks[i].opts.dir, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+      if (it->path().extension() == ".log") ++segments[i];
+    total_segments += segments[i];
+  }
+  util::ProgressLog progress("log recovery", "segments", static_cast<int64_t>(total_segments),
+                            [](const std::string& line) { spdlog::info("{}", line); });
   std::atomic<size_t> next{0};
   std::mutex res_mu;
   Status first_error = Status::ok();
@@ -166,6 +180,7 @@ Status LogManager::init() {
     for (size_t i = next++; i < tasks.size(); i = next++) {
       auto r = Log::open(tasks[i].opts);
       std::lock_guard lk(res_mu);
+      progress.advance(static_cast<int64_t>(segments[i]));
       if (!r) {
         if (first_error) first_error = Status::error(tasks[i].opts.dir + ": " + r.status().message(), kStorageError);
         continue;
@@ -179,6 +194,7 @@ Status LogManager::init() {
   for (int i = 1; i < n; ++i) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  progress.finish();
   if (!first_error) return first_error;
   Status synced = sync_deferred_recoveries(tasks);
   if (!synced) return synced;

@@ -467,6 +467,15 @@ def test_cli_add_partitions_and_delete_records(bootstrap, topic):
     assert r.returncode == 0 and "log start offset is now 12" in r.stdout, (r.stdout, r.stderr)
     r = spool_cli("topic", "delete-records", topic, "--offset", "99", "--bootstrap-server", bootstrap)
     assert r.returncode == 1 and "OFFSET_OUT_OF_RANGE" in r.stderr, (r.stdout, r.stderr)
+    # Every partition at once (requests of 100; progress lines go to stderr only).
+    r = spool_cli("topic", "delete-records", topic, "--all-partitions", "--offset", "-1",
+                  "--bootstrap-server", bootstrap, "-o", "json")
+    assert r.returncode == 0, r.stderr
+    assert sorted((x["partition"], x["ok"], x["low_watermark"]) for x in json.loads(r.stdout)) == \
+        [(0, True, 12), (1, True, 0), (2, True, 0)], r.stdout
+    r = spool_cli("topic", "delete-records", topic, "--all-partitions", "--partition", "1", "--offset", "-1",
+                  "--bootstrap-server", bootstrap)
+    assert r.returncode == 2 and "excludes" in r.stderr, (r.stdout, r.stderr)
 
 
 # --- AlterConfigs / IncrementalAlterConfigs / DescribeLogDirs ---------------------------

@@ -111,7 +111,10 @@ def test_move_onto_a_new_broker_under_a_throttle(cluster, tmp_path):
         rc, out, err = spool("topic", "reassign", "--verify", "--reassignment-json-file", str(plan),
                              "--preserve-throttles", "--output", "json", *bootstrap)
         assert rc == 0, out + err
-        if json.loads(out)["complete"]:
+        state = json.loads(out)
+        assert 0.0 <= state["progress"] <= 1.0, state
+        if state["complete"]:
+            assert state["progress"] == 1.0, state
             break
         assert time.monotonic() - start < 120, f"not done after 120 s: {out}"
         time.sleep(0.5)
@@ -133,6 +136,7 @@ def test_move_onto_a_new_broker_under_a_throttle(cluster, tmp_path):
     # Done: --verify removes the throttles.
     rc, out, err = spool("topic", "reassign", "--verify", "--reassignment-json-file", str(plan), *bootstrap)
     assert rc == 0 and "Clearing broker-level throttles" in out, out + err
+    assert "Overall: " in out and "100% (" in out and "partitions completed)" in out, out
     for b in c.brokers:
         if not b.alive():
             continue
