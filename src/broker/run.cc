@@ -327,7 +327,10 @@ int run_broker(const config::BrokerConfig& cfg) {
   // The admin HTTP API (admin.listener): health, readiness, metrics, views.
   AdminStatus admin_status;
   std::atomic<net::Server*> kafka_server{nullptr};
-  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"), ctx, admin_status,
+  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"),
+                                         admin_auth_mode(cfg.get("admin.listener.authentication"))
+                                             .value_or(AdminAuthMode::kBasic),
+                                         ctx, admin_status,
                                          [&kafka_server] {
                                            const net::Server* s = kafka_server.load();
                                            return s != nullptr ? s->connection_count() : 0;

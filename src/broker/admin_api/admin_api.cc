@@ -13,8 +13,9 @@ http::HttpResponse error_answer(int status, const std::string& message) {
 
 }  // namespace
 
-AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections)
-    : ctx_(ctx), status_(status), connections_(std::move(connections)) {}
+AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections,
+                   AdminAuthMode auth)
+    : ctx_(ctx), status_(status), connections_(std::move(connections)), auth_(auth, ctx.scram, ctx.authorizer) {}
 
 std::string AdminApi::not_ready_reason() const {
   if (status_.stopping.load()) return "shutting down";
@@ -25,6 +26,7 @@ std::string AdminApi::not_ready_reason() const {
 }
 
 http::HttpResponse AdminApi::handle(const http::HttpRequest& req) const {
+  if (auto refused = auth_.check(req)) return *refused;
   const std::string& path = req.path;
   if (path == "/metrics") {
     http::HttpResponse r = http::HttpResponse::text(200, metrics_text());

@@ -11,7 +11,7 @@
 //                     replicas hosted here their log size and offsets
 //   GET /v1/config    the effective broker config, passwords masked (null)
 // Anything else: 404 (JSON error). Answers are JSON objects; an error is
-// {"error": "..."}.
+// {"error": "..."}. Who may read what: admin_auth.h (checked first).
 //
 // Threading: handle() runs on the HTTP server's thread; everything it reads
 // is thread-safe (BrokerContext members, metrics). It never blocks on
@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "broker/admin_api/admin_auth.h"
 #include "broker/broker_context.h"
 #include "http/http_server.h"
 #include "util/metrics.h"
@@ -40,7 +41,8 @@ class AdminApi {
  public:
   // connections: the Kafka listeners' open connection count (may be empty
   // until the Kafka server exists).
-  AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections);
+  AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections,
+           AdminAuthMode auth = AdminAuthMode::kNone);
 
   http::HttpResponse handle(const http::HttpRequest& req) const;
 
@@ -56,6 +58,7 @@ class AdminApi {
   BrokerContext& ctx_;
   const AdminStatus& status_;
   std::function<size_t()> connections_;
+  AdminAuth auth_;
 };
 
 // Process metrics (CPU seconds, resident memory, open and max file

@@ -31,7 +31,8 @@ Result<std::optional<http::HttpServerOptions>> parse_admin_listener(std::string_
 }
 
 Result<std::unique_ptr<AdminListener>> AdminListener::start(std::string_view value, bool explicit_value,
-                                                            BrokerContext& ctx, const AdminStatus& status,
+                                                            AdminAuthMode auth, BrokerContext& ctx,
+                                                            const AdminStatus& status,
                                                             std::function<size_t()> connections) {
   auto options = parse_admin_listener(value);
   if (!options) return options.status();
@@ -40,7 +41,7 @@ Result<std::unique_ptr<AdminListener>> AdminListener::start(std::string_view val
     return std::unique_ptr<AdminListener>();
   }
   std::unique_ptr<AdminListener> l(new AdminListener());
-  l->api_ = std::make_unique<AdminApi>(ctx, status, std::move(connections));
+  l->api_ = std::make_unique<AdminApi>(ctx, status, std::move(connections), auth);
   l->server_ = std::make_unique<http::HttpServer>(
       **options, [api = l->api_.get()](const http::HttpRequest& req) { return api->handle(req); });
   if (Status s = l->server_->start(); !s) {

@@ -34,7 +34,8 @@ class AdminListener {
   // Starts the listener `value` names (explicit: set in the config, not the
   // default). Null when disabled, or when the default's port is taken.
   static Result<std::unique_ptr<AdminListener>> start(std::string_view value, bool explicit_value,
-                                                      BrokerContext& ctx, const AdminStatus& status,
+                                                      AdminAuthMode auth, BrokerContext& ctx,
+                                                      const AdminStatus& status,
                                                       std::function<size_t()> connections);
   uint16_t port() const { return server_->port(); }
   void stop() { server_->stop(); }
