@@ -10,6 +10,8 @@
 #               the cluster fault scenarios with the issue's kill counts
 #   make fuzz   build the libFuzzer targets (clang); FUZZ_SECONDS=n also runs every target for n
 #               seconds (scripts/fuzz-long; FUZZ_TARGETS=regex picks some, FUZZ_JOBS=n runs n at once)
+#   make deb    build Release, then build/spool_<version>_<arch>.deb (scripts/make-deb): the binary,
+#               /etc/spool/server.properties, the systemd unit spool.service (README "Install as a service")
 #   make bench  build Release, run `spool bench` (the standard set, ~20 min) against its own broker
 #               and Apache Kafka 4.4 (scripts/kafka-peer; BENCH_ARGS=--peer mock for librdkafka's mock
 #               cluster); the report goes to bench/results/ (BENCH_ARGS=... to add options). The
@@ -23,7 +25,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build debug asan fuzz run run-cluster test chaos test-peer test-unit test-asan test-fuzz bench clean
+.PHONY: all deps build debug asan fuzz run run-cluster test chaos test-peer test-unit test-asan test-fuzz bench deb clean
 
 all: build
 
@@ -85,6 +87,10 @@ bench: deps
 	@ninja -C $(BUILD) -j $(JOBS) spool
 	@mkdir -p bench/results
 	@report=$$($(BUILD)/spool bench --output-dir bench/results $(BENCH_ARGS)) && echo "bench report: $$report"
+
+# The Debian package of this build's binary, in $(BUILD)/ (scripts/make-deb, packaging/deb/).
+deb: build
+	@scripts/make-deb $(BUILD)/spool $(BUILD)
 
 test-unit: build
 	ctest --test-dir $(BUILD) -L unit -j $(JOBS) --output-on-failure

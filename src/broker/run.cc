@@ -26,6 +26,7 @@
 #include "net/server.h"
 #include "security/authorizer_config.h"
 #include "broker/listener_security.h"
+#include "util/sd_notify.h"
 
 namespace spool::broker {
 namespace {
@@ -422,14 +423,15 @@ int run_broker(const config::BrokerConfig& cfg) {
   }
   spdlog::info("spool broker {} serving on {} (advertised {}), cluster id {}, data in {}", settings.broker_id, serving,
                advertised, (*logs)->cluster_id(), settings.log_dirs[0]);
-
   admin_status.serving.store(true);
+  notify_ready();  // systemd Type=notify: every listener accepts now (util/sd_notify.h)
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
   if (sig == SIGUSR2 && *power_cut) (*power_cut)->cut();
   spdlog::info("received signal {}, shutting down", sig);
   admin_status.stopping.store(true);
+  notify_stopping();
   if (member) {
     // Kafka's controlled shutdown: leadership moves away while this broker
     // still serves (the controller's LeaderAndIsr makes it a follower).

@@ -37,7 +37,7 @@ int run_broker_command(const BrokerArgs& args) {
     std::cerr << "spool broker: refusing to start: " << admin.status().message() << "\n";
     return kExitUsage;
   }
-  init_logging(cfg->log_level());
+  init_logging(cfg->log_level(), cfg->get("log.format"));
   if (!warnings.empty()) {
     // One line naming every key, so a full server.properties does not flood the log.
     std::string keys;

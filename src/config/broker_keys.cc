@@ -39,6 +39,7 @@ constexpr KeyDef kBrokerKeys[] = {
     {"durable.writes", B, "true", no_check(), Y},
     {"reactor.threads", I, "0", at_least(0), Y},
     {"log.level", Str, "info", one_of("trace|debug|info|warn|error"), Y},
+    {"log.format", Str, "text", one_of("text|json"), Y},
 
     // ---- ZooKeeper
     {"zookeeper.connect", Str, null, no_check(), Y},

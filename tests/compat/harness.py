@@ -49,7 +49,7 @@ PEER_START_TIMEOUT_S = 90.0
 PEER_STOP_TIMEOUT_S = 60.0
 # Spool's own broker keys (src/config/broker_keys.cc): Kafka would refuse
 # none of them, but they mean nothing to it, so they are not passed on.
-SPOOL_ONLY_KEYS = ("durable.writes", "reactor.threads", "log.level", "admin.listener")
+SPOOL_ONLY_KEYS = ("durable.writes", "reactor.threads", "log.level", "log.format", "admin.listener")
 # Spool's own topic keys (src/config/topic_config.cc): Kafka refuses them
 # (INVALID_CONFIG "Unknown topic config name").
 SPOOL_ONLY_TOPIC_KEYS = ("durable.writes",)

@@ -42,7 +42,7 @@ function portAccepts(port, host = '127.0.0.1') {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const KAFKA_PEER = path.join(REPO_ROOT, 'scripts', 'kafka-peer');
-const SPOOL_ONLY_KEYS = new Set(['durable.writes', 'reactor.threads', 'log.level']);
+const SPOOL_ONLY_KEYS = new Set(['durable.writes', 'reactor.threads', 'log.level', 'log.format', 'admin.listener']);
 
 // null against Spool, 'kafka' under SPOOL_TEST_PEER=kafka.
 function peer() {

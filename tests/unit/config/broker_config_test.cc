@@ -57,6 +57,7 @@ TEST(BrokerConfig, Defaults) {
   EXPECT_TRUE(c.durable_writes());
   EXPECT_GE(c.reactor_threads(), 1);
   EXPECT_EQ(c.log_level(), "info");
+  EXPECT_EQ(c.get("log.format"), "text");
   EXPECT_FALSE(c.is_set("num.partitions"));
   EXPECT_EQ(c.get("num.io.threads"), "8");
   EXPECT_EQ(c.get_optional("log.dirs"), std::nullopt);
@@ -139,6 +140,10 @@ TEST(BrokerConfig, BadValuesNameKeyAndRange) {
   EXPECT_NE(e.find("'shred'"), std::string::npos) << e;
   e = error_of({"log.level=verbose"});
   EXPECT_NE(e.find("trace, debug, info, warn, error"), std::string::npos) << e;
+  e = error_of({"log.format=xml"});
+  EXPECT_NE(e.find("'log.format'"), std::string::npos) << e;
+  EXPECT_NE(e.find("text, json"), std::string::npos) << e;
+  EXPECT_TRUE(with({"log.format=json"}).is_ok());
   e = error_of({"reactor.threads=-1"});
   EXPECT_NE(e.find("reactor.threads"), std::string::npos) << e;
   e = error_of({"log.cleaner.min.cleanable.ratio=1.5"});
