@@ -1,5 +1,7 @@
 #include "broker/admin_api/admin_api.h"
 
+#include "broker/admin_api/console_assets.h"
+
 namespace spool::broker {
 namespace {
 
@@ -61,6 +63,7 @@ http::HttpResponse AdminApi::handle(const http::HttpRequest& req) const {
     JsonAnswer a = records_json(topic, partition, req);
     return json_answer(a.status, a.body);
   }
+  if (auto console = console_response(path)) return std::move(*console);
   return error_answer(404, "no such resource: " + path);
 }
 

@@ -21,6 +21,9 @@
 //                     the high watermark, M (default 20, at most 100) at most;
 //                     unknown or not-led partition 404, bad offset (outside
 //                     [log start, high watermark]) or limit 400 (records_json.cc)
+//   GET /             the web console (console/index.html)
+//   GET /console/<f>  its other files, embedded at build time; unknown 404
+//                     (console_assets.h)
 // Anything else: 404 (JSON error). JSON answers are objects; an error is
 // {"error": "..."}.
 //
