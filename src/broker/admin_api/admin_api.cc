@@ -1,14 +1,32 @@
 #include "broker/admin_api/admin_api.h"
 
+#include "broker/admin_api/console_assets.h"
+
 namespace spool::broker {
 namespace {
 
+// Strings clients chose (group, member and client ids, commit metadata) may
+// not be UTF-8: the encoder replaces bad bytes rather than failing the view.
 http::HttpResponse json_answer(int status, const nlohmann::json& body) {
-  return http::HttpResponse::json(status, body.dump(2) + "\n");
+  return http::HttpResponse::json(status, body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 http::HttpResponse error_answer(int status, const std::string& message) {
   return json_answer(status, nlohmann::json{{"error", message}});
+}
+
+// "/v1/topics/{topic}/partitions/{p}/records": sets topic and partition.
+bool records_path(std::string_view path, std::string& topic, std::string& partition) {
+  constexpr std::string_view kPrefix = "/v1/topics/";
+  constexpr std::string_view kMiddle = "/partitions/";
+  constexpr std::string_view kSuffix = "/records";
+  if (!path.starts_with(kPrefix) || !path.ends_with(kSuffix)) return false;
+  path = path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
+  const size_t middle = path.find(kMiddle);
+  if (middle == std::string_view::npos) return false;
+  topic = std::string(path.substr(0, middle));
+  partition = std::string(path.substr(middle + kMiddle.size()));
+  return topic.find('/') == std::string::npos && partition.find('/') == std::string::npos;
 }
 
 }  // namespace
@@ -42,6 +60,12 @@ http::HttpResponse AdminApi::handle(const http::HttpRequest& req) const {
   if (path == "/v1/cluster") return json_answer(200, cluster_json());
   if (path == "/v1/topics") return json_answer(200, topics_json());
   if (path == "/v1/config") return json_answer(200, config_json());
+  if (path == "/v1/groups") return json_answer(200, groups_json());
+  if (std::string topic, partition; records_path(path, topic, partition)) {
+    JsonAnswer a = records_json(topic, partition, req);
+    return json_answer(a.status, a.body);
+  }
+  if (auto console = console_response(path)) return std::move(*console);
   return error_answer(404, "no such resource: " + path);
 }
 

@@ -10,7 +10,21 @@
 //   GET /v1/topics    topics with partitions: leader, replicas, ISR, and for
 //                     replicas hosted here their log size and offsets
 //   GET /v1/config    the effective broker config, passwords masked (null)
-// Anything else: 404 (JSON error). Answers are JSON objects; an error is
+//   GET /v1/groups    the consumer groups this broker coordinates
+//                     ("coordinator": its id): state, protocol, members with
+//                     their decoded assignments, and per partition the
+//                     committed offset, log end offset (the high watermark
+//                     when led here, else null) and lag    (groups_json.cc)
+//   GET /v1/topics/{topic}/partitions/{p}/records?offset=N&limit=M
+//                     the message browser: records of a partition hosted and
+//                     led here, from offset N (default: the log start) below
+//                     the high watermark, M (default 20, at most 100) at most;
+//                     unknown or not-led partition 404, bad offset (outside
+//                     [log start, high watermark]) or limit 400 (records_json.cc)
+//   GET /             the web console (console/index.html)
+//   GET /console/<f>  its other files, embedded at build time; unknown 404
+//                     (console_assets.h)
+// Anything else: 404 (JSON error). JSON answers are objects; an error is
 // {"error": "..."}. Who may read what: admin_auth.h (checked first).
 //
 // Threading: handle() runs on the HTTP server's thread; everything it reads
@@ -30,6 +44,15 @@
 #include "util/metrics.h"
 
 namespace spool::broker {
+
+// A JSON view's status code and body.
+struct JsonAnswer {
+  int status = 200;
+  nlohmann::json body;
+};
+
+inline constexpr int64_t kDefaultRecordsLimit = 20;
+inline constexpr int64_t kMaxRecordsLimit = 100;
 
 // The broker's lifecycle, as run_broker() moves it.
 struct AdminStatus {
@@ -51,6 +74,9 @@ class AdminApi {
   nlohmann::json cluster_json() const;
   nlohmann::json topics_json() const;
   nlohmann::json config_json() const;
+  nlohmann::json groups_json() const;
+  // topic and partition as the path gives them (not yet validated).
+  JsonAnswer records_json(const std::string& topic, const std::string& partition, const http::HttpRequest& req) const;
   // Why the broker is not ready, "" when it is.
   std::string not_ready_reason() const;
 

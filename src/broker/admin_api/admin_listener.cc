@@ -50,7 +50,7 @@ Result<std::unique_ptr<AdminListener>> AdminListener::start(std::string_view val
                  s.message());
     return std::unique_ptr<AdminListener>();
   }
-  spdlog::info("admin listener: http://{}:{} (/metrics, /v1/health, /v1/ready, /v1/cluster, /v1/topics, /v1/config)",
+  spdlog::info("admin listener: http://{}:{} (console at /; /metrics, /v1/health, /v1/ready, /v1/cluster, /v1/topics, /v1/groups, /v1/config)",
                (*options)->host, l->server_->port());
   return l;
 }
