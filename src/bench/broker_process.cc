@@ -128,6 +128,10 @@ Status BrokerProcess::spawn() {
     args.push_back("--override");
     args.push_back(o);
   }
+  // Last, so it wins: the bench owns the admin listener (header comment).
+  args.push_back("--override");
+  args.push_back(admin_port_ > 0 ? "admin.listener=http://127.0.0.1:" + std::to_string(admin_port_)
+                                 : std::string("admin.listener="));
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -160,6 +164,11 @@ Status BrokerProcess::start(double timeout_s) {
       auto port = free_loopback_port();
       if (!port) return port.status();
       port_ = *port;
+      if (admin_wanted_) {
+        auto admin = free_loopback_port();
+        if (!admin) return admin.status();
+        admin_port_ = *admin;
+      }
     }
     if (auto st = spawn(); !st) return st;
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
@@ -170,7 +179,7 @@ Status BrokerProcess::start(double timeout_s) {
         pid_ = -1;
         std::string tail = log_tail();
         bool port_race = tail.find("in use") != std::string::npos;
-        if (first && attempt == 0 && port_race) break;  // retry on a new port
+        if (first && attempt == 0 && port_race) break;  // retry on new ports
         return Status::error("broker exited (" + describe_wait_status(st) + ") before listening:\n" + tail);
       }
       if (port_accepts(port_, 100)) return Status::ok();

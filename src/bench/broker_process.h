@@ -11,6 +11,11 @@
 // clients), plus optional ExtraListeners (SSL, SASL_SSL, ...) on ports the
 // caller picked, advertised as served, with Kafka's
 // listener.security.protocol.map.
+// Admin HTTP listener (admin.listener): off (`admin.listener=` is passed
+// explicitly, after the caller's overrides, so no bench broker depends on
+// the default port 9644 being free) unless enable_admin_listener() was
+// called, which serves it on a loopback port picked at the first start and
+// kept across restarts (admin_port()).
 // ManagedBroker is what the RSS and restart workloads drive: a `spool
 // broker` child (BrokerProcess) or the Apache Kafka peer (kafka_peer.h).
 #pragma once
@@ -87,9 +92,14 @@ class BrokerProcess : public ManagedBroker {
   // SIGTERM, SIGKILL after `timeout_s`; returns the exit status text.
   Status stop(double timeout_s) override;
   bool running();
+  // Serve the admin HTTP listener on a free loopback port from the next
+  // start on (call before start()).
+  void enable_admin_listener() { admin_wanted_ = true; }
 
   pid_t pid() const { return pid_; }
   int port() const { return port_; }
+  // The admin listener's port once started; 0 when it is off.
+  int admin_port() const { return admin_port_; }
   pid_t serving_pid() const override { return pid_; }
   std::string bootstrap() const override { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& data_dir() const { return data_dir_; }
@@ -105,6 +115,8 @@ class BrokerProcess : public ManagedBroker {
   std::string log_path_;
   std::vector<ExtraListener> extra_;
   int port_ = 0;
+  bool admin_wanted_ = false;
+  int admin_port_ = 0;
   pid_t pid_ = -1;
 };
 

@@ -30,6 +30,11 @@
 //     security/sasl-ssl-produce/1KB/acks=1/<plaintext|sasl_ssl|sasl_ssl-over-plaintext>
 //     security/authorizer/1KB/acks=1/sasl_plaintext/<no-authorizer|acls=<N>|acls=<N>-over-no-authorizer>
 //     security/authorizer/create-acls=<N>                 seconds to create N ACLs (security_plan.cc)
+//     operability/scrape/100B/acks=1/p1/x1/<no-scraper|scraper=1Hz|scraper=1Hz-over-no-scraper>
+//                                                        produce with/without GET /metrics at 1 Hz (operability_plan.cc)
+//     operability/scrape/metrics                         latency_ms, body_bytes: one value per scrape
+//     operability/admin-<N>-partitions/<v1/topics|metrics|console>   p50_ms, max_ms, body_bytes (console:
+//                                                        http_status when GET / does not answer 200)
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"
@@ -39,7 +44,8 @@
 //   max_us, rss_MB, rss_KB (KiB), seconds, ratio, first_record_ms, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
 //   txns_per_s, unavailable_p50_ms, unavailable_p99_ms, unavailable_max_ms,
 //   shutdown_s (cluster_workloads.h and coordinator_workloads.h define the
-//   cluster ones)
+//   cluster ones), latency_ms, p50_ms, max_ms, body_bytes, http_status
+//   (operability_plan.cc)
 //
 // Every Measurement holds one value per repetition; the report quotes the
 // median. Plain values, no threads, no failure modes.

@@ -39,6 +39,7 @@ std::string metric_unit(const std::string& metric) {
   if (metric == "rss_MB") return "MB";
   if (metric == "rss_KB") return "KB";
   if (metric == "seconds") return "s";
+  if (metric.size() > 6 && metric.compare(metric.size() - 6, 6, "_bytes") == 0) return "B";
   if (metric.size() > 5 && metric.compare(metric.size() - 5, 5, "_msgs") == 0) return "messages";
   return metric;
 }

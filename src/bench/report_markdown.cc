@@ -34,6 +34,8 @@ constexpr Family kFamilies[] = {
     {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag, transactions, coordinator failover"},
     {"security", "Security: consume over TLS, produce over SASL_SSL, produce with the ACL authorizer (each against "
                  "plaintext on the same broker configuration)"},
+    {"operability", "Operability: Spool's admin HTTP listener (a /metrics scraper's cost to produce, page times with "
+                    "1,000 partitions; Spool only, Kafka has no such listener)"},
     {"machine", "Machine limits"},
 };
 constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};

@@ -96,12 +96,21 @@ Status validate_bench_options(const BenchOptions& o) {
     const bool security_one = w.rfind("security/", 0) == 0 &&
                               std::find(kSecurityWorkloads.begin(), kSecurityWorkloads.end(), w.substr(9)) !=
                                   kSecurityWorkloads.end();
-    if (!family && !cluster_one && !security_one)
+    const bool operability_one =
+        w.rfind("operability/", 0) == 0 &&
+        std::find(kOperabilityWorkloads.begin(), kOperabilityWorkloads.end(), w.substr(12)) !=
+            kOperabilityWorkloads.end();
+    if (!family && !cluster_one && !security_one && !operability_one)
       return Status::error("unknown workload '" + w +
                            "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, client, cluster, "
-                           "security, cluster/<failover|produce|lag|txn|coordinator-failover|controlled-shutdown|"
-                           "reassign> and security/<tls-consume|sasl-ssl-produce|authorizer>)");
+                           "security, operability, cluster/<failover|produce|lag|txn|coordinator-failover|"
+                           "controlled-shutdown|reassign>, security/<tls-consume|sasl-ssl-produce|authorizer> and "
+                           "operability/<scrape|admin-1000-partitions>)");
   }
+  for (const auto& ov : o.broker_overrides)
+    if (ov.rfind("admin.listener=", 0) == 0)
+      return Status::error("--broker-override admin.listener: the bench sets admin.listener itself (off, or a free "
+                           "loopback port for the operability family)");
   if (o.client != "librdkafka" && o.client != "native")
     return Status::error("--client must be librdkafka or native, got '" + o.client + "'");
   if (!o.peer.empty() && o.peer != "kafka" && o.peer != "mock")
@@ -193,6 +202,9 @@ BenchOutcome run_bench(const BenchOptions& o) {
                   [](const std::string& w) { return w == "cluster" || w.rfind("cluster/", 0) == 0; }))
     r.peer += choice->peer == "kafka" ? "; cluster family: Apache Kafka 4.4.0, 3 KRaft nodes (kafka-peer cluster-start)"
                                       : "; cluster family: Spool only (no Kafka cluster without --peer kafka)";
+  if (std::any_of(o.workloads.begin(), o.workloads.end(),
+                  [](const std::string& w) { return w == "operability" || w.rfind("operability/", 0) == 0; }))
+    r.peer += "; operability family: Spool only (Kafka has no admin HTTP listener)";
 
   Session s(o, z, &r, choice->peer, script);
   if (!choice->why.empty()) s.add_note(choice->why);

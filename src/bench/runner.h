@@ -25,20 +25,25 @@
 namespace spool::bench {
 
 // Workload families selectable with --workloads. The default set (no
-// --workloads) is all but "cluster" and "security", which are opt-in:
-// cluster starts 3-node clusters of Spool and Kafka and waits out session
-// timeouts (minutes); security starts brokers with TLS and SASL listeners
-// and an authorizer holding 10,000 ACLs (security_plan.cc).
+// --workloads) is all but "cluster", "security" and "operability", which
+// are opt-in: cluster starts 3-node clusters of Spool and Kafka and waits
+// out session timeouts (minutes); security starts brokers with TLS and SASL
+// listeners and an authorizer holding 10,000 ACLs (security_plan.cc);
+// operability measures Spool's admin HTTP listener (a /metrics scraper's
+// cost to produce, page times with 1,000 partitions; operability_plan.cc).
 // client: the native producer and consumer against librdkafka on the same
 // Spool broker (client_plan.cc).
-inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce",     "consume", "latency", "rss",
-                                                           "restart", "kafka-tools", "client",  "cluster", "security"};
+inline const std::vector<std::string> kWorkloadFamilies = {"machine", "produce", "consume", "latency",
+                                                           "rss",     "restart", "kafka-tools", "client",
+                                                           "cluster", "security", "operability"};
 // The cluster family's workloads, each selectable alone as "cluster/<name>"
 // (e.g. --workloads cluster/txn,cluster/coordinator-failover); "cluster" is all.
 inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce", "lag", "txn",
                                                            "coordinator-failover", "controlled-shutdown", "reassign"};
 // The security family's workloads, each selectable alone as "security/<name>".
 inline const std::vector<std::string> kSecurityWorkloads = {"tls-consume", "sasl-ssl-produce", "authorizer"};
+// The operability family's workloads, each selectable alone as "operability/<name>".
+inline const std::vector<std::string> kOperabilityWorkloads = {"scrape", "admin-1000-partitions"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`
@@ -57,8 +62,8 @@ struct BenchOptions {
   std::string peer;                           // "kafka" | "mock"; empty: kafka when available, else mock
   std::string kafka_peer;                     // path of scripts/kafka-peer (empty: $SPOOL_KAFKA_PEER, then found)
   bool profile = false;                       // perf-profile the broker on an extra run of each missed target
-  std::vector<std::string> workloads;         // families (or cluster/<w>, security/<w>) to run (empty: all but
-                                              // cluster and security)
+  std::vector<std::string> workloads;         // families (or cluster/<w>, security/<w>, operability/<w>) to run
+                                              // (empty: all but cluster, security and operability)
   std::string client = "librdkafka";          // the produce family's client: "librdkafka" | "native"
   // Hidden: run as the client family's RSS probe child (client_memory.h)
   // for this client against bootstrap, then exit.

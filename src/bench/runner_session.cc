@@ -40,7 +40,7 @@ void Session::add_note(const std::string& line) {
 }
 
 bool Session::wants(const std::string& family) const {
-  if (o_.workloads.empty()) return family != "cluster" && family != "security";
+  if (o_.workloads.empty()) return family != "cluster" && family != "security" && family != "operability";
   for (const auto& w : o_.workloads)
     if (w == family || w.rfind(family + "/", 0) == 0) return true;
   return false;
@@ -56,6 +56,12 @@ bool Session::wants_security(const std::string& workload) const {
   const auto& w = o_.workloads;
   return std::find(w.begin(), w.end(), "security") != w.end() ||
          std::find(w.begin(), w.end(), "security/" + workload) != w.end();
+}
+
+bool Session::wants_operability(const std::string& workload) const {
+  const auto& w = o_.workloads;
+  return std::find(w.begin(), w.end(), "operability") != w.end() ||
+         std::find(w.begin(), w.end(), "operability/" + workload) != w.end();
 }
 
 void Session::record(const std::string& workload, const std::string& target, const std::string& metric,
@@ -277,6 +283,7 @@ void Session::run_all() {
   for (int rep = 1; rep <= z_.repetitions; ++rep)
     for (auto& d : deps_) plan_phase(*d, rep, &steps);
   if (wants("security")) plan_security(&steps);
+  if (wants("operability")) plan_operability(&steps);
   if (wants("cluster")) plan_cluster(&steps);
   add_plan_notes();
 

@@ -69,10 +69,11 @@ class Session {
     Deployment* needs = nullptr;  // skipped when this deployment's broker is not up
   };
 
-  // "cluster" and "security" only when named (or one of their workloads).
+  // "cluster", "security" and "operability" only when named (or one of their workloads).
   bool wants(const std::string& family) const;
   bool wants_cluster(const std::string& workload) const;  // "cluster" or "cluster/<workload>" named
   bool wants_security(const std::string& workload) const;  // "security" or "security/<workload>" named
+  bool wants_operability(const std::string& workload) const;  // "operability" or "operability/<workload>" named
   void record(const std::string& workload, const std::string& target, const std::string& metric, double value);
   std::string next_topic(const std::string& prefix);
   std::string run_label(const std::string& workload, const std::string& target, int rep) const;
@@ -108,6 +109,9 @@ class Session {
   // The security family (security_plan.cc), opt-in: TLS consume, SASL_SSL
   // produce and the authorizer's cost, each against plaintext.
   void plan_security(std::vector<Step>* steps);
+  // The operability family (operability_plan.cc), opt-in: a /metrics
+  // scraper's cost to produce, admin page times with 1,000 partitions.
+  void plan_operability(std::vector<Step>* steps);
   void add_plan_notes();
   int e2e_records() const;  // EndToEndLatency messages per run: half the latency workload's (JVM round trips are slow)
   // --profile: one more run of each workload behind a missed target, with

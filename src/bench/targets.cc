@@ -197,6 +197,36 @@ void authorizer_checks(const Report& r, std::vector<TargetCheck>* out) {
   }
 }
 
+// The scrape goal: produce 100 B acks=1 with a GET /metrics scraper at 1 Hz
+// keeps at least 0.99x of its rate without one (Spool's median of the
+// per-repetition ratios, operability_plan.cc).
+void scrape_check(const Report& r, std::vector<TargetCheck>* out) {
+  const std::string base = "operability/scrape/100B/acks=1/p1/x1/";
+  const Measurement* m = usable(r, base + "scraper=1Hz-over-no-scraper", "spool", "ratio");
+  bool any = m != nullptr;
+  for (const auto& x : r.measurements) any = any || x.workload.rfind("operability/scrape/", 0) == 0;
+  if (!any) return;  // the operability family is opt-in
+  TargetCheck c;
+  // Not named "produce 100 B ...": --profile keys its probes on that prefix.
+  c.name = "a GET /metrics scraper at 1 Hz beside produce 100 B, acks=1, against none (same Spool broker)";
+  c.goal = ">= 0.99x (scraping costs the produce path nothing measurable)";
+  if (m == nullptr) {
+    c.measured = "not measured (" + base + "scraper=1Hz-over-no-scraper ratio of spool)";
+  } else {
+    double q = m->median();
+    c.measured_ok = true;
+    c.met = q >= 0.99;
+    c.measured = format_ratio(q) + " (median of the per-repetition ratios";
+    const Measurement* with = usable(r, base + "scraper=1Hz", "spool", "msgs_per_s");
+    const Measurement* without = usable(r, base + "no-scraper", "spool", "msgs_per_s");
+    if (with != nullptr && without != nullptr)
+      c.measured += fmt::format("; medians {} vs {}", format_with_unit("msgs_per_s", with->median()),
+                                format_with_unit("msgs_per_s", without->median()));
+    c.measured += ")";
+  }
+  out->push_back(c);
+}
+
 bool has_cluster_rows(const Report& r) {
   for (const auto& m : r.measurements)
     if (m.workload.rfind("cluster/", 0) == 0) return true;
@@ -222,6 +252,7 @@ std::vector<TargetCheck> check_targets(const Report& r) {
   out.push_back(ratio(r, "idle RSS", "rss/idle", "rss_MB", "kafka", 0.1, false, "<= 0.1x Kafka"));
   out.push_back(restart(r));
   authorizer_checks(r, &out);            // the security family is opt-in
+  scrape_check(r, &out);                 // so is the operability family
   if (has_client_rows(r)) {
     out.push_back(client_ratio(r, "native producer vs librdkafka, produce 100 B, acks=1 (same Spool broker)",
                                "client/produce/100B/acks=1/p1", "msgs_per_s", 1.0, true, ">= 1.0x librdkafka"));

@@ -107,8 +107,9 @@ void configure_bench(CLI::App& app, CliArgs& args) {
   bench->add_option("--restart-mb", b.restart_mb, "Log size written before kill -9 in the restart workload (default 1024)");
   bench->add_option("--latency-messages", b.latency_messages, "Messages per latency run (default 2000)");
   bench->add_option("--latency-rate", b.latency_rate, "msg/s of the fixed-rate latency run (default 1000)");
-  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart,kafka-tools,client,cluster,security "
-                    "(default: all but cluster and security, which are opt-in)")
+  bench->add_option("--workloads", b.workloads, "Only these: machine,produce,consume,latency,rss,restart,kafka-tools,client,cluster,security,"
+                    "operability, or one workload of an opt-in family: cluster/<name>, security/<name>, operability/<name> "
+                    "(default: all but cluster, security and operability, which are opt-in)")
       ->delimiter(',');
   bench->add_flag("--quick", b.quick, "Tiny sizes, one repetition, 3 produce combinations (seconds)");
   bench->add_flag("--all-combos", b.all_combos, "All 16 produce combinations instead of the standard 8");

@@ -4,7 +4,10 @@ librdkafka's mock cluster and writes a parseable report. The opt-in cluster
 family runs too (`--quick --workloads cluster --skip-peer`: ZooKeeper and 3
 Spool brokers, one leader kill, RF=3 vs RF=1, replication lag, transaction
 throughput, one coordinator kill; about a minute); it needs
-Debian's ZooKeeper, which is a failure under CI=true and a skip elsewhere. (The Kafka peer is
+Debian's ZooKeeper, which is a failure under CI=true and a skip elsewhere.
+The opt-in operability family's scrape workload runs too (`--quick --workloads
+operability/scrape`: produce with and without a 1 Hz GET /metrics scraper,
+a few seconds). (The Kafka peer is
 not smoke-tested here: starting Kafka 4.4 several times takes minutes, far
 past this suite's budget; `spool bench --peer kafka --quick` is the manual
 check.)
@@ -172,6 +175,43 @@ def test_quick_cluster_bench_reports_failover_rf_and_lag(tmp_path):
     assert not leftovers, f"processes still running under {tmp_path}: {leftovers}"
 
 
+# Rows of the quick operability/scrape run (Spool only: Kafka has no admin HTTP listener).
+SCRAPE_REQUIRED = [
+    ("operability/scrape/100B/acks=1/p1/x1/no-scraper", "spool", "msgs_per_s"),
+    ("operability/scrape/100B/acks=1/p1/x1/scraper=1Hz", "spool", "msgs_per_s"),
+    ("operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper", "spool", "ratio"),
+    ("operability/scrape/metrics", "spool", "latency_ms"),
+    ("operability/scrape/metrics", "spool", "body_bytes"),
+]
+
+
+def test_quick_scrape_bench_reports_the_ratio(tmp_path):
+    """--workloads operability/scrape: produce with and without a GET /metrics
+    scraper at 1 Hz on a broker whose admin listener the bench put on a free
+    port; one repetition of 1 s runs gives the ratio row and the scrapes."""
+    out_dir = tmp_path / "results"
+    p = run_bench(["--quick", "--skip-peer", "--workloads", "operability/scrape", "--output-dir", str(out_dir)],
+                  tmp_path, timeout=120)
+    assert p.returncode == 0, f"spool bench failed ({p.returncode}):\n{p.stderr[-6000:]}"
+    assert "FAILED" not in p.stderr, p.stderr[-6000:]
+    csvs = glob.glob(str(out_dir / "*.csv"))
+    assert len(csvs) == 1, os.listdir(out_dir)
+    rows = measurement_rows(csvs[0])
+    for key in SCRAPE_REQUIRED:
+        assert rows.get(key), f"no values for {key}; rows: {sorted(rows)}\nstderr:\n{p.stderr[-4000:]}"
+        assert all(v > 0 for v in rows[key]), f"{key}: {rows[key]}"
+    assert not any(k[0].startswith("operability/admin-") for k in rows), "only the workload asked for runs"
+    assert not any(k[0].startswith("produce/") for k in rows), "the standard set does not run"
+    text = open(glob.glob(str(out_dir / "*.md"))[0]).read()
+    assert "### Operability:" in text, "the operability family's table"
+    assert "| operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper | ratio |" in text
+    assert "| a GET /metrics scraper at 1 Hz beside produce 100 B, acks=1, against none (same Spool broker) " \
+           "| >= 0.99x" in text, "the scrape target row"
+    assert "operability: Spool only (Kafka has no admin HTTP listener" in text, "the note says why there is no peer"
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert not leftovers, f"processes still running under {tmp_path}: {leftovers}"
+
+
 @pytest.mark.parametrize("args, message", [
     (["--repetitions", "-1"], "--repetitions"),
     (["--messages", "0"], "--messages"),
@@ -180,6 +220,8 @@ def test_quick_cluster_bench_reports_failover_rf_and_lag(tmp_path):
     (["--broker-override", "novalue"], "key=value"),
     (["--peer", "zookeeper"], "--peer must be kafka or mock"),
     (["--client", "java"], "--client must be librdkafka or native"),
+    (["--workloads", "operability/nosuch"], "unknown workload 'operability/nosuch'"),
+    (["--broker-override", "admin.listener=http://127.0.0.1:9644"], "the bench sets admin.listener itself"),
 ])
 def test_bad_arguments_exit_2_with_a_message(tmp_path, args, message):
     p = run_bench([*args, "--output-dir", str(tmp_path / "r")], tmp_path, timeout=30)

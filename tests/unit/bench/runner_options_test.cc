@@ -41,6 +41,26 @@ TEST(BenchOptions, RejectsUnknownWorkloadByName) {
   EXPECT_TRUE(validate_bench_options(o).is_ok());
 }
 
+TEST(BenchOptions, OperabilityFamilyAndItsWorkloads) {
+  BenchOptions o;
+  o.workloads = {"operability"};
+  EXPECT_TRUE(validate_bench_options(o).is_ok());
+  o.workloads = {"operability/scrape", "operability/admin-1000-partitions"};
+  EXPECT_TRUE(validate_bench_options(o).is_ok());
+  o.workloads = {"operability/console"};
+  Status st = validate_bench_options(o);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("operability/<scrape|admin-1000-partitions>"), std::string::npos) << st.message();
+}
+
+TEST(BenchOptions, AdminListenerIsTheBenchsOwn) {
+  BenchOptions o;
+  o.broker_overrides = {"admin.listener=http://127.0.0.1:9644"};
+  Status st = validate_bench_options(o);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("admin.listener"), std::string::npos);
+}
+
 TEST(BenchOptions, BootstrapMustBeHostPort) {
   BenchOptions o;
   for (const char* bad : {"localhost", ":9092", "host:", "host:0", "host:70000", "host:9x92"}) {

@@ -204,5 +204,22 @@ TEST(BenchTargets, RestartComparesTheSameLogSize) {
   EXPECT_EQ(c.measured, "0.60x (6 s vs 10 s), 1024 MB log");
 }
 
+TEST(BenchTargets, ScrapeRatioOnlyWhenTheOperabilityFamilyRan) {
+  Report r = all_met();
+  EXPECT_EQ(check_targets(r).size(), 7u) << "no operability rows, no scrape check";
+  const std::string base = "operability/scrape/100B/acks=1/p1/x1/";
+  add(r, base + "no-scraper", "spool", "msgs_per_s", {1000, 1000, 1000});
+  add(r, base + "scraper=1Hz", "spool", "msgs_per_s", {990, 1000, 980});
+  add(r, base + "scraper=1Hz-over-no-scraper", "spool", "ratio", {0.99, 1.0, 0.98});
+  auto cs = check_targets(r);
+  ASSERT_EQ(cs.size(), 8u);
+  const TargetCheck& c = find(cs, "GET /metrics scraper at 1 Hz");
+  EXPECT_TRUE(c.measured_ok);
+  EXPECT_TRUE(c.met) << c.measured;
+  EXPECT_EQ(c.measured, "0.99x (median of the per-repetition ratios; medians 990 msg/s vs 1000 msg/s)");
+  set(r, base + "scraper=1Hz-over-no-scraper", "spool", "ratio", 0.97);
+  EXPECT_FALSE(find(check_targets(r), "GET /metrics scraper at 1 Hz").met);
+}
+
 }  // namespace
 }  // namespace spool::bench
