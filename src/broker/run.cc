@@ -332,9 +332,12 @@ int run_broker(const config::BrokerConfig& cfg) {
                                          admin_auth_mode(cfg.get("admin.listener.authentication"))
                                              .value_or(AdminAuthMode::kBasic),
                                          ctx, admin_status,
-                                         [&kafka_server] {
+                                         [&kafka_server, &settings] {
+                                           std::vector<std::pair<std::string, size_t>> out;
                                            const net::Server* s = kafka_server.load();
-                                           return s != nullptr ? s->connection_count() : 0;
+                                           for (size_t i = 0; s != nullptr && i < settings.listeners.size(); ++i)
+                                             out.emplace_back(settings.listeners[i].name, s->connection_count(i));
+                                           return out;
                                          });
   if (!admin_http) {
     txns.shutdown();

@@ -126,7 +126,7 @@ void Connection::close(std::string_view reason, spdlog::level::level_enum level)
   slots_.clear();
   release_pooled(pooled);
   reactor_.conns.erase(info_.id);
-  quotas_.release(admitted_ip_);
+  quotas_.release(admitted_ip_, info_.listener);
   try {
     handler_.on_disconnect(info_);
   } catch (const std::exception& e) {

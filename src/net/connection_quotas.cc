@@ -80,7 +80,7 @@ int64_t ConnectionQuotas::record_creation(uint32_t listener, int64_t now_ms) {
   return wait;
 }
 
-std::optional<std::string> ConnectionQuotas::admit(const std::string& ip) {
+std::optional<std::string> ConnectionQuotas::admit(const std::string& ip, uint32_t listener) {
   std::lock_guard lock(mu_);
   if (open_ >= static_cast<size_t>(std::max(0, max_connections_))) {
     return "max.connections (" + std::to_string(max_connections_) + ") reached";
@@ -94,20 +94,28 @@ std::optional<std::string> ConnectionQuotas::admit(const std::string& ip) {
   }
   ++mine;
   ++open_;
+  ++per_listener_[listener];
   return std::nullopt;
 }
 
-void ConnectionQuotas::release(const std::string& ip) {
+void ConnectionQuotas::release(const std::string& ip, uint32_t listener) {
   std::lock_guard lock(mu_);
   auto it = per_ip_.find(ip);
   if (it == per_ip_.end()) return;  // never admitted
   --open_;
+  if (auto l = per_listener_.find(listener); l != per_listener_.end() && --l->second == 0) per_listener_.erase(l);
   if (--it->second <= 0) per_ip_.erase(it);
 }
 
 size_t ConnectionQuotas::open() const {
   std::lock_guard lock(mu_);
   return open_;
+}
+
+size_t ConnectionQuotas::open_on(uint32_t listener) const {
+  std::lock_guard lock(mu_);
+  auto it = per_listener_.find(listener);
+  return it == per_listener_.end() ? 0 : it->second;
 }
 
 }  // namespace spool::net

@@ -53,11 +53,13 @@ class ConnectionQuotas {
   explicit ConnectionQuotas(const ConnectionLimits& limits = {});
   void set_limits(const ConnectionLimits& limits);
 
-  // nullopt: admitted and counted; else why it is refused.
-  std::optional<std::string> admit(const std::string& ip);
-  void release(const std::string& ip);
+  // nullopt: admitted and counted (also per listener index); else why it
+  // is refused.
+  std::optional<std::string> admit(const std::string& ip, uint32_t listener = 0);
+  void release(const std::string& ip, uint32_t listener = 0);
   int64_t record_creation(uint32_t listener, int64_t now_ms);
   size_t open() const;
+  size_t open_on(uint32_t listener) const;  // admitted on that listener and not released
 
  private:
   mutable std::mutex mu_;
@@ -66,6 +68,7 @@ class ConnectionQuotas {
   std::unordered_map<std::string, int> overrides_;  // resolved address -> count
   size_t open_ = 0;
   std::unordered_map<std::string, int> per_ip_;     // address -> open connections
+  std::map<uint32_t, size_t> per_listener_;         // listener index -> open connections
   ConnectionLimits rate_limits_;                    // the creation-rate fields of the limits
   util::SampledRate broker_rate_;
   std::map<uint32_t, util::SampledRate> listener_rates_;

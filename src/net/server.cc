@@ -55,6 +55,7 @@ class Server::Impl {
     return listener < ports_.size() ? ports_[listener].load(std::memory_order_acquire) : 0;
   }
   size_t connection_count() const { return quotas_.open(); }
+  size_t connection_count(size_t listener) const { return quotas_.open_on(static_cast<uint32_t>(listener)); }
   void set_connection_limits(const ConnectionLimits& limits) { quotas_.set_limits(limits); }
 
  private:
@@ -234,7 +235,7 @@ void Server::Impl::on_accept(Acceptor& a, const std::error_code& ec, tcp::socket
   std::error_code ep_ec;
   auto ep = socket.remote_endpoint(ep_ec);
   const std::string address = ep_ec ? std::string("unknown") : ep.address().to_string();
-  if (auto refused = quotas_.admit(address)) {
+  if (auto refused = quotas_.admit(address, a.index)) {
     log_rejected(reject_log_, address, spdlog::level::warn, "net: {}; closing new connection from {}:{}", *refused,
                  address, ep.port());
     std::error_code ignored;
@@ -332,6 +333,8 @@ void Server::start_accepting() { impl_->start_accepting(); }
 uint16_t Server::port(size_t listener) const { return impl_->port(listener); }
 void Server::stop() { impl_->stop(); }
 size_t Server::connection_count() const { return impl_->connection_count(); }
+
+size_t Server::connection_count(size_t listener) const { return impl_->connection_count(listener); }
 void Server::set_connection_limits(const ConnectionLimits& limits) { impl_->set_connection_limits(limits); }
 
 }  // namespace spool::net

@@ -111,6 +111,7 @@ class Server {
   void stop();
   // Open connections right now (approximate while connections come and go).
   size_t connection_count() const;
+  size_t connection_count(size_t listener) const;  // on ServerOptions::listeners[listener]
   // Changes ServerOptions::connection_limits while running (dynamic
   // max.connections and per-IP limits): new connections beyond them are
   // closed at accept; open ones stay. Any thread (resolves override hosts).

@@ -144,6 +144,17 @@ def test_metrics_count_a_known_produce_and_consume(broker):
     assert value(after, "kafka_server_replicamanager_underreplicatedpartitions") == 0
     assert value(after, "process_open_fds") > 0 and value(after, "process_resident_memory_bytes") > 1e6
 
+    # Connections per listener: three more open, then closed again.
+    socks = [socket.create_connection(("127.0.0.1", broker.port)) for _ in range(3)]
+    time.sleep(0.3)
+    opened, _ = scrape(broker)
+    for s in socks:
+        s.close()
+    time.sleep(0.5)
+    closed, _ = scrape(broker)
+    assert value(opened, "kafka_server_socket_server_metrics_connection_count", listener="PLAINTEXT") - \
+        value(closed, "kafka_server_socket_server_metrics_connection_count", listener="PLAINTEXT") == 3
+
     # A fetch past the log end: OFFSET_OUT_OF_RANGE in the Fetch errors.
     c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "metered-oor", "auto.offset.reset": "error"})
     c.assign([TopicPartition(topic, 0, 10_000)])

@@ -31,7 +31,7 @@ bool records_path(std::string_view path, std::string& topic, std::string& partit
 
 }  // namespace
 
-AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections,
+AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, ListenerConnections connections,
                    AdminAuthMode auth)
     : ctx_(ctx), status_(status), connections_(std::move(connections)), auth_(auth, ctx.scram, ctx.authorizer) {}
 

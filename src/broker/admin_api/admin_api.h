@@ -35,6 +35,8 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -60,11 +62,14 @@ struct AdminStatus {
   std::atomic<bool> stopping{false};  // shutdown started
 };
 
+// The Kafka listeners' open connections: (listener name, count) each.
+using ListenerConnections = std::function<std::vector<std::pair<std::string, size_t>>()>;
+
 class AdminApi {
  public:
-  // connections: the Kafka listeners' open connection count (may be empty
-  // until the Kafka server exists).
-  AdminApi(BrokerContext& ctx, const AdminStatus& status, std::function<size_t()> connections,
+  // connections: the Kafka listeners' open connections (may answer
+  // nothing until the Kafka server exists).
+  AdminApi(BrokerContext& ctx, const AdminStatus& status, ListenerConnections connections,
            AdminAuthMode auth = AdminAuthMode::kNone);
 
   http::HttpResponse handle(const http::HttpRequest& req) const;
@@ -83,7 +88,7 @@ class AdminApi {
  private:
   BrokerContext& ctx_;
   const AdminStatus& status_;
-  std::function<size_t()> connections_;
+  ListenerConnections connections_;
   AdminAuth auth_;
 };
 

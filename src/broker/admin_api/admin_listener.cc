@@ -33,7 +33,7 @@ Result<std::optional<http::HttpServerOptions>> parse_admin_listener(std::string_
 Result<std::unique_ptr<AdminListener>> AdminListener::start(std::string_view value, bool explicit_value,
                                                             AdminAuthMode auth, BrokerContext& ctx,
                                                             const AdminStatus& status,
-                                                            std::function<size_t()> connections) {
+                                                            ListenerConnections connections) {
   auto options = parse_admin_listener(value);
   if (!options) return options.status();
   if (!*options) {

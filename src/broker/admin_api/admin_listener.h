@@ -36,7 +36,7 @@ class AdminListener {
   static Result<std::unique_ptr<AdminListener>> start(std::string_view value, bool explicit_value,
                                                       AdminAuthMode auth, BrokerContext& ctx,
                                                       const AdminStatus& status,
-                                                      std::function<size_t()> connections);
+                                                      ListenerConnections connections);
   uint16_t port() const { return server_->port(); }
   void stop() { server_->stop(); }
 

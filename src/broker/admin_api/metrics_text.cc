@@ -113,8 +113,11 @@ std::string AdminApi::metrics_text() const {
   out.sample("kafka_server_delayedoperationpurgatory_numdelayedoperations", {{"delayedoperation", "Fetch"}},
              ctx_.replicas.fetch_purgatory().delayed());
 
-  gauge(out, "kafka_server_socket_server_metrics_connection_count", "Open Kafka connections, all listeners",
-        connections_ ? static_cast<double>(connections_()) : 0);
+  out.family("kafka_server_socket_server_metrics_connection_count", "gauge", "Open Kafka connections, per listener");
+  if (connections_)
+    for (const auto& [listener, n] : connections_())
+      out.sample("kafka_server_socket_server_metrics_connection_count", {{"listener", listener}},
+                 static_cast<double>(n));
 
   const auto& flush = storage::flush_metrics();
   out.family("kafka_log_logflushstats_logflushrateandtimems", "histogram", "Time of one log's fsync, in milliseconds");

@@ -28,6 +28,20 @@ TEST(ConnectionQuotas, TotalAndPerAddress) {
   EXPECT_EQ(q.admit("10.0.0.1"), std::nullopt);
 }
 
+TEST(ConnectionQuotas, CountsPerListener) {
+  ConnectionQuotas q;
+  EXPECT_EQ(q.admit("10.0.0.1", 0), std::nullopt);
+  EXPECT_EQ(q.admit("10.0.0.1", 1), std::nullopt);
+  EXPECT_EQ(q.admit("10.0.0.2", 1), std::nullopt);
+  EXPECT_EQ(q.open_on(0), 1u);
+  EXPECT_EQ(q.open_on(1), 2u);
+  EXPECT_EQ(q.open_on(2), 0u);
+  q.release("10.0.0.2", 1);
+  q.release("10.0.0.9", 1);  // never admitted: ignored
+  EXPECT_EQ(q.open_on(1), 1u);
+  EXPECT_EQ(q.open(), 2u);
+}
+
 TEST(ConnectionQuotas, OverridesRaiseOrLowerOneAddress) {
   ConnectionQuotas q({INT32_MAX, 1, {{"10.0.0.9", 3}, {"10.0.0.8", 0}, {"localhost", 2}}});
   for (int i = 0; i < 3; ++i) EXPECT_EQ(q.admit("10.0.0.9"), std::nullopt) << i;
