@@ -36,6 +36,7 @@ constexpr KeyDef kBrokerKeys[] = {
     // ---- Spool's own keys
     {"admin.listener", Str, "http://127.0.0.1:9644", no_check(), Y},  // broker/admin_api/admin_listener.h
     {"admin.listener.authentication", Str, "none", one_of("none|basic"), Y},  // broker/admin_api/admin_auth.h
+    {"admin.metrics.consumer.lag", B, "false", no_check(), Y},  // /metrics: kafka_consumergroup_lag (metrics_text.cc)
     {"durable.writes", B, "true", no_check(), Y},
     {"reactor.threads", I, "0", at_least(0), Y},
     {"log.level", Str, "info", one_of("trace|debug|info|warn|error"), Y},

@@ -50,8 +50,8 @@ HEADER_TIMEOUT_S = 10  # http_server.h's header_timeout_ms default
 @pytest.fixture(scope="module")
 def broker():
     admin_port = free_port()
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}", "num.partitions": "1"},
-               name="admin-api")
+    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}", "num.partitions": "1",
+                          "admin.metrics.consumer.lag": "true"}, name="admin-api")
     b.admin_port = admin_port
     b.start()
     yield b
@@ -124,6 +124,7 @@ def test_metrics_count_a_known_produce_and_consume(broker):
         m = c.poll(1)
         if m is not None and not m.error():
             got += 1
+    c.commit(offsets=[TopicPartition(topic, 0, 10)], asynchronous=False)
     c.close()
     assert got == k
     after, families = scrape(broker)
@@ -143,6 +144,10 @@ def test_metrics_count_a_known_produce_and_consume(broker):
     assert value(after, "kafka_controller_kafkacontroller_activecontrollercount") == 1
     assert value(after, "kafka_server_replicamanager_underreplicatedpartitions") == 0
     assert value(after, "process_open_fds") > 0 and value(after, "process_resident_memory_bytes") > 1e6
+    # admin.metrics.consumer.lag: the group committed 10 of k.
+    lag = {"consumergroup": "metered-reader", "topic": topic, "partition": "0"}
+    assert value(after, "kafka_consumergroup_current_offset", **lag) == 10
+    assert value(after, "kafka_consumergroup_lag", **lag) == k - 10
 
     # Connections per listener: three more open, then closed again.
     socks = [socket.create_connection(("127.0.0.1", broker.port)) for _ in range(3)]

@@ -82,6 +82,8 @@ class AdminApi {
   nlohmann::json groups_json() const;
   // topic and partition as the path gives them (not yet validated).
   JsonAnswer records_json(const std::string& topic, const std::string& partition, const http::HttpRequest& req) const;
+  // admin.metrics.consumer.lag's series (metrics_text.cc).
+  void render_consumer_lag(util::PromText& out) const;
   // Why the broker is not ready, "" when it is.
   std::string not_ready_reason() const;
 

@@ -73,6 +73,36 @@ void counter(util::PromText& out, const char* name, const char* help, double v) 
 
 }  // namespace
 
+// admin.metrics.consumer.lag: the lag of the groups coordinated here, per
+// partition led here, in kafka_exporter's names (consumergroup, topic,
+// partition), from the same rows as /v1/groups.
+void AdminApi::render_consumer_lag(util::PromText& out) const {
+  const nlohmann::json groups = groups_json();
+  struct Row {
+    std::string group, topic, partition;
+    int64_t committed;
+    std::optional<int64_t> lag;
+  };
+  std::vector<Row> rows;
+  for (const auto& g : groups.value("groups", nlohmann::json::array()))
+    for (const auto& p : g.value("partitions", nlohmann::json::array()))
+      if (p["committed_offset"].is_number_integer())
+        rows.push_back({g["group_id"].get<std::string>(), p["topic"].get<std::string>(),
+                        std::to_string(p["partition"].get<int32_t>()), p["committed_offset"].get<int64_t>(),
+                        p["lag"].is_number_integer() ? std::optional<int64_t>(p["lag"].get<int64_t>()) : std::nullopt});
+  out.family("kafka_consumergroup_current_offset", "gauge", "Committed offset of a group, per partition");
+  for (const auto& r : rows)
+    out.sample("kafka_consumergroup_current_offset",
+               {{"consumergroup", r.group}, {"topic", r.topic}, {"partition", r.partition}},
+               static_cast<double>(r.committed));
+  out.family("kafka_consumergroup_lag", "gauge",
+             "High watermark minus committed offset, per partition led by this broker");
+  for (const auto& r : rows)
+    if (r.lag)
+      out.sample("kafka_consumergroup_lag", {{"consumergroup", r.group}, {"topic", r.topic}, {"partition", r.partition}},
+                 static_cast<double>(*r.lag));
+}
+
 std::string AdminApi::metrics_text() const {
   util::PromText out;
   const PartitionGauges g = partition_gauges(ctx_);
@@ -127,6 +157,7 @@ std::string AdminApi::metrics_text() const {
   out.family("spool_log_group_commit_logs", "histogram", "Logs synced by one flusher pass");
   out.histogram("spool_log_group_commit_logs", {}, flush.logs_per_pass.snapshot());
 
+  if (ctx_.config != nullptr && ctx_.config->get_bool("admin.metrics.consumer.lag")) render_consumer_lag(out);
   TopicMetrics::instance().render(out);
   RequestMetrics::instance().render(out);
   render_process_metrics(out);
