@@ -29,19 +29,17 @@ Spool only (Kafka has no admin HTTP API).
 """
 
 import base64
-import json
 import os
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import pytest
-from confluent_kafka import Consumer, OFFSET_END, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from prometheus_client.parser import text_string_to_metric_families
 
+from admin_http import get, get_json
 from harness import Broker, free_port
 
 HEADER_TIMEOUT_S = 10  # http_server.h's header_timeout_ms default
@@ -56,22 +54,6 @@ def broker():
     b.start()
     yield b
     assert b.stop() == 0, b.log()
-
-
-def get(b, path, timeout=10, headers=None):
-    """(status, body bytes, headers) of GET path."""
-    req = urllib.request.Request(f"http://127.0.0.1:{b.admin_port}{path}", headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.read(), r.headers
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), e.headers
-
-
-def get_json(b, path):
-    status, body, headers = get(b, path)
-    assert headers["Content-Type"] == "application/json", (path, headers)
-    return status, json.loads(body)
 
 
 def scrape(b):

@@ -34,13 +34,12 @@ import shutil
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from admin_http import get, get_json
 from harness import Broker, free_port, missing_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,21 +106,6 @@ def consume(c, n, timeout=60):
             assert not m.error(), m.error()
             got.append(m.offset())
     return got
-
-
-def get(b, path, method="GET", timeout=10):
-    req = urllib.request.Request(f"http://127.0.0.1:{b.admin_port}{path}", method=method)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.read(), r.headers
-    except urllib.error.HTTPError as e:
-        return e.code, e.read(), e.headers
-
-
-def get_json(b, path):
-    status, body, headers = get(b, path)
-    assert headers["Content-Type"] == "application/json", (path, headers)
-    return status, json.loads(body)
 
 
 def test_console_files(broker):
