@@ -42,6 +42,5 @@ struct ConsumeFields {
 // The line for a record, without the trailing newline.
 std::string format_record(const client::ConsumerRecord& record, ConsumeFormat format, const ConsumeFields& fields);
 
-bool is_valid_utf8(const std::string& s);
 
 }  // namespace spool::cli

@@ -16,6 +16,7 @@
 #include "broker/topic_name.h"
 #include "record/record.h"
 #include "security/scram.h"
+#include "util/utf8.h"
 
 namespace spool::broker {
 namespace {
@@ -34,40 +35,6 @@ std::optional<int64_t> parse_int(std::string_view s) {
   return v;
 }
 
-// Length of the valid UTF-8 prefix of `s` (== s.size() when all valid).
-// Overlong forms, surrogates and code points above U+10FFFF are invalid.
-size_t utf8_valid_prefix(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  while (i < n) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4, cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (i + len > n) return i;
-    for (size_t k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    const uint32_t min_cp = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
-  }
-  return n;
-}
-
 // Sets obj[name] from `bytes` (null when nullopt), with "<name>_encoding",
 // "<name>_size" and "<name>_truncated" as the header comment says.
 void put_bytes(json& obj, const std::string& name, std::optional<std::string_view> bytes) {
@@ -77,11 +44,11 @@ void put_bytes(json& obj, const std::string& name, std::optional<std::string_vie
   }
   const std::string_view b = *bytes;
   obj[name + "_size"] = b.size();
-  if (utf8_valid_prefix(b) == b.size()) {
+  if (util::utf8_valid_prefix(b) == b.size()) {
     std::string_view shown = b.substr(0, kMaxFieldBytes);
     if (shown.size() < b.size()) {
       // Cut at a character boundary.
-      shown = shown.substr(0, utf8_valid_prefix(shown));
+      shown = shown.substr(0, util::utf8_valid_prefix(shown));
       obj[name + "_truncated"] = true;
     }
     obj[name] = std::string(shown);
