@@ -18,21 +18,14 @@ namespace {
 
 // BrokerTopicMetrics for one produce partition entry.
 void count_produce(const ProduceEntry& entry, const ProduceResult& r, int64_t last_offset) {
-  auto& m = TopicMetrics::instance();
-  auto& t = m.of(entry.tp.topic);
+  auto& t = TopicMetrics::instance().of(entry.tp.topic);
   t.produce_requests.add();
-  m.all().produce_requests.add();
   if (r.error != ErrorCode::kNone) {
     t.failed_produce.add();
-    m.all().failed_produce.add();
     return;
   }
-  const auto bytes = static_cast<int64_t>(entry.batches.size());
-  const int64_t records = r.base_offset >= 0 && last_offset >= r.base_offset ? last_offset - r.base_offset + 1 : 0;
-  t.bytes_in.add(bytes);
-  m.all().bytes_in.add(bytes);
-  t.messages_in.add(records);
-  m.all().messages_in.add(records);
+  t.bytes_in.add(static_cast<int64_t>(entry.batches.size()));
+  t.messages_in.add(r.base_offset >= 0 && last_offset >= r.base_offset ? last_offset - r.base_offset + 1 : 0);
 }
 
 int16_t code(ErrorCode c) { return static_cast<int16_t>(c); }

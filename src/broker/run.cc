@@ -325,25 +325,6 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::info("ACL authorizer on: {} bindings loaded", *loaded);
     ctx.authorizer = authorizer.get();
   }
-  // The admin HTTP API (admin.listener): health, readiness, metrics, views.
-  AdminStatus admin_status;
-  std::atomic<net::Server*> kafka_server{nullptr};
-  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"),
-                                         admin_auth_mode(cfg.get("admin.listener.authentication"))
-                                             .value_or(AdminAuthMode::kBasic),
-                                         ctx, admin_status,
-                                         [&kafka_server, &settings] {
-                                           std::vector<std::pair<std::string, size_t>> out;
-                                           const net::Server* s = kafka_server.load();
-                                           for (size_t i = 0; s != nullptr && i < settings.listeners.size(); ++i)
-                                             out.emplace_back(settings.listeners[i].name, s->connection_count(i));
-                                           return out;
-                                         });
-  if (!admin_http) {
-    txns.shutdown();
-    groups.shutdown();
-    return fail_start(admin_http.status().message());
-  }
   // Every listener of a cluster member also serves the other brokers (the
   // inter-broker APIs are advertised only then), as Kafka's ZooKeeper mode.
   std::vector<ServedListener> served;
@@ -365,17 +346,24 @@ int run_broker(const config::BrokerConfig& cfg) {
   so.accept_on_start = member == nullptr;
   so.connection_limits = connection_limits(dynamic.current()->effective());
   net::Server server(so, dispatcher);
-  kafka_server.store(&server);
-  // The admin listener stops before the Kafka server goes (it counts its
-  // connections), on every way out of here.
-  struct StopAdminFirst {
-    std::unique_ptr<AdminListener>& admin;
-    std::atomic<net::Server*>& server;
-    ~StopAdminFirst() {
-      if (admin) admin->stop();
-      server.store(nullptr);
-    }
-  } stop_admin_first{*admin_http, kafka_server};
+  // The admin HTTP API (admin.listener): health, readiness, metrics, views.
+  // Declared after the Kafka server, whose connections it counts, so it
+  // stops first on every way out of here.
+  AdminStatus admin_status;
+  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"),
+                                         admin_auth_mode(cfg.get("admin.listener.authentication"))
+                                             .value_or(AdminAuthMode::kBasic),
+                                         ctx, admin_status, [&server, &settings] {
+                                           std::vector<std::pair<std::string, size_t>> out;
+                                           for (size_t i = 0; i < settings.listeners.size(); ++i)
+                                             out.emplace_back(settings.listeners[i].name, server.connection_count(i));
+                                           return out;
+                                         });
+  if (!admin_http) {
+    txns.shutdown();
+    groups.shutdown();
+    return fail_start(admin_http.status().message());
+  }
   if (Status s = server.start(); !s) {
     txns.shutdown();
     groups.shutdown();  // its loader reads the logs fail_start closes

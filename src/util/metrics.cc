@@ -110,14 +110,6 @@ void PromText::sample(std::string_view name, Labels labels, double v) {
   value(v);
 }
 
-void PromText::sample(std::string_view name, const std::vector<std::pair<std::string, std::string>>& labels,
-                      double v) {
-  std::vector<std::pair<std::string_view, std::string_view>> views(labels.begin(), labels.end());
-  out_ += name;
-  labels_open(views.data(), views.data() + views.size(), false);
-  value(v);
-}
-
 void PromText::histogram(std::string_view name, Labels labels, const Histogram::Snapshot& s) {
   const std::string bucket = std::string(name) + "_bucket";
   for (size_t i = 0; i <= s.bounds.size(); ++i) {

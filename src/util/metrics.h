@@ -77,7 +77,6 @@ class PromText {
   // type: "counter", "gauge" or "histogram".
   void family(std::string_view name, std::string_view type, std::string_view help);
   void sample(std::string_view name, Labels labels, double value);
-  void sample(std::string_view name, const std::vector<std::pair<std::string, std::string>>& labels, double value);
   // name_bucket{..., le}, name_sum, name_count.
   void histogram(std::string_view name, Labels labels, const Histogram::Snapshot& s);
   std::string take() { return std::move(out_); }

@@ -28,7 +28,12 @@ struct PartitionGauges {
   int64_t offline_partitions = 0; // controller only: partitions without a leader
 };
 
-PartitionGauges partition_gauges(const BrokerContext& ctx) {
+// A single node is its own controller.
+bool active_controller(const BrokerContext& ctx) {
+  return ctx.cluster == nullptr || (ctx.cluster->controller() != nullptr && ctx.cluster->controller()->is_active());
+}
+
+PartitionGauges partition_gauges(const BrokerContext& ctx, bool controller) {
   PartitionGauges g;
   const int32_t self = ctx.settings.broker_id;
   for (const auto& p : ctx.replicas.all_partitions()) {
@@ -48,15 +53,12 @@ PartitionGauges partition_gauges(const BrokerContext& ctx) {
     if (isr < min_isr) ++g.under_min_isr;
     if (isr == min_isr) ++g.at_min_isr;
   }
-  const bool controller = ctx.cluster == nullptr || (ctx.cluster->controller() != nullptr &&
-                                                      ctx.cluster->controller()->is_active());
   if (controller && ctx.metadata != nullptr) {
     for (const auto& topic : ctx.metadata->topics())
       for (const auto& pm : ctx.metadata->topic_partitions(topic))
         if (pm.leader < 0) ++g.offline_partitions;
   } else if (controller) {
-    for (const auto& p : ctx.replicas.all_partitions())
-      if (p->offline()) ++g.offline_partitions;
+    g.offline_partitions = g.offline_replicas;  // a single node: its only replicas are the partitions
   }
   return g;
 }
@@ -105,7 +107,8 @@ void AdminApi::render_consumer_lag(util::PromText& out) const {
 
 std::string AdminApi::metrics_text() const {
   util::PromText out;
-  const PartitionGauges g = partition_gauges(ctx_);
+  const bool active = active_controller(ctx_);
+  const PartitionGauges g = partition_gauges(ctx_, active);
   gauge(out, "kafka_server_replicamanager_partitioncount", "Partitions with a replica on this broker",
         static_cast<double>(g.partitions));
   gauge(out, "kafka_server_replicamanager_leadercount", "Partitions led by this broker", static_cast<double>(g.leaders));
@@ -122,8 +125,6 @@ std::string AdminApi::metrics_text() const {
           static_cast<double>(isr.shrinks.value()));
   counter(out, "kafka_server_replicamanager_isrexpands_total", "ISR expansions committed for partitions led here",
           static_cast<double>(isr.expands.value()));
-  const bool active = ctx_.cluster == nullptr ||
-                      (ctx_.cluster->controller() != nullptr && ctx_.cluster->controller()->is_active());
   gauge(out, "kafka_controller_kafkacontroller_activecontrollercount",
         "1 on the active controller (a single node is its own), else 0", active ? 1 : 0);
   gauge(out, "kafka_controller_kafkacontroller_offlinepartitionscount",

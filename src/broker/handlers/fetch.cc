@@ -106,13 +106,8 @@ void count_fetch(const FetchContext& session, const std::vector<FetchPartitionRe
     }
     auto& t = m.of(wanted[i].topic);
     t.fetch_requests.add();
-    m.all().fetch_requests.add();
-    if (results[i].error_code != ErrorCode::kNone) {
-      t.failed_fetch.add();
-      m.all().failed_fetch.add();
-    }
+    if (results[i].error_code != ErrorCode::kNone) t.failed_fetch.add();
     t.bytes_out.add(bytes);
-    m.all().bytes_out.add(bytes);
   }
 }
 

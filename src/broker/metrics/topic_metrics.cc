@@ -46,9 +46,13 @@ void TopicMetrics::render(util::PromText& out) const {
        &TopicCounters::failed_fetch},
   };
   for (const auto& f : kFamilies) {
+    std::vector<int64_t> values;
+    int64_t all = 0;
+    for (const auto& [name, c] : topics) all += values.emplace_back((c->*f.counter).value());
     out.family(f.name, "counter", std::string(f.help) + " (no topic label: all topics)");
-    out.sample(f.name, {}, static_cast<double>((all_.*f.counter).value()));
-    for (const auto& [name, c] : topics) out.sample(f.name, {{"topic", name}}, static_cast<double>((c->*f.counter).value()));
+    out.sample(f.name, {}, static_cast<double>(all));
+    for (size_t i = 0; i < topics.size(); ++i)
+      out.sample(f.name, {{"topic", topics[i].first}}, static_cast<double>(values[i]));
   }
   out.family("kafka_server_brokertopicmetrics_replicationbytesout_total", "counter",
              "Record bytes sent to follower replicas");

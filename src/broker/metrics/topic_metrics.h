@@ -6,7 +6,9 @@
 // Recorded by ReplicaManager::append_records (in) and the Fetch handler
 // (out). A topic's counters are found through a per-thread cache, so the
 // produce path takes the registry's lock only the first time a thread
-// meets a topic. Series of a deleted topic stay until the process restarts
+// meets a topic. The all-topics series are the sums of the topics' counters,
+// taken at scrape (a topic's counters are never freed, so the sums never go
+// down). Series of a deleted topic stay until the process restarts
 // (Kafka removes them; a counter that vanishes and returns looks like a
 // reset to Prometheus either way).
 //
@@ -38,7 +40,6 @@ class TopicMetrics {
 
   // The counters of `topic` (created on first use; never freed).
   TopicCounters& of(const std::string& topic);
-  TopicCounters& all() { return all_; }
   util::Counter& replication_bytes_out() { return replication_bytes_out_; }
 
   void render(util::PromText& out) const;
@@ -46,7 +47,6 @@ class TopicMetrics {
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<TopicCounters>> topics_;
-  TopicCounters all_;
   util::Counter replication_bytes_out_;
 };
 
