@@ -39,19 +39,14 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from prometheus_client.parser import text_string_to_metric_families
 
-from admin_http import get, get_json
-from harness import Broker, free_port
+from admin_http import admin_broker, get, get_json
 
 HEADER_TIMEOUT_S = 10  # http_server.h's header_timeout_ms default
 
 
 @pytest.fixture(scope="module")
 def broker():
-    admin_port = free_port()
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}", "num.partitions": "1",
-                          "admin.metrics.consumer.lag": "true"}, name="admin-api")
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker({"num.partitions": "1", "admin.metrics.consumer.lag": "true"}, name="admin-api")
     yield b
     assert b.stop() == 0, b.log()
 
@@ -216,17 +211,14 @@ def test_views_match_metadata(broker):
 
 
 def test_health_and_readiness():
-    admin_port = free_port()
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}"}, name="admin-ready")
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker(name="admin-ready")
     try:
         assert get_json(b, "/v1/health") == (200, {"status": "live", "broker_id": 0})
         assert get_json(b, "/v1/ready") == (200, {"status": "ready", "broker_id": 0})
     finally:
         assert b.stop() == 0, b.log()
     with pytest.raises(OSError):
-        socket.create_connection(("127.0.0.1", admin_port), timeout=2).close()
+        socket.create_connection(("127.0.0.1", b.admin_port), timeout=2).close()
 
 
 def raw(b, data, read_timeout=5):
@@ -335,11 +327,7 @@ def scram_user(b, user, mechanism, password):
 
 
 def test_basic_authentication():
-    admin_port = free_port()
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}",
-                          "admin.listener.authentication": "basic"}, name="admin-basic")
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker({"admin.listener.authentication": "basic"}, name="admin-basic")
     try:
         scram_user(b, "alice", "SCRAM-SHA-256", "alice-pw")
         scram_user(b, "bob", "SCRAM-SHA-512", "bob-pw")
@@ -359,10 +347,7 @@ def test_basic_authentication():
 
     acl = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:bob",
            "allow.everyone.if.no.acl.found": "true"}
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}", "admin.listener.authentication":
-                          "basic", **acl}, name="admin-basic-acl", log_dir=b.log_dir)
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker({"admin.listener.authentication": "basic", **acl}, name="admin-basic-acl", log_dir=b.log_dir)
     try:
         deadline = time.monotonic() + 10
         while get(b, "/v1/config", headers=basic("bob", "bob-pw"))[0] != 200 and time.monotonic() < deadline:
@@ -373,9 +358,7 @@ def test_basic_authentication():
     finally:
         assert b.stop() == 0, b.log()
 
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}", **acl}, name="admin-none-acl")
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker(acl, name="admin-none-acl")
     try:
         assert get(b, "/v1/ready")[0] == 200
         status, body, _ = get(b, "/metrics")

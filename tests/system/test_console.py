@@ -39,8 +39,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from admin_http import get, get_json
-from harness import Broker, free_port, missing_tool
+from admin_http import admin_broker, get, get_json
+from harness import missing_tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONSOLE_DIR = os.path.join(HERE, "..", "console")
@@ -63,11 +63,7 @@ def value_of(i):
 
 @pytest.fixture(scope="module")
 def broker():
-    admin_port = free_port()
-    b = Broker(overrides={"admin.listener": f"http://127.0.0.1:{admin_port}",
-                          "group.initial.rebalance.delay.ms": "0"}, name="console")
-    b.admin_port = admin_port
-    b.start()
+    b = admin_broker({"group.initial.rebalance.delay.ms": "0"}, name="console")
     yield b
     assert b.stop() == 0, b.log()
 
