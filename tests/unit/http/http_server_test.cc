@@ -1,43 +1,23 @@
 #include "http/http_server.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
 
+#include "net/test_client.h"
+
 namespace spool::http {
 namespace {
 
-int connect_to(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-// Sends `req` and reads until the server closes (or 5 s pass).
+// Sends `req` on a new connection and reads until the server closes (or 5 s
+// pass without data).
 std::string round_trip(uint16_t port, const std::string& req) {
-  int fd = connect_to(port);
-  if (fd < 0) return "connect failed";
-  ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
+  net::testing::TestClient c(port, 5000);
+  if (!c.connected()) return "connect failed";
+  c.send_raw(req);
+  return c.read_until_closed();
 }
 
 HttpServerOptions ephemeral() {
@@ -115,12 +95,12 @@ TEST_F(HttpServerTest, BoundsHeadersSlowClientsAndConnections) {
   EXPECT_EQ(status_of(r), 408) << r;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
   // Two idle connections take the slots; a third is closed at once.
-  int a = connect_to(port_), b = connect_to(port_);
+  net::testing::TestClient a(port_), b(port_);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::string third = round_trip(port_, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
   EXPECT_EQ(third, "");
-  ::close(a);
-  ::close(b);
+  a.close();
+  b.close();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(status_of(round_trip(port_, "GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")), 200);
 }

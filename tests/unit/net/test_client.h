@@ -94,6 +94,13 @@ class TestClient {
     ssize_t n = ::recv(fd_, &c, 1, 0);
     return n == 0 || (n < 0 && errno == ECONNRESET);
   }
+  // Everything received until the peer closes (or a receive times out).
+  std::string read_until_closed() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<size_t>(n));
+    return out;
+  }
   // True if nothing arrives within timeout.
   bool quiet_for(int timeout_ms) {
     pollfd p{fd_, POLLIN, 0};
