@@ -177,6 +177,16 @@ int run_broker(const config::BrokerConfig& cfg) {
     spdlog::error("{}", power_cut.status().message());
     return 1;
   }
+  // The admin HTTP listener answers the probes from here on, before
+  // ZooKeeper and log recovery: live, not ready while the broker starts.
+  auto admin_http = AdminListener::start(cfg);
+  if (!admin_http) {
+    spdlog::error("{}", admin_http.status().message());
+    return 1;
+  }
+  auto phase = [listener = admin_http->get()](const char* what) {
+    if (listener != nullptr) listener->set_phase(what);
+  };
   // Before any log opens: the retention pass expires idle producers with it.
   storage::set_default_producer_expiration_ms(settings.producer_id_expiration_ms);
   // Dynamic broker configs (/config/brokers), loaded from the metadata store
@@ -190,6 +200,7 @@ int run_broker(const config::BrokerConfig& cfg) {
   storage::LogManager::Options log_options = log_manager_options(settings);
   if (settings.cluster_mode()) {
     spdlog::info("cluster mode: joining the cluster at zookeeper.connect={}", settings.zookeeper_connect);
+    phase("starting: connecting to ZooKeeper");
     member = std::make_unique<ClusterMember>(settings);
     bool stopped = false;
     auto cluster_id = member->connect(stop_signals, &stopped);
@@ -204,6 +215,7 @@ int run_broker(const config::BrokerConfig& cfg) {
       return 1;
     }
   }
+  phase("starting: recovering the logs");
   auto logs = storage::LogManager::open(log_options);
   if (!logs) {
     spdlog::error("cannot open log dirs: {}", logs.status().message());
@@ -239,6 +251,7 @@ int run_broker(const config::BrokerConfig& cfg) {
     replication = std::make_unique<ClusterReplication>(settings, *member);
     replicas.enable_cluster_mode(replication->hooks());
   }
+  phase("starting: loading the partitions");
   if (Status s = replicas.load(); !s) return fail_start("loading topics failed: " + s.message());
   if (replication) replication->start(replicas);
   // A log dir that fails (KIP-112) takes its partitions offline and, in a
@@ -346,24 +359,22 @@ int run_broker(const config::BrokerConfig& cfg) {
   so.accept_on_start = member == nullptr;
   so.connection_limits = connection_limits(dynamic.current()->effective());
   net::Server server(so, dispatcher);
-  // The admin HTTP API (admin.listener): health, readiness, metrics, views.
-  // Declared after the Kafka server, whose connections it counts, so it
-  // stops first on every way out of here.
+  // The whole admin HTTP API (admin.listener) from here: health, readiness,
+  // metrics, views. The attachment is declared after the Kafka server, whose
+  // connections it counts, so it detaches first on every way out of here.
   AdminStatus admin_status;
-  auto admin_http = AdminListener::start(cfg.get("admin.listener"), cfg.is_set("admin.listener"),
-                                         admin_auth_mode(cfg.get("admin.listener.authentication"))
-                                             .value_or(AdminAuthMode::kBasic),
-                                         ctx, admin_status, [&server, &settings] {
-                                           std::vector<std::pair<std::string, size_t>> out;
-                                           for (size_t i = 0; i < settings.listeners.size(); ++i)
-                                             out.emplace_back(settings.listeners[i].name, server.connection_count(i));
-                                           return out;
-                                         });
-  if (!admin_http) {
-    txns.shutdown();
-    groups.shutdown();
-    return fail_start(admin_http.status().message());
+  if (*admin_http) {
+    (*admin_http)->attach(std::make_unique<AdminApi>(
+        ctx, admin_status,
+        [&server, &settings] {
+          std::vector<std::pair<std::string, size_t>> out;
+          for (size_t i = 0; i < settings.listeners.size(); ++i)
+            out.emplace_back(settings.listeners[i].name, server.connection_count(i));
+          return out;
+        },
+        admin_auth_mode(cfg.get("admin.listener.authentication")).value_or(AdminAuthMode::kBasic)));
   }
+  AdminAttachment admin_attachment(admin_http->get());
   if (Status s = server.start(); !s) {
     txns.shutdown();
     groups.shutdown();  // its loader reads the logs fail_start closes

@@ -33,7 +33,7 @@ int run_broker_command(const BrokerArgs& args) {
     std::cerr << "spool broker: refusing to start: " << authz.status().message() << "\n";
     return kExitUsage;
   }
-  if (auto admin = broker::parse_admin_listener(cfg->get("admin.listener")); !admin) {
+  if (auto admin = broker::admin_listener_options(*cfg); !admin) {
     std::cerr << "spool broker: refusing to start: " << admin.status().message() << "\n";
     return kExitUsage;
   }

@@ -111,9 +111,18 @@ HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const HttpServerOpt
   peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
   http_parser_init(&parser_, HTTP_REQUEST);
   parser_.data = this;
+  if (options_.tls) {
+    socket_.non_blocking(true, ec);
+    tls_ = std::make_unique<net::TlsStream>(*options_.tls, socket_.native_handle());
+    if (!tls_->ok()) spdlog::warn("admin listener: {}: {}", peer_, tls_->error());
+  }
 }
 
 void HttpConnection::start() {
+  if (tls_ && !tls_->ok()) {
+    close();
+    return;
+  }
   arm_timer(options_.header_timeout_ms, 408);
   read_more();
 }
@@ -123,6 +132,7 @@ void HttpConnection::close() {
   closed_ = true;
   asio::error_code ec;
   timer_.cancel();
+  if (tls_ && tls_->ok()) tls_->shutdown();
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   if (on_close_) on_close_();
@@ -132,8 +142,9 @@ void HttpConnection::arm_timer(int64_t ms, int status_on_expiry) {
   timer_.expires_after(std::chrono::milliseconds(ms));
   timer_.async_wait([self = shared_from_this(), status_on_expiry](const asio::error_code& ec) {
     if (ec || self->closed_ || self->writing_) return;
-    if (status_on_expiry == 0 || (self->buf_.empty() && self->header_bytes_ == 0)) {
-      self->close();  // idle keep-alive connection, or nothing ever sent: just close
+    if (status_on_expiry == 0 || (self->buf_.empty() && self->header_bytes_ == 0) ||
+        (self->tls_ && !self->handshaken_)) {
+      self->close();  // idle keep-alive connection, nothing ever sent, or no TLS session: just close
       return;
     }
     self->fail(status_on_expiry, "request not complete in time");
@@ -143,6 +154,10 @@ void HttpConnection::arm_timer(int64_t ms, int status_on_expiry) {
 void HttpConnection::read_more() {
   if (closed_ || reading_) return;
   reading_ = true;
+  if (tls_) {
+    tls_read();
+    return;
+  }
   socket_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](const asio::error_code& ec, size_t n) {
     self->reading_ = false;
     if (self->closed_) return;
@@ -247,22 +262,80 @@ void HttpConnection::write(const HttpResponse& resp, bool head, bool keep_alive)
   out_ += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
   if (!head) out_ += resp.body;
   writing_ = true;
+  keep_alive_ = keep_alive;
   timer_.cancel();
-  asio::async_write(socket_, asio::buffer(out_),
-                    [self = shared_from_this(), keep_alive](const asio::error_code& ec, size_t) {
-                      self->writing_ = false;
-                      if (ec || !keep_alive || self->closed_) {
-                        self->close();
-                        return;
-                      }
-                      http_parser_pause(&self->parser_, 0);
-                      self->arm_timer(self->options_.idle_timeout_ms, 0);
-                      if (self->buf_.empty()) {
-                        self->read_more();
-                      } else {
-                        self->parse();
-                      }
-                    });
+  if (tls_) {
+    out_sent_ = 0;
+    tls_send();
+    return;
+  }
+  asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](const asio::error_code& ec, size_t) {
+    self->after_write(!ec);
+  });
+}
+
+void HttpConnection::after_write(bool ok) {
+  writing_ = false;
+  if (!ok || !keep_alive_ || closed_) {
+    close();
+    return;
+  }
+  http_parser_pause(&parser_, 0);
+  arm_timer(options_.idle_timeout_ms, 0);
+  if (buf_.empty()) {
+    read_more();
+  } else {
+    parse();
+  }
+}
+
+void HttpConnection::wait_for(net::TlsStream::Io io, void (HttpConnection::*then)()) {
+  const auto what = io == net::TlsStream::Io::kWantWrite ? asio::socket_base::wait_write : asio::socket_base::wait_read;
+  socket_.async_wait(what, [self = shared_from_this(), then](const asio::error_code& ec) {
+    if (self->closed_) return;
+    if (ec) {
+      self->close();
+      return;
+    }
+    ((*self).*then)();
+  });
+}
+
+void HttpConnection::tls_read() {
+  using Io = net::TlsStream::Io;
+  if (!handshaken_) {
+    const Io io = tls_->handshake();
+    if (io == Io::kWantRead || io == Io::kWantWrite) return wait_for(io, &HttpConnection::tls_read);
+    if (io != Io::kDone) {
+      spdlog::debug("admin listener: {}: {}", peer_, tls_->error());
+      close();
+      return;
+    }
+    handshaken_ = true;
+  }
+  const auto r = tls_->read(reinterpret_cast<uint8_t*>(chunk_), sizeof chunk_);
+  if (r.io == Io::kWantRead || r.io == Io::kWantWrite) return wait_for(r.io, &HttpConnection::tls_read);
+  reading_ = false;
+  if (r.io != Io::kDone) {
+    if (r.io == Io::kError) spdlog::debug("admin listener: {}: {}", peer_, tls_->error());
+    close();
+    return;
+  }
+  on_bytes(r.n);
+}
+
+void HttpConnection::tls_send() {
+  using Io = net::TlsStream::Io;
+  while (out_sent_ < out_.size()) {
+    const auto r = tls_->write(reinterpret_cast<const uint8_t*>(out_.data()) + out_sent_, out_.size() - out_sent_);
+    if (r.io == Io::kWantRead || r.io == Io::kWantWrite) return wait_for(r.io, &HttpConnection::tls_send);
+    if (r.io != Io::kDone) {
+      after_write(false);
+      return;
+    }
+    out_sent_ += r.n;
+  }
+  after_write(true);
 }
 
 }  // namespace spool::http

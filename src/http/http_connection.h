@@ -2,7 +2,10 @@
 // the contract: bounds, methods, keep-alive). Internal to http/.
 //
 // Owned by shared_ptr from its own pending asio operations; runs only on the
-// server's thread. `on_close` is called once, when it closes.
+// server's thread. `on_close` is called once, when it closes. With TLS the
+// socket is non-blocking and net::TlsStream reads and writes it, waiting for
+// readiness with async_wait; reads and writes never overlap but for an
+// error answer sent while a read waits (after the handshake only).
 #pragma once
 
 #include <http_parser.h>
@@ -13,6 +16,7 @@
 #include <string>
 
 #include "http/http_server.h"
+#include "net/tls_stream.h"
 
 namespace spool::http {
 
@@ -35,6 +39,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void fail(int status, const std::string& why);
   void write(const HttpResponse& resp, bool head, bool keep_alive);
   void reset_request();
+  void after_write(bool ok);
+  // TLS: the handshake then a read into chunk_; the rest of out_.
+  void tls_read();
+  void tls_send();
+  // Runs `then` once the socket is ready as `io` asks (kWantRead/kWantWrite).
+  void wait_for(net::TlsStream::Io io, void (HttpConnection::*then)());
 
   asio::ip::tcp::socket socket_;
   asio::steady_timer timer_;
@@ -56,6 +66,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool reading_ = false;  // one read outstanding at most
   bool closed_ = false;
   std::string out_;
+  size_t out_sent_ = 0;  // TLS: of out_
+  bool keep_alive_ = false;
+  std::unique_ptr<net::TlsStream> tls_;
+  bool handshaken_ = false;
 };
 
 }  // namespace spool::http

@@ -15,6 +15,10 @@
 //    canonical ("..", ".", "//", backslash, NUL, percent-encoded dots or
 //    slashes: 400). A connection beyond `max_connections` is closed at once.
 //    Memory per connection is bounded by max_header_bytes plus one answer.
+//  * TLS when `tls` is set (a server-side security::TlsContext: the same
+//    OpenSSL settings as the Kafka TLS listeners, client certificates
+//    when it asks for them). A handshake that fails, or that is not done
+//    within header_timeout_ms, closes the connection.
 //  * Keep-alive as HTTP/1.1 says (Connection: close honoured); requests on
 //    one connection are answered one at a time, in order.
 //  * The handler runs on the server's thread; it must not block for long.
@@ -32,6 +36,10 @@
 #include <string>
 
 #include "util/status.h"
+
+namespace spool::security {
+class TlsContext;
+}
 
 namespace spool::http {
 
@@ -69,6 +77,7 @@ struct HttpServerOptions {
   int32_t max_connections = 64;
   int64_t header_timeout_ms = 10000;
   int64_t idle_timeout_ms = 60000;  // keep-alive connections with no request
+  std::shared_ptr<const security::TlsContext> tls;  // null: plain HTTP
 };
 
 class HttpServer {

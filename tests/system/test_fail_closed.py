@@ -165,9 +165,9 @@ def test_listeners_and_listener_overrides_are_refused():
         (["--override", "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
           "--override", "super.users=admin"],
          ["refusing to start", "super.users: 'admin' is not a principal"]),
-        # TLS on the admin HTTP listener is not served yet: no plain-text stand-in.
+        # TLS on the admin HTTP listener without a keystore: no plain-text stand-in.
         (["--override", "admin.listener=https://127.0.0.1:{q}"],
-         ["refusing to start", "admin.listener 'https://127.0.0.1:{q}': TLS on the admin listener is not supported"]),
+         ["refusing to start", "admin.listener https://127.0.0.1:{q}:", "set ssl.keystore.location"]),
         (["--override", "admin.listener=127.0.0.1:{q}"],
          ["refusing to start", "expected http://HOST:PORT"]),
     ]

@@ -110,7 +110,7 @@ TEST_F(HttpServerTest, AHandlerExceptionIsA500) {
     throw std::runtime_error("boom");
   });
   ASSERT_TRUE(server_->start());
-  EXPECT_EQ(status_of(round_trip(server_->port(), "GET /a HTTP/1.1\r\nHost: h\r\n\r\n")), 500);
+  EXPECT_EQ(status_of(round_trip(server_->port(), "GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")), 500);
 }
 
 TEST(HttpServerStart, ABusyPortFailsTheStart) {
