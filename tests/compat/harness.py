@@ -32,6 +32,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import shutil
@@ -107,6 +108,15 @@ def missing_tool(what):
 def external_bootstrap():
     """Address of an already running broker to use instead of spawning one."""
     return os.environ.get("SPOOL_TEST_BOOTSTRAP") or None
+
+
+def tls_certs(directory):
+    """Throw-away TLS material (py/tls_certs.py: a fresh CA, server and client
+    certificates) written into `directory`; returns name -> path."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "py", "tls_certs.py")
+    r = subprocess.run([sys.executable, script, directory], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, f"tls_certs.py failed:\n{r.stdout}{r.stderr}"
+    return lambda name: os.path.join(directory, name)
 
 
 def free_port():

@@ -54,7 +54,6 @@ import socket
 import ssl
 import struct
 import subprocess
-import sys
 import time
 
 import pytest
@@ -64,8 +63,6 @@ from spool_fixtures import listener_address, serve_with_listeners
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
 PEER = harness.which_peer()
-HERE = os.path.dirname(os.path.abspath(__file__))
-TLS_CERTS = os.path.join(HERE, "py", "tls_certs.py")
 
 LISTENERS = {"SASLSSL": "SASL_SSL", "SSL": "SSL", "MTLS": "SSL"}
 PLAIN_USERS = {"admin": "admin-plain-secret"}
@@ -109,10 +106,7 @@ def scram_refused_by_peer():
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
-    d = str(tmp_path_factory.mktemp("tls"))
-    r = subprocess.run([sys.executable, TLS_CERTS, d], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, f"tls_certs.py failed:\n{r.stdout}{r.stderr}"
-    return lambda name: os.path.join(d, name)
+    return harness.tls_certs(str(tmp_path_factory.mktemp("tls")))
 
 
 def overrides(certs):

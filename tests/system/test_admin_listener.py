@@ -21,8 +21,6 @@ processes:
 import os
 import socket
 import ssl
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -32,19 +30,14 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from prometheus_client.parser import text_string_to_metric_families
 
-from harness import Broker, free_port, port_accepts
+from harness import Broker, free_port, port_accepts, tls_certs
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TLS_CERTS = os.path.join(HERE, "..", "compat", "py", "tls_certs.py")
 PARTITIONS = 300
 
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
-    d = str(tmp_path_factory.mktemp("tls"))
-    r = subprocess.run([sys.executable, TLS_CERTS, d], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, f"tls_certs.py failed:\n{r.stdout}{r.stderr}"
-    return lambda name: os.path.join(d, name)
+    return tls_certs(str(tmp_path_factory.mktemp("tls")))
 
 
 def tls_broker(certs, client_auth="none"):

@@ -36,11 +36,8 @@ class NetworkClientTlsTest : public ::testing::Test {
   static void SetUpTestSuite() { spdlog::set_level(spdlog::level::err); }
 
   void SetUp() override {
-    security::TlsConfig c;
-    c.keystore = security::TlsStore{"PEM", certs_.path("server.pem"), "", "", ""};
-    c.truststore = security::TlsStore{"PEM", certs_.path("ca.pem"), "", "", ""};
-    c.client_auth = security::TlsClientAuth::kRequired;
-    auto ctx = security::TlsContext::create(c, security::TlsContext::Side::kServer);
+    auto ctx = security::TlsContext::create(certs_.server_config(security::TlsClientAuth::kRequired),
+                                            security::TlsContext::Side::kServer);
     ASSERT_TRUE(ctx.is_ok()) << ctx.status().message();
     net::ServerOptions o;
     o.listeners[0].host = "127.0.0.1";
@@ -57,9 +54,7 @@ class NetworkClientTlsTest : public ::testing::Test {
   // The failure of one request from a client trusting `ca` (no certificate
   // of its own).
   Status refusal(const std::string& ca) {
-    security::TlsConfig c;
-    c.truststore = security::TlsStore{"PEM", certs_.path(ca), "", "", ""};
-    auto tls = security::TlsContext::create(c, security::TlsContext::Side::kClient);
+    auto tls = security::TlsContext::create(certs_.client_config(false, ca), security::TlsContext::Side::kClient);
     EXPECT_TRUE(tls.is_ok()) << tls.status().message();
     auto sec = std::make_shared<ClientSecurity>();
     sec->protocol = "SSL";

@@ -26,11 +26,7 @@ class HttpServerTlsTest : public ::testing::Test {
   // A client writing to a connection the server refused must not die of it.
   void SetUp() override { std::signal(SIGPIPE, SIG_IGN); }
   void start(security::TlsClientAuth auth) {
-    security::TlsConfig c;
-    c.keystore = security::TlsStore{"PEM", certs_.path("server.pem"), "", "", ""};
-    c.truststore = security::TlsStore{"PEM", certs_.path("ca.pem"), "", "", ""};
-    c.client_auth = auth;
-    auto ctx = security::TlsContext::create(c, security::TlsContext::Side::kServer);
+    auto ctx = security::TlsContext::create(certs_.server_config(auth), security::TlsContext::Side::kServer);
     ASSERT_TRUE(ctx.is_ok()) << ctx.status().message();
     HttpServerOptions o;
     o.port = 0;
@@ -42,10 +38,7 @@ class HttpServerTlsTest : public ::testing::Test {
     ASSERT_TRUE(server_->start());
   }
   std::shared_ptr<const security::TlsContext> client(bool with_cert) {
-    security::TlsConfig c;
-    c.truststore = security::TlsStore{"PEM", certs_.path("ca.pem"), "", "", ""};
-    if (with_cert) c.keystore = security::TlsStore{"PEM", certs_.path("client.pem"), "", "", ""};
-    return *security::TlsContext::create(c, security::TlsContext::Side::kClient);
+    return *security::TlsContext::create(certs_.client_config(with_cert), security::TlsContext::Side::kClient);
   }
   // Waits (up to 3 s) until the server holds `n` connections.
   bool connections_become(size_t n) {

@@ -83,11 +83,7 @@ class NetTlsTest : public ::testing::Test {
   }
 
   void start(security::TlsClientAuth auth, bool sendfile = true) {
-    security::TlsConfig c;
-    c.keystore = security::TlsStore{"PEM", certs_.path("server.pem"), "", "", ""};
-    c.truststore = security::TlsStore{"PEM", certs_.path("ca.pem"), "", "", ""};
-    c.client_auth = auth;
-    auto ctx = security::TlsContext::create(c, security::TlsContext::Side::kServer);
+    auto ctx = security::TlsContext::create(certs_.server_config(auth), security::TlsContext::Side::kServer);
     ASSERT_TRUE(ctx.is_ok()) << ctx.status().message();
     ServerOptions o;
     o.listeners[0].port = 0;
@@ -99,10 +95,7 @@ class NetTlsTest : public ::testing::Test {
     ASSERT_TRUE(server_->start().is_ok());
   }
   std::shared_ptr<const security::TlsContext> client(bool with_cert) {
-    security::TlsConfig c;
-    c.truststore = security::TlsStore{"PEM", certs_.path("ca.pem"), "", "", ""};
-    if (with_cert) c.keystore = security::TlsStore{"PEM", certs_.path("client.pem"), "", "", ""};
-    return *security::TlsContext::create(c, security::TlsContext::Side::kClient);
+    return *security::TlsContext::create(certs_.client_config(with_cert), security::TlsContext::Side::kClient);
   }
 
   TestCerts certs_;

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "security/tls_config.h"
+
 namespace spool::testing {
 
 class TestCerts {
@@ -54,6 +56,21 @@ class TestCerts {
   TestCerts& operator=(const TestCerts&) = delete;
 
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  // A server's TLS settings: server.pem (key and chain), trusting ca.pem.
+  security::TlsConfig server_config(security::TlsClientAuth auth = security::TlsClientAuth::kNone) const {
+    security::TlsConfig c;
+    c.keystore = security::TlsStore{"PEM", path("server.pem"), "", "", ""};
+    c.truststore = security::TlsStore{"PEM", path("ca.pem"), "", "", ""};
+    c.client_auth = auth;
+    return c;
+  }
+  // A client's: trusting `ca`, with client.pem when with_cert.
+  security::TlsConfig client_config(bool with_cert, const std::string& ca = "ca.pem") const {
+    security::TlsConfig c;
+    c.truststore = security::TlsStore{"PEM", path(ca), "", "", ""};
+    if (with_cert) c.keystore = security::TlsStore{"PEM", path("client.pem"), "", "", ""};
+    return c;
+  }
   void write(const std::string& name, const std::string& text) const {
     std::ofstream(path(name), std::ios::binary) << text;
   }
