@@ -14,19 +14,17 @@ moment that matters, over fresh HTTP connections (refused = listener down).
    (broker_registrar.cc), and meanwhile the listener answers health 200 and
    ready 503 "starting: not yet accepting Kafka clients"; the id is released
    and only then ready turns 200, with /brokers/ids/N owned by the broker's
-   session, and the cluster converges. (Stopping ZooKeeper before the broker
-   starts would show nothing: the admin listener starts after the ZooKeeper
-   session and the cluster id, run.cc.)
-2. test_ready_while_metadata_lists_no_broker (xfail, strict, AssertionError
-   only): a broker restarted while the controller is frozen (SIGSTOP) is
-   registered in ZooKeeper and says ready 200, yet its Metadata (and its
-   /v1/cluster) lists no broker at all, not itself, and controller -1, until
-   the controller's UpdateMetadata arrives. The test asserts that ready is
-   not 200 while the broker's Metadata does not list it; that fails today (a
-   gap, reported; the docs promise only "registered in ZooKeeper"). Any
-   failure before that assertion is raised as ClusterError, so it cannot be
-   taken for the gap; a broker that closes the gap makes it XPASS, which
-   fails the run: then drop the marker.
+   session, and the cluster converges.
+2. test_ready_waits_for_zookeeper_and_the_controllers_metadata: a broker
+   (not the controller) restarted with the controller frozen (SIGSTOP) and
+   ZooKeeper frozen too: its listener answers before the ZooKeeper session
+   exists, health 200 and ready 503 "starting: connecting to ZooKeeper"
+   (20 polls in a row). ZooKeeper thawed, the broker registers and accepts
+   Kafka clients, but no UpdateMetadata comes from the frozen controller: its
+   Metadata lists no broker, and ready answers 503 "starting: waiting for
+   the controller's metadata" (20 polls in a row; Kafka's ZooKeeper mode
+   would serve such a broker). The controller thawed, ready turns 200 and
+   the broker's Metadata lists it.
 3. test_ready_flips_when_a_led_partition_goes_offline: broker 2 (not the
    controller) leads a 6-partition RF=3 topic over two log dirs, one on a
    FailingDisk (disks.py, root). With the controller frozen, the dir fails
@@ -76,7 +74,10 @@ from cluster_fixtures import _CLUSTERS, wait_until
 from disks import FailingDisk, require_root_mounts
 from harness import free_port
 
-NOT_REGISTERED = "starting: not yet accepting Kafka clients"  # admin_api.cc not_ready_reason
+# The start phases (admin_listener.h, admin_api.cc not_ready_reason).
+CONNECTING = "starting: connecting to ZooKeeper"
+NOT_REGISTERED = "starting: not yet accepting Kafka clients"
+WAITING_FOR_METADATA = "starting: waiting for the controller's metadata"
 SHUTTING_DOWN = "shutting down"
 STORAGE_ERROR = 56  # KAFKA_STORAGE_ERROR
 SESSION_TIMEOUT_MS = 10000  # long enough that a frozen controller keeps its session through a test step
@@ -336,9 +337,13 @@ def test_ready_only_once_registered(admin_cluster, seed):
             poller.start()
             b.spawn()
             deadline = time.monotonic() + 30
-            while not poller.answered():
+            # The listener answers from before ZooKeeper and log recovery;
+            # once the logs are loaded the broker waits for the id.
+            while not any(ready[0] == 503 and ready[1]["reason"] == NOT_REGISTERED
+                          for _, _, ready in list(poller.samples)):
                 assert b.alive(), f"broker {victim} exited:\n{b.log()[-3000:]}"
-                assert time.monotonic() < deadline, f"broker {victim}'s admin listener never answered"
+                assert time.monotonic() < deadline, \
+                    f"broker {victim}'s admin listener never said {NOT_REGISTERED!r}: {poller.samples[-3:]}"
                 squat.ping()
                 time.sleep(0.05)
             # Hold the id for a second and 20 more polls at least: not ready all along.
@@ -373,50 +378,65 @@ def test_ready_only_once_registered(admin_cluster, seed):
           f"ready only after its release")
 
 
-# -- 2. ready before Metadata knows the broker -------------------------------------
+# -- 2. ZooKeeper, then the controller's metadata ----------------------------------
 
-def restart_with_the_controller_frozen(c, seed):
-    """Stops a broker other than the controller, freezes the controller,
-    starts the broker again and waits for its first ready 200; then (still
-    frozen) reads its Metadata and /v1/cluster, checks its registration, and
-    thaws the controller. -> (broker id, Metadata, /v1/cluster body)."""
+def polls_saying(b, broker_id, reason, n=20, timeout=10):
+    """Polls health and ready until n answers in a row gave health live and
+    ready 503 `reason` (the first answers may still be earlier phases or
+    the listener down); -> how many polls that took."""
+    deadline, streak, polls = time.monotonic() + timeout, 0, 0
+    while streak < n:
+        assert b.alive() and time.monotonic() < deadline, \
+            f"broker {broker_id}: no {n} answers in a row of {reason!r} within {timeout} s:\n{b.log()[-3000:]}"
+        health, ready = probe(b.admin_port, "/v1/health"), probe(b.admin_port, "/v1/ready")
+        polls += 1
+        if ready[0] in GONE or health[0] in GONE:  # the listener not up yet (it comes up between the two)
+            assert streak == 0, (broker_id, reason, health, ready)
+            continue
+        assert is_live(health, broker_id), (broker_id, health)
+        if not_ready_reason(ready, broker_id) == reason:
+            streak += 1
+        else:
+            assert streak == 0, f"broker {broker_id}: {ready} after {streak} answers of {reason!r}"
+        time.sleep(0.01)
+    return polls
+
+
+def test_ready_waits_for_zookeeper_and_the_controllers_metadata(admin_cluster, seed):
+    c = admin_cluster()
     controller = c.controller()
     victim = random.Random(seed + 1).choice([b.id for b in c.brokers if b.id != controller])
     b = c.brokers[victim]
     c.stop(victim)
+    zk_pid = c.zk._pid()
+    assert zk_pid, "no ZooKeeper pid"
     with Frozen(c, controller):
-        b.spawn()
-        limit = SESSION_TIMEOUT_MS / 2000  # well within the frozen controller's session
-        deadline = time.monotonic() + limit
-        while not is_ready(probe(b.admin_port, "/v1/ready"), victim):
-            assert b.alive() and time.monotonic() < deadline, \
-                f"broker {victim} not ready {limit} s after its start, controller frozen:\n{b.log()[-3000:]}"
-            time.sleep(0.01)
+        os.kill(zk_pid, signal.SIGSTOP)
+        try:
+            b.spawn()
+            n = polls_saying(b, victim, CONNECTING)
+        finally:
+            os.kill(zk_pid, signal.SIGCONT)
+        print(f"  broker {victim}: {n} polls until 20 in a row said {CONNECTING!r} (ZooKeeper frozen)")
+        # Registered in ZooKeeper, accepting Kafka clients, but the frozen
+        # controller sent no UpdateMetadata: not ready, and indeed its
+        # Metadata lists no broker yet.
+        n = polls_saying(b, victim, WAITING_FOR_METADATA, timeout=SESSION_TIMEOUT_MS / 2000)
         seen = metadata(c, victim)
-        status, cluster_view = probe(b.admin_port, "/v1/cluster")
-        assert status == 200, (status, cluster_view)
+        assert victim not in [x["NodeId"] for x in seen["Brokers"]], seen["Brokers"]
         with c.zk.session() as s:
-            st = s.exists(c.broker_znode(victim))
-        assert st is not None, f"ready 200 without {c.broker_znode(victim)}"
-    c.wait_ready()  # thawed: every broker lists all three
-    return victim, seen, cluster_view
-
-
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="broker gap: ready is 200 once registered in ZooKeeper, before the controller's "
-                          "UpdateMetadata, while the broker's Metadata lists no broker (reported)")
-def test_ready_while_metadata_lists_no_broker(admin_cluster, seed):
-    c = admin_cluster()
-    try:  # everything up to the one assertion that fails today: any failure here is an error, not the gap
-        victim, seen, cluster_view = restart_with_the_controller_frozen(c, seed)
-    except AssertionError as e:
-        raise ClusterError(f"setting up the frozen-controller restart failed: {e}") from e
-    print(f"  broker {victim} ready 200 with the controller frozen; its Metadata brokers: "
-          f"{[x['NodeId'] for x in seen['Brokers']]}, controller {seen['ControllerId']}; "
-          f"/v1/cluster brokers {[x['id'] for x in cluster_view['brokers']]}, "
-          f"controller_id {cluster_view['controller_id']}")
-    assert victim in [x["NodeId"] for x in seen["Brokers"]], \
-        f"ready 200 while broker {victim}'s Metadata lists brokers {[x['NodeId'] for x in seen['Brokers']]}"
+            assert s.exists(c.broker_znode(victim)) is not None, f"{c.broker_znode(victim)} missing"
+        assert not_ready_reason(probe(b.admin_port, "/v1/ready"), victim) == WAITING_FOR_METADATA
+        print(f"  broker {victim}: registered, {n} polls until 20 in a row said {WAITING_FOR_METADATA!r}; "
+              f"its Metadata lists brokers {[x['NodeId'] for x in seen['Brokers']]}")
+    # The controller thawed: UpdateMetadata comes, ready turns 200, and the
+    # broker's Metadata lists it.
+    deadline = time.monotonic() + 30
+    while not is_ready(probe(b.admin_port, "/v1/ready"), victim):
+        assert time.monotonic() < deadline, f"broker {victim} not ready 30 s after the thaw:\n{b.log()[-3000:]}"
+        time.sleep(0.02)
+    assert victim in [x["NodeId"] for x in metadata(c, victim)["Brokers"]]
+    c.wait_ready()
 
 
 # -- 3. a partition led here goes offline -------------------------------------------

@@ -1,6 +1,7 @@
 #include "broker/admin_api/admin_api.h"
 
 #include "broker/admin_api/console_assets.h"
+#include "cluster/metadata_cache.h"
 
 namespace spool::broker {
 namespace {
@@ -38,6 +39,11 @@ AdminApi::AdminApi(BrokerContext& ctx, const AdminStatus& status, ListenerConnec
 std::string AdminApi::not_ready_reason() const {
   if (status_.stopping.load()) return "shutting down";
   if (!status_.serving.load()) return "starting: not yet accepting Kafka clients";
+  // Registered, but the controller's first UpdateMetadata has not come: the
+  // broker's Metadata answers would list no broker (Kafka's ZooKeeper mode
+  // serves them; Spool's readiness waits).
+  if (ctx_.metadata != nullptr && !ctx_.metadata->is_live(ctx_.settings.broker_id))
+    return "starting: waiting for the controller's metadata";
   for (const auto& p : ctx_.replicas.all_partitions())
     if (p->is_leader() && p->offline()) return "partition " + p->key().to_string() + " led here is offline";
   return "";
