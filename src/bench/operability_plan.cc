@@ -127,7 +127,8 @@ void Session::plan_operability(std::vector<Step>* steps) {
 
   // The browser measurement's tools: missing outside CI is a note, under
   // CI=true a failed step (a missing tool must not pass as a skip).
-  auto tools = std::make_shared<Result<ConsoleTools>>(find_console_tools(exe_));
+  auto real_exe = self_executable();  // exe_ may be /proc/self/exe, which names no source tree
+  auto tools = std::make_shared<Result<ConsoleTools>>(find_console_tools(real_exe ? *real_exe : std::string()));
   const char* ci = std::getenv("CI");
   const bool ci_run = ci != nullptr && std::string(ci) == "true";
   if (console && !*tools && !ci_run) {

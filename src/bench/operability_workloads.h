@@ -132,7 +132,8 @@ struct ConsoleTools {
   std::string script;  // tests/console/console_load_time.js (locate_repo_script, kafka_peer.h)
 };
 // The tools, or why the browser measurement cannot run here: no node on
-// $PATH, no script in the source tree of `exe` (nor ./tests/console), no
+// $PATH, no script in the source tree of `exe` (the resolved spool
+// executable, self_executable(); nor ./tests/console), no
 // node_modules/playwright-core beside it (scripts/install-deps: npm ci), or
 // no /usr/bin/chromium (Debian's chromium package).
 Result<ConsoleTools> find_console_tools(const std::string& exe);
