@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -91,6 +92,16 @@ Result<double> process_rss_MB(pid_t pid) {
     }
   }
   return Status::error("no VmRSS in /proc/" + std::to_string(pid) + "/status");
+}
+
+Result<double> process_cpu_seconds(pid_t pid) {
+  clockid_t clock;
+  if (int e = clock_getcpuclockid(pid, &clock); e != 0)
+    return Status::error("clock_getcpuclockid(" + std::to_string(pid) + "): " + std::strerror(e));
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0)
+    return Status::error("clock_gettime(CPU clock of " + std::to_string(pid) + "): " + std::strerror(errno));
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 std::string listener_list(const std::vector<ExtraListener>& extra) {

@@ -39,6 +39,10 @@ bool port_accepts(int port, int timeout_ms);
 std::string file_tail(const std::string& path, size_t max_chars);
 // VmRSS of `pid` in MB (10^6 bytes), from /proc/<pid>/status.
 Result<double> process_rss_MB(pid_t pid);
+// CPU time `pid` has used so far, user + system of all its threads, in
+// seconds with nanosecond resolution (the process CPU-time clock of
+// clock_getcpuclockid; /proc/<pid>/stat's utime + stime counts 10 ms ticks).
+Result<double> process_cpu_seconds(pid_t pid);
 
 // A listener besides PLAINTEXT: Kafka's listener name (its lower case
 // names the listener.name.<name>.* keys), security protocol and port.

@@ -31,10 +31,14 @@
 //     security/authorizer/1KB/acks=1/sasl_plaintext/<no-authorizer|acls=<N>|acls=<N>-over-no-authorizer>
 //     security/authorizer/create-acls=<N>                 seconds to create N ACLs (security_plan.cc)
 //     operability/scrape/100B/acks=1/p1/x1/<no-scraper|scraper=1Hz|scraper=1Hz-over-no-scraper>
-//                                                        produce with/without GET /metrics at 1 Hz (operability_plan.cc)
-//     operability/scrape/metrics                         latency_ms, body_bytes: one value per scrape
+//                                                        produce with/without GET /metrics at 1 Hz (operability_plan.cc):
+//                                                        one value per run or pair (ratio, cpu_per_MB_ratio), not
+//                                                        per repetition; cpu_ms_per_MB the broker's CPU per MB
+//     operability/scrape/metrics                         latency_ms, body_bytes: one value per scrape;
+//                                                        cpu_ms_per_scrape, cpu_pct_at_1Hz: one per repetition
 //     operability/admin-<N>-partitions/<v1/topics|metrics|console>   p50_ms, max_ms, body_bytes (console:
 //                                                        http_status when GET / does not answer 200)
+//     operability/console-<N>-partitions/chromium        table_ms, dom_content_loaded_ms, load_ms: one per browser load
 //   targets (brokers): "spool" (Spool, durable default), "spool-nodurable"
 //   (durable.writes=false), "kafka" (Apache Kafka 4.4 as configured by
 //   default), "kafka-flush1" (Kafka with flush.messages=1), "mock"
@@ -44,11 +48,12 @@
 //   max_us, rss_MB, rss_KB (KiB), seconds, ratio, first_record_ms, lag_p50_msgs, lag_p99_msgs, lag_max_msgs,
 //   txns_per_s, unavailable_p50_ms, unavailable_p99_ms, unavailable_max_ms,
 //   shutdown_s (cluster_workloads.h and coordinator_workloads.h define the
-//   cluster ones), latency_ms, p50_ms, max_ms, body_bytes, http_status
-//   (operability_plan.cc)
+//   cluster ones), latency_ms, p50_ms, max_ms, body_bytes, http_status,
+//   cpu_ms_per_MB, cpu_per_MB_ratio, cpu_ms_per_scrape, cpu_pct_at_1Hz,
+//   table_ms, dom_content_loaded_ms, load_ms (operability_plan.cc)
 //
-// Every Measurement holds one value per repetition; the report quotes the
-// median. Plain values, no threads, no failure modes.
+// Every Measurement holds one value per repetition (the rows named above
+// as per run, pair, scrape or load hold more); the report quotes the median. Plain values, no threads, no failure modes.
 #pragma once
 
 #include <algorithm>

@@ -31,6 +31,9 @@ std::string format_value(const std::string& metric, double v) {
 
 std::string metric_unit(const std::string& metric) {
   if (metric == "msgs_per_s") return "msg/s";
+  if (metric == "cpu_ms_per_MB") return "ms CPU/MB";
+  if (metric == "cpu_ms_per_scrape") return "ms CPU";
+  if (metric == "cpu_pct_at_1Hz") return "% of a core";
   if (metric == "MB_per_s") return "MB/s";
   if (metric == "txns_per_s") return "txn/s";
   if (metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_us") == 0) return "us";

@@ -12,7 +12,7 @@ std::string format_plain(double v);
 std::string format_si(double v);
 // The median-style figure for a metric: msgs_per_s gets SI suffixes.
 std::string format_value(const std::string& metric, double v);
-// "msg/s", "MB/s", "us", "MB", "s", or the metric name itself.
+// "msg/s", "MB/s", "us", "MB", "s", "ms CPU/MB", or the metric name itself.
 std::string metric_unit(const std::string& metric);
 // format_value followed by the unit ("1.76 M msg/s").
 std::string format_with_unit(const std::string& metric, double v);

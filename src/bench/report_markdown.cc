@@ -6,8 +6,9 @@
 // holds its failover seconds, RF=3 and RF=1 throughput, lag, transaction
 // throughput and coordinator failover rows; the closing note repeats the
 // last two (medians, Spool/Kafka), which have no target of their own
-// besides the transaction ratio, and the security family's ratios to
-// plaintext.
+// besides the transaction ratio, the security family's ratios to
+// plaintext, and the operability family's scrape cost (paired ratios with
+// their spread, broker CPU per scrape) and console load time.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 
 #include "bench/number_format.h"
 #include "bench/report.h"
+#include "bench/stats.h"
 
 namespace spool::bench {
 namespace {
@@ -34,8 +36,9 @@ constexpr Family kFamilies[] = {
     {"cluster", "Cluster: 3 nodes, failover, RF=3 throughput, replication lag, transactions, coordinator failover"},
     {"security", "Security: consume over TLS, produce over SASL_SSL, produce with the ACL authorizer (each against "
                  "plaintext on the same broker configuration)"},
-    {"operability", "Operability: Spool's admin HTTP listener (a /metrics scraper's cost to produce, page times with "
-                    "1,000 partitions; Spool only, Kafka has no such listener)"},
+    {"operability", "Operability: Spool's admin HTTP listener (a /metrics scraper's cost to produce and in broker CPU, "
+                    "page times and the console in Chromium with 1,000 partitions; Spool only, Kafka has no such "
+                    "listener)"},
     {"machine", "Machine limits"},
 };
 constexpr const char* kKnownTargets[] = {"spool", "spool-nodurable", "kafka", "kafka-flush1", "mock", "machine"};
@@ -239,6 +242,61 @@ void security_figures(std::string& out, const Report& r) {
   }
 }
 
+// "median (p25 – p75 middle half, min – max, N runs)" of a ratio row.
+std::string ratio_spread(const Measurement& m) {
+  std::vector<double> v = m.runs;
+  std::sort(v.begin(), v.end());
+  return fmt::format("{} (middle half {} – {}, all {} – {}, {} pairs)", format_ratio(m.median()),
+                     format_ratio(percentile_sorted(v, 0.25)), format_ratio(percentile_sorted(v, 0.75)),
+                     format_ratio(v.front()), format_ratio(v.back()), v.size());
+}
+
+// The operability family's figures: the scraper's cost to produce (median
+// and spread of the paired ratios), the broker's CPU per scrape, and the
+// console's load time in Chromium.
+void operability_figures(std::string& out, const Report& r) {
+  const std::string over = "operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper";
+  const std::string scrapes = "operability/scrape/metrics";
+  std::vector<std::string> lines;
+  const Measurement* q = r.find(over, "spool", "ratio");
+  const Measurement* cq = r.find(over, "spool", "cpu_per_MB_ratio");
+  if (q != nullptr && !q->runs.empty()) lines.push_back("produce 100 B acks=1 with a 1 Hz scraper over without, msg/s: " +
+                                                        ratio_spread(*q));
+  if (cq != nullptr && !cq->runs.empty())
+    lines.push_back("the same pairs, broker CPU per MB produced: " + ratio_spread(*cq));
+  const Measurement* cost = r.find(scrapes, "spool", "cpu_ms_per_scrape");
+  const Measurement* pct = r.find(scrapes, "spool", "cpu_pct_at_1Hz");
+  if (cost != nullptr && !cost->runs.empty() && pct != nullptr && !pct->runs.empty()) {
+    std::string line = fmt::format("scrape cost = {} ms CPU per scrape = {} % of one core at 1 Hz",
+                                   format_plain(cost->median()), format_plain(pct->median()));
+    auto [lo, hi] = std::minmax_element(cost->runs.begin(), cost->runs.end());
+    line += fmt::format(" (broker CPU over back-to-back GET /metrics with no load, idle subtracted; {} – {} ms over "
+                        "{} runs)", format_plain(*lo), format_plain(*hi), cost->runs.size());
+    lines.push_back(line);
+  }
+  std::vector<std::string> console;
+  for (const auto& m : r.measurements)
+    if (m.workload.rfind("operability/console-", 0) == 0 && m.target == "spool" && !m.runs.empty())
+      add_unique(console, m.workload);
+  for (const auto& w : console) {
+    std::string line = w + ":";
+    for (const auto& [metric, name] : {std::pair<const char*, const char*>{"table_ms", "topics table rendered"},
+                                       {"dom_content_loaded_ms", "DOMContentLoaded"},
+                                       {"load_ms", "load"}})
+      if (const Measurement* m = r.find(w, "spool", metric); m != nullptr && !m->runs.empty())
+        line += fmt::format(" {} {} ms ({} – {}),", name, format_plain(m->median()),
+                            format_plain(*std::min_element(m->runs.begin(), m->runs.end())),
+                            format_plain(*std::max_element(m->runs.begin(), m->runs.end())));
+    if (const Measurement* m = r.find(w, "spool", "table_ms"); m != nullptr)
+      line += fmt::format(" {} loads", m->runs.size());
+    if (line.back() == ',') line.pop_back();
+    lines.push_back(line);
+  }
+  if (lines.empty()) return;
+  out += "\nOperability (medians; ratios are per A/B pair):\n";
+  for (const auto& l : lines) out += "- " + l + "\n";
+}
+
 const char* verdict(const TargetCheck& c) {
   if (!c.measured_ok) return "not measured";
   return c.met ? "met" : "**NOT met**";
@@ -294,6 +352,7 @@ std::string render_markdown(const Report& r, const std::vector<TargetCheck>& che
     if (!c.measured_ok) out += fmt::format("- Not measured: {} — {}\n", c.name, c.measured);
   closing_figures(out, r);
   security_figures(out, r);
+  operability_figures(out, r);
   return out;
 }
 

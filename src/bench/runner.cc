@@ -105,7 +105,7 @@ Status validate_bench_options(const BenchOptions& o) {
                            "' (known: machine, produce, consume, latency, rss, restart, kafka-tools, client, cluster, "
                            "security, operability, cluster/<failover|produce|lag|txn|coordinator-failover|"
                            "controlled-shutdown|reassign>, security/<tls-consume|sasl-ssl-produce|authorizer> and "
-                           "operability/<scrape|admin-1000-partitions>)");
+                           "operability/<scrape|admin-1000-partitions|console-1000-partitions>)");
   }
   for (const auto& ov : o.broker_overrides)
     if (ov.rfind("admin.listener=", 0) == 0)

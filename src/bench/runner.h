@@ -43,7 +43,8 @@ inline const std::vector<std::string> kClusterWorkloads = {"failover", "produce"
 // The security family's workloads, each selectable alone as "security/<name>".
 inline const std::vector<std::string> kSecurityWorkloads = {"tls-consume", "sasl-ssl-produce", "authorizer"};
 // The operability family's workloads, each selectable alone as "operability/<name>".
-inline const std::vector<std::string> kOperabilityWorkloads = {"scrape", "admin-1000-partitions"};
+inline const std::vector<std::string> kOperabilityWorkloads = {"scrape", "admin-1000-partitions",
+                                                               "console-1000-partitions"};
 
 struct BenchOptions {
   std::string bootstrap;                      // empty: start a private `spool broker`

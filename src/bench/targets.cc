@@ -199,7 +199,8 @@ void authorizer_checks(const Report& r, std::vector<TargetCheck>* out) {
 
 // The scrape goal: produce 100 B acks=1 with a GET /metrics scraper at 1 Hz
 // keeps at least 0.99x of its rate without one (Spool's median of the
-// per-repetition ratios, operability_plan.cc).
+// paired ratios, operability_plan.cc; the broker CPU per MB ratio of the
+// same pairs is quoted beside it).
 void scrape_check(const Report& r, std::vector<TargetCheck>* out) {
   const std::string base = "operability/scrape/100B/acks=1/p1/x1/";
   const Measurement* m = usable(r, base + "scraper=1Hz-over-no-scraper", "spool", "ratio");
@@ -216,12 +217,14 @@ void scrape_check(const Report& r, std::vector<TargetCheck>* out) {
     double q = m->median();
     c.measured_ok = true;
     c.met = q >= 0.99;
-    c.measured = format_ratio(q) + " (median of the per-repetition ratios";
+    c.measured = format_ratio(q) + " (median of " + std::to_string(m->runs.size()) + " paired ratios";
     const Measurement* with = usable(r, base + "scraper=1Hz", "spool", "msgs_per_s");
     const Measurement* without = usable(r, base + "no-scraper", "spool", "msgs_per_s");
     if (with != nullptr && without != nullptr)
       c.measured += fmt::format("; medians {} vs {}", format_with_unit("msgs_per_s", with->median()),
                                 format_with_unit("msgs_per_s", without->median()));
+    if (const Measurement* cpu = usable(r, base + "scraper=1Hz-over-no-scraper", "spool", "cpu_per_MB_ratio"))
+      c.measured += "; broker CPU per MB " + format_ratio(cpu->median());
     c.measured += ")";
   }
   out->push_back(c);

@@ -17,27 +17,9 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const readline = require("node:readline");
-const { chromium } = require("playwright-core");
+const { emit, launchChromium, parseArgs } = require("./chromium");
 
-const CHROMIUM = "/usr/bin/chromium";
 const STEP_TIMEOUT_MS = 30000;
-
-function args() {
-  const out = {};
-  const argv = process.argv.slice(2);
-  for (let i = 0; i < argv.length; i += 2) {
-    if (!argv[i].startsWith("--") || argv[i + 1] === undefined) throw new Error("usage: --name value ...");
-    out[argv[i].slice(2)] = argv[i + 1];
-  }
-  for (const k of ["url", "topic", "partitions", "group", "screenshots", "records"]) {
-    if (!(k in out)) throw new Error("missing --" + k);
-  }
-  return out;
-}
-
-function emit(event, fields) {
-  process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
-}
 
 // Resolves on the next stdin line equal to `word`.
 function waitForLine(word) {
@@ -54,10 +36,10 @@ function waitForLine(word) {
 }
 
 async function main() {
-  const a = args();
+  const a = parseArgs(process.argv.slice(2), ["url", "topic", "partitions", "group", "screenshots", "records"]);
   fs.mkdirSync(a.screenshots, { recursive: true });
   const problems = [];
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     page.setDefaultTimeout(STEP_TIMEOUT_MS);

@@ -6,8 +6,12 @@ Spool brokers, one leader kill, RF=3 vs RF=1, replication lag, transaction
 throughput, one coordinator kill; about a minute); it needs
 Debian's ZooKeeper, which is a failure under CI=true and a skip elsewhere.
 The opt-in operability family's scrape workload runs too (`--quick --workloads
-operability/scrape`: produce with and without a 1 Hz GET /metrics scraper,
-a few seconds). (The Kafka peer is
+operability/scrape`: one pair of produce runs with and without a 1 Hz GET
+/metrics scraper, the broker's CPU per MB and per scrape, a few seconds), and
+its browser workload on its own (`--workloads operability/console-1000-partitions`:
+1,000 partitions, one console load in headless Chromium; it needs node,
+tests/console/node_modules and /usr/bin/chromium, a failure under CI=true and
+a skip elsewhere, like the bench itself). (The Kafka peer is
 not smoke-tested here: starting Kafka 4.4 several times takes minutes, far
 past this suite's budget; `spool bench --peer kafka --quick` is the manual
 check.)
@@ -182,6 +186,11 @@ SCRAPE_REQUIRED = [
     ("operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper", "spool", "ratio"),
     ("operability/scrape/metrics", "spool", "latency_ms"),
     ("operability/scrape/metrics", "spool", "body_bytes"),
+    ("operability/scrape/100B/acks=1/p1/x1/no-scraper", "spool", "cpu_ms_per_MB"),
+    ("operability/scrape/100B/acks=1/p1/x1/scraper=1Hz", "spool", "cpu_ms_per_MB"),
+    ("operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper", "spool", "cpu_per_MB_ratio"),
+    ("operability/scrape/metrics", "spool", "cpu_ms_per_scrape"),
+    ("operability/scrape/metrics", "spool", "cpu_pct_at_1Hz"),
 ]
 
 
@@ -200,7 +209,8 @@ def test_quick_scrape_bench_reports_the_ratio(tmp_path):
     for key in SCRAPE_REQUIRED:
         assert rows.get(key), f"no values for {key}; rows: {sorted(rows)}\nstderr:\n{p.stderr[-4000:]}"
         assert all(v > 0 for v in rows[key]), f"{key}: {rows[key]}"
-    assert not any(k[0].startswith("operability/admin-") for k in rows), "only the workload asked for runs"
+    assert not any(k[0].startswith(("operability/admin-", "operability/console-")) for k in rows), \
+        "only the workload asked for runs"
     assert not any(k[0].startswith("produce/") for k in rows), "the standard set does not run"
     text = open(glob.glob(str(out_dir / "*.md"))[0]).read()
     assert "### Operability:" in text, "the operability family's table"
@@ -208,6 +218,39 @@ def test_quick_scrape_bench_reports_the_ratio(tmp_path):
     assert "| a GET /metrics scraper at 1 Hz beside produce 100 B, acks=1, against none (same Spool broker) " \
            "| >= 0.99x" in text, "the scrape target row"
     assert "operability: Spool only (Kafka has no admin HTTP listener" in text, "the note says why there is no peer"
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert not leftovers, f"processes still running under {tmp_path}: {leftovers}"
+    assert "scrape cost = " in text and "% of one core at 1 Hz" in text, "the closing figure of the scrape cost"
+
+
+CONSOLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "console")
+CONSOLE_ROW = "operability/console-1000-partitions/chromium"
+
+
+def test_quick_console_bench_times_the_page_in_chromium(tmp_path):
+    """--workloads operability/console-1000-partitions: a broker with 1,000
+    partitions, then one untimed and one timed load of the web console in
+    headless Chromium (tests/console/console_load_time.js); the row exists
+    with positive times."""
+    if shutil.which("node") is None:
+        missing_tool("node")
+    if not os.path.isdir(os.path.join(CONSOLE_DIR, "node_modules", "playwright-core")):
+        missing_tool("tests/console/node_modules/playwright-core (npm ci in tests/console)")
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        missing_tool("/usr/bin/chromium (Debian's chromium package)")
+    out_dir = tmp_path / "results"
+    p = run_bench(["--quick", "--skip-peer", "--workloads", "operability/console-1000-partitions",
+                   "--output-dir", str(out_dir)], tmp_path, timeout=240)
+    assert p.returncode == 0, f"spool bench failed ({p.returncode}):\n{p.stderr[-6000:]}"
+    assert "FAILED" not in p.stderr, p.stderr[-6000:]
+    rows = measurement_rows(glob.glob(str(out_dir / "*.csv"))[0])
+    for metric in ["table_ms", "dom_content_loaded_ms", "load_ms"]:
+        values = rows.get((CONSOLE_ROW, "spool", metric))
+        assert values and all(v > 0 for v in values), f"{metric}: {values}; rows: {sorted(rows)}"
+    assert not any(k[0].startswith(("operability/scrape", "operability/admin-")) for k in rows), \
+        "only the workload asked for runs"
+    text = open(glob.glob(str(out_dir / "*.md"))[0]).read()
+    assert f"- {CONSOLE_ROW}: topics table rendered " in text, "the closing figure of the console"
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
     assert not leftovers, f"processes still running under {tmp_path}: {leftovers}"
 

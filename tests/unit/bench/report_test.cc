@@ -101,6 +101,31 @@ TEST(BenchReport, MarkdownHasSummaryTablesAndPlots) {
   EXPECT_NE(md.find("## Closing note"), std::string::npos);
 }
 
+TEST(BenchReport, OperabilityFiguresQuoteThePairedRatiosSpreadAndTheScrapeCost) {
+  Report r;
+  const std::string over = "operability/scrape/100B/acks=1/p1/x1/scraper=1Hz-over-no-scraper";
+  r.measurements.push_back({over, "spool", "ratio", {0.9, 1.0, 0.98, 1.02, 0.99}});
+  r.measurements.push_back({over, "spool", "cpu_per_MB_ratio", {1.0, 1.01, 1.02, 1.0, 1.01}});
+  r.measurements.push_back({"operability/scrape/metrics", "spool", "cpu_ms_per_scrape", {0.2, 0.25, 0.3}});
+  r.measurements.push_back({"operability/scrape/metrics", "spool", "cpu_pct_at_1Hz", {0.02, 0.025, 0.03}});
+  r.measurements.push_back({"operability/console-1000-partitions/chromium", "spool", "table_ms", {300, 500, 400}});
+  r.measurements.push_back({"operability/console-1000-partitions/chromium", "spool", "load_ms", {120, 130, 125}});
+  std::string md = render_markdown(r, check_targets(r), {});
+  EXPECT_NE(md.find("- produce 100 B acks=1 with a 1 Hz scraper over without, msg/s: 0.99x (middle half 0.98x – "
+                    "1.00x, all 0.90x – 1.02x, 5 pairs)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- the same pairs, broker CPU per MB produced: 1.01x"), std::string::npos) << md;
+  EXPECT_NE(md.find("- scrape cost = 0.25 ms CPU per scrape = 0.025 % of one core at 1 Hz"), std::string::npos) << md;
+  EXPECT_NE(md.find("- operability/console-1000-partitions/chromium: topics table rendered 400 ms (300 – 500), load "
+                    "125 ms (120 – 130), 3 loads"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| operability/scrape/metrics | cpu_ms_per_scrape (ms CPU) | 0.25 (0.2 – 0.3) |"),
+            std::string::npos)
+      << md;
+}
+
 TEST(BenchReport, WriteReportWritesAllFilesAndCsvRoundTrips) {
   TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());

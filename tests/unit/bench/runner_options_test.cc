@@ -45,12 +45,14 @@ TEST(BenchOptions, OperabilityFamilyAndItsWorkloads) {
   BenchOptions o;
   o.workloads = {"operability"};
   EXPECT_TRUE(validate_bench_options(o).is_ok());
-  o.workloads = {"operability/scrape", "operability/admin-1000-partitions"};
+  o.workloads = {"operability/scrape", "operability/admin-1000-partitions", "operability/console-1000-partitions"};
   EXPECT_TRUE(validate_bench_options(o).is_ok());
   o.workloads = {"operability/console"};
   Status st = validate_bench_options(o);
   ASSERT_FALSE(st);
-  EXPECT_NE(st.message().find("operability/<scrape|admin-1000-partitions>"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("operability/<scrape|admin-1000-partitions|console-1000-partitions>"),
+            std::string::npos)
+      << st.message();
 }
 
 TEST(BenchOptions, AdminListenerIsTheBenchsOwn) {
