@@ -11,6 +11,7 @@
 #include "broker/sasl_authenticator.h"
 #include "protocol/api_table.h"
 #include "protocol/api_versions_request.h"
+#include "util/clock.h"
 
 namespace spool::broker {
 namespace {
@@ -48,6 +49,16 @@ std::shared_ptr<net::ConnectionSession> Dispatcher::on_connect(const net::Connec
   return session;
 }
 
+void Dispatcher::on_answered(const net::ConnectionInfo&, const net::ResponseTiming& timing) {
+  // Tagged by RequestContext with the API key; untagged answers (a SASL
+  // token, the KIP-511 fallback) are not timed.
+  if (timing.tag < 0 || timing.tag >= RequestMetrics::kMaxApiKey) return;
+  RequestMetrics::instance().record_answered(static_cast<int16_t>(timing.tag),
+                                             static_cast<double>(timing.remote_ns()) * 1e-6,
+                                             static_cast<double>(timing.send_ns()) * 1e-6,
+                                             static_cast<double>(timing.total_ns()) * 1e-6);
+}
+
 void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) {
   ByteReader r(frame.data(), frame.size());
   if (conn.listener >= listeners_.size()) {  // a server with more listeners than this dispatcher knows
@@ -64,10 +75,12 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     auth->on_raw_token(frame, std::move(responder), steady_ms());
     return;
   }
+  // The end of the request's queue time and the start of its local time
+  // (metrics/request_metrics.h).
+  const int64_t dispatched_ns = steady_clock_ns();
+  const int64_t received_ns = responder.received_ns();
   RequestContext ctx{{}, conn, std::move(responder), on.name, on.roles};
   ctx.request_bytes = frame.size();
-  const auto dispatched = std::chrono::steady_clock::now();
-  ctx.dispatched_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(dispatched.time_since_epoch()).count();
   if (on.ssl_principal && conn.session) {
     const auto& cert = static_cast<const CertificatePrincipal&>(*conn.session);
     if (!cert.refusal.empty()) {
@@ -120,15 +133,18 @@ void Dispatcher::handle(const net::ConnectionInfo& conn, FrameBytes frame, net::
     ctx.close(fmt::format("{} not authorized for {}", ctx.principal, api->name));
     return;
   }
-  // The handler's time on this thread (Kafka's local time), for the metrics.
+  // The request's queue time and its handler's time on this thread (Kafka's
+  // local time), for the metrics.
   struct LocalTime {
     int16_t api_key;
-    std::chrono::steady_clock::time_point start;
+    int64_t received_ns;
+    int64_t dispatched_ns;
     ~LocalTime() {
-      const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-      RequestMetrics::instance().record_local(api_key, ms.count());
+      const int64_t queue_ns = received_ns > 0 ? dispatched_ns - received_ns : 0;
+      RequestMetrics::instance().record_handled(api_key, static_cast<double>(queue_ns) * 1e-6,
+                                                static_cast<double>(steady_clock_ns() - dispatched_ns) * 1e-6);
     }
-  } local{h.api_key, dispatched};
+  } local{h.api_key, received_ns, dispatched_ns};
   if (ctx_.quotas == nullptr || !ctx_.quotas->active(QuotaKind::kRequest) || request_quota_exempt(*api)) {
     api->handler(ctx_, ctx, r);
     return;

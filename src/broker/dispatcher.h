@@ -14,7 +14,10 @@
 // carry the connection's principal. With an authorizer the dispatcher applies the
 // table's Authz gate (CLUSTER_ACTION for the inter-broker APIs; anyone
 // else's connection is closed with a log line); every other API checks in
-// its handler. Runs on reactor threads; never blocks.
+// its handler. Each request is timed for RequestMetrics (queue and local
+// time around its handler, remote, send and total once net reports the
+// answer written: metrics/request_metrics.h). Runs on reactor threads;
+// never blocks.
 #pragma once
 
 #include <memory>
@@ -48,6 +51,9 @@ class Dispatcher : public net::RequestHandler {
       : ctx_(ctx), listeners_(std::move(listeners)) {}
   std::shared_ptr<net::ConnectionSession> on_connect(const net::ConnectionInfo& conn) override;
   void handle(const net::ConnectionInfo& conn, FrameBytes frame, net::Responder responder) override;
+  // Records the answered request's remote, send and total time
+  // (metrics/request_metrics.h).
+  void on_answered(const net::ConnectionInfo& conn, const net::ResponseTiming& timing) override;
 
  private:
   BrokerContext& ctx_;

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <string>
 #include <string_view>
@@ -52,9 +51,6 @@ struct RequestContext {
   std::string principal = "User:ANONYMOUS";
   // The frame's size (header and body), what a produce quota counts.
   size_t request_bytes = 0;
-  // When the Dispatcher took the frame (steady clock, ns): the start of the
-  // request's total time (metrics/request_metrics.h).
-  int64_t dispatched_ns = 0;
 
   int16_t version() const { return header.api_version; }
   // The client's address without the port: "10.0.0.1" of "10.0.0.1:5000",
@@ -100,23 +96,13 @@ struct RequestContext {
     }
     send(encode_response(header, resp, size_hint));
   }
-  void no_response() const {
-    record_total_time();
-    responder.no_response(throttled_ms);
-  }
+  void no_response() const { responder.no_response(throttled_ms, header.api_key); }
   void close(std::string_view reason) const { responder.close(reason); }
 
  private:  // (functions only: the struct stays an aggregate)
-  void record_total_time() const {
-    if (dispatched_ns == 0) return;
-    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
-    RequestMetrics::instance().record_total(header.api_key, static_cast<double>(now - dispatched_ns) * 1e-6);
-  }
   void send(net::Response out) const {
-    record_total_time();
     out.mute_ms = throttled_ms;
+    out.timing.tag = header.api_key;  // Dispatcher::on_answered times it
     responder.send(std::move(out));
   }
 };

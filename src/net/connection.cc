@@ -41,6 +41,7 @@ Connection::Connection(Reactor& reactor, asio::ip::tcp::socket socket, uint64_t 
       reject_log_(reject_log),
       sendq_(options.sendfile),
       clock_(clock_or_system(options.clock)) {
+  sendq_.on_sent([this](const ResponseTiming& timing) { report_answered(timing); });
   info_.id = id;
   info_.listener = listener;
   info_.peer = "unknown";
@@ -231,6 +232,7 @@ void Connection::on_read_some(const std::error_code& ec, size_t n) {
     return;
   }
   rend_ += n;
+  read_ns_ = steady_clock_ns();
   last_activity_ = clock_->monotonic_ms();
   process_input();
 }
@@ -251,6 +253,7 @@ void Connection::on_read_large(const std::error_code& ec, size_t n) {
     on_read_error(ec, true);
     return;
   }
+  read_ns_ = steady_clock_ns();
   last_activity_ = clock_->monotonic_ms();
   FrameBytes frame = std::move(large_frame_);
   large_frame_ = FrameBytes();
@@ -279,8 +282,9 @@ void Connection::dispatch(FrameBytes frame) {
   const uint64_t seq = next_seq_++;
   slots_.emplace_back();
   slots_.back().pooled = frame_pooled_;
+  slots_.back().received_ns = read_ns_;
   frame_pooled_ = 0;
-  Responder responder(std::make_shared<detail::ResponseSlot>(shared_from_this(), seq));
+  Responder responder(std::make_shared<detail::ResponseSlot>(shared_from_this(), seq, read_ns_));
   try {
     handler_.handle(info_, std::move(frame), std::move(responder));
   } catch (const std::exception& e) {
@@ -288,6 +292,9 @@ void Connection::dispatch(FrameBytes frame) {
   } catch (...) {
     close("request handler threw", spdlog::level::err);
   }
+  // complete() is always posted, so the slot is still pending here unless
+  // handle() closed the connection.
+  if (!closed() && seq - head_seq_ < slots_.size()) slots_[seq - head_seq_].handled_ns = steady_clock_ns();
 }
 
 // ---------------------------------------------------------------- answering
@@ -295,6 +302,7 @@ void Connection::dispatch(FrameBytes frame) {
 void Connection::complete_from_any_thread(uint64_t seq, SlotState state, Response data,
                                           std::string reason) {
   if (closed()) return;
+  data.timing.ready_ns = steady_clock_ns();
   // Always posted, even from the reactor thread: answers given synchronously
   // inside handle() then pile up while the read buffer is drained and leave
   // in one gathered write.
@@ -318,11 +326,23 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
     frame_limit_ = options_.max_request_bytes;
     state = SlotState::kReady;
   }
+  data.timing.received_ns = slot.received_ns;
+  data.timing.handled_ns = slot.handled_ns;
   slot.state = state;
   slot.data = std::move(data);
   slot.reason = std::move(reason);
   try_write();
   after_progress();
+}
+
+void Connection::report_answered(const ResponseTiming& timing) {
+  try {
+    handler_.on_answered(info_, timing);
+  } catch (const std::exception& e) {
+    spdlog::error("net: on_answered for connection {} threw: {}", info_.id, e.what());
+  } catch (...) {
+    spdlog::error("net: on_answered for connection {} threw", info_.id);
+  }
 }
 
 void Connection::try_write() {
@@ -354,6 +374,8 @@ void Connection::try_write() {
         }
       } else {
         ++done_seq_;  // no_response: the slot is settled, nothing to write
+        slot.data.timing.sent_ns = steady_clock_ns();
+        report_answered(slot.data.timing);
       }
       slots_.pop_front();
       ++head_seq_;

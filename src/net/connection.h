@@ -20,6 +20,11 @@
 // connection: no further frame is taken off the socket or the read buffer
 // until that time has passed (a timer resumes reading).
 //
+// Timing (net/response.h ResponseTiming): each read is stamped, a frame
+// carries the stamp of the read that completed it, handle()'s return and the
+// Responder's call are stamped, and the SendQueue stamps the last byte
+// written; the handler gets them all in on_answered.
+//
 // TLS (a listener with ListenAddress::tls; connection_tls.cc): the handshake runs first, within
 // connections.max.idle.ms (bytes of an unfinished handshake are no
 // activity); then the handler's on_connect sees the peer certificate's
@@ -91,6 +96,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Response data;
     std::string reason;
     int64_t pooled = 0;  // bytes reserved in options_.request_pool until answered
+    int64_t received_ns = 0;  // ResponseTiming stamps taken before the answer
+    int64_t handled_ns = 0;
   };
 
   uint64_t inflight() const { return next_seq_ - done_seq_; }
@@ -113,6 +120,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void on_read_error(const std::error_code& ec, bool mid_frame);
   void dispatch(FrameBytes frame);
   void complete(uint64_t seq, SlotState state, Response data, std::string reason);
+  // RequestHandler::on_answered, guarded (reactor thread).
+  void report_answered(const ResponseTiming& timing);
   void try_write();
   void on_writable(const std::error_code& ec);
   void after_progress();
@@ -148,6 +157,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   FrameBytes rbuf_;  // kReadBufferSize while bytes are buffered or awaited, else empty
   size_t rpos_ = 0;
   size_t rend_ = 0;
+  int64_t read_ns_ = 0;  // steady_clock_ns() of the last read: received_ns of frames cut from it
   FrameBytes large_frame_;
   size_t large_have_ = 0;
   bool paused_ = false;   // not reading because inflight() hit the limit
@@ -174,7 +184,8 @@ namespace detail {
 // Shared state of the copies of one Responder.
 class ResponseSlot {
  public:
-  ResponseSlot(std::shared_ptr<Connection> conn, uint64_t seq) : conn_(std::move(conn)), seq_(seq) {}
+  ResponseSlot(std::shared_ptr<Connection> conn, uint64_t seq, int64_t received_ns)
+      : conn_(std::move(conn)), seq_(seq), received_ns_(received_ns) {}
   ~ResponseSlot();
   ResponseSlot(const ResponseSlot&) = delete;
   ResponseSlot& operator=(const ResponseSlot&) = delete;
@@ -182,10 +193,12 @@ class ResponseSlot {
   // First call wins; later calls log a warning and are ignored.
   void resolve(SlotState state, Response data, std::string reason);
   asio::any_io_executor executor() const { return conn_->executor(); }
+  int64_t received_ns() const { return received_ns_; }
 
  private:
   std::shared_ptr<Connection> conn_;
   uint64_t seq_;
+  int64_t received_ns_;
   std::atomic<bool> used_{false};
 };
 

@@ -10,6 +10,7 @@
 // closed (error log): otherwise the client would wait forever.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -42,14 +43,18 @@ class Responder {
   // failed authentication: the client learns why, then is cut off).
   void send_then_close(Response response, std::string_view reason);
   // Occupies the slot but writes nothing (acks=0 produce); `mute_ms` as
-  // Response::mute_ms (a throttled acks=0 producer).
-  void no_response(int32_t mute_ms = 0);
+  // Response::mute_ms (a throttled acks=0 producer), `tag` as
+  // ResponseTiming::tag.
+  void no_response(int32_t mute_ms = 0, int32_t tag = -1);
   // Closes the connection once every earlier response is written; later
   // responses of that connection are dropped. Logged with reason and peer.
   void close(std::string_view reason);
   // The connection's reactor, for handlers that post work back to it. Only
   // valid while the Server runs (null for an empty Responder).
   asio::any_io_executor executor() const;
+  // When the connection read the request's last byte (ResponseTiming::
+  // received_ns); 0 for an empty Responder.
+  int64_t received_ns() const;
 
  private:
   std::shared_ptr<detail::ResponseSlot> slot_;

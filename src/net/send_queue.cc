@@ -1,6 +1,7 @@
 #include "net/send_queue.h"
 
 #include "net/buffer_pool.h"
+#include "util/clock.h"
 
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -263,6 +264,10 @@ void SendQueue::advance(uint64_t n) {
     piece_off_ = 0;
     if (pc.region) scratch_valid_ = false;
     if (++piece_ == m.pieces.size()) {
+      if (on_sent_) {
+        m.response.timing.sent_ns = steady_clock_ns();
+        on_sent_(m.response.timing);
+      }
       recycle_buffer(std::move(m.response.bytes));
       queue_.pop_front();
       piece_ = 0;

@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ class SendQueue {
     return n;
   }
   const std::string& error() const { return error_; }
+  // Called inside flush() with each answer's timing once its last byte was
+  // written, sent_ns stamped (one clock read per answer). Optional.
+  void on_sent(std::function<void(const ResponseTiming&)> fn) { on_sent_ = std::move(fn); }
 
  private:
   struct Piece {
@@ -92,6 +96,7 @@ class SendQueue {
   uint64_t piece_off_ = 0;     // bytes of it already written
   uint64_t completed_ = 0;
   std::string error_;
+  std::function<void(const ResponseTiming&)> on_sent_;
 
   // Copy path: file bytes [scratch_from_, scratch_from_ + scratch_len_) of
   // the current region (offsets relative to the region), valid while

@@ -61,6 +61,14 @@ inline std::shared_ptr<Clock> clock_or_system(std::shared_ptr<Clock> c) {
 // with no time-dependent behaviour worth faking (file timestamps, log lines).
 inline int64_t wall_clock_ms() { return system_clock()->wall_ms(); }
 
+// std::chrono::steady_clock nanoseconds since its epoch, for request latency
+// metrics: finer than monotonic_ms and never faked, so the stamps net and
+// the broker take of one request (net/response.h ResponseTiming) compare.
+inline int64_t steady_clock_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 class ManualClock final : public Clock {
  public:
   // Both scales start at `start_ms` unless a separate wall start is given.

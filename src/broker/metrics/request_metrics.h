@@ -1,13 +1,32 @@
 // RequestMetrics: Kafka's per-API request metrics (kafka.network
-// RequestMetrics), process-wide: requests, local and total time in
-// milliseconds, and errors per API and error code.
+// RequestMetrics), process-wide: requests, the request's time split as
+// Kafka splits it (histograms in milliseconds), and errors per API and
+// error code.
 //
-// Recorded by the Dispatcher (requests, local time: the handler's call on
-// the reactor) and by RequestContext when the answer is sent (total time,
-// from the frame's dispatch to the answer; a parked request's wait
-// included). Errors: the answer's top-level error_code and, for Produce and
-// Fetch, every partition's (Kafka's errorCounts also lists NONE; Spool does
-// not count successes as errors: requests_total holds them).
+// Time, from net's and the Dispatcher's steady-clock stamps of one request
+// (net/response.h ResponseTiming):
+//   queue  (requestqueuetimems): the read that completed the frame to the
+//          Dispatcher taking it (pipelined frames behind it, a muted,
+//          paused or parked connection);
+//   local  (localtimems): the Dispatcher taking it to its handler returning;
+//   remote (remotetimems): the handler returning to the answer (a parked
+//          request's wait: acks=all produce, fetch min bytes; 0 when
+//          answered inside the handler);
+//   send   (responsesendtimems): the later of the handler's return and the
+//          answer to its last byte written (waiting behind earlier answers
+//          of the connection included; acks=0: until its turn came);
+//   total  (totaltimems): the read that completed the frame to the last
+//          byte written. total = queue + local + remote + send, plus the
+//          few instructions between the Dispatcher's and net's stamps of
+//          the handler's return (so total >= the sum, never below).
+// Recorded by the Dispatcher: requests, queue and local when a request's
+// handler returns (requests that reach their API's handler); remote, send
+// and total in Dispatcher::on_answered once the answer is written (every
+// answer given through a RequestContext, SASL's exchange before
+// authentication included; not requests closed instead of answered).
+// Errors: the answer's top-level error_code and, for Produce and Fetch,
+// every partition's (Kafka's errorCounts also lists NONE; Spool does not
+// count successes as errors: requests_total holds them).
 //
 // Threading: all members are thread-safe and allocation-free on record
 // after an API's first request (its stats are created once, lock-free).
@@ -28,8 +47,11 @@ class RequestMetrics {
  public:
   static RequestMetrics& instance();
 
-  void record_local(int16_t api_key, double local_ms);
-  void record_total(int16_t api_key, double total_ms);
+  // One request whose handler returned: counts it, with its queue and
+  // local time.
+  void record_handled(int16_t api_key, double queue_ms, double local_ms);
+  // One answer written (or no_response settled).
+  void record_answered(int16_t api_key, double remote_ms, double send_ms, double total_ms);
   void record_error(int16_t api_key, protocol::ErrorCode code);
   void render(util::PromText& out) const;
 
@@ -55,7 +77,10 @@ class RequestMetrics {
  private:
   struct ApiStats {
     util::Counter requests;
+    util::Histogram queue{util::Histogram::latency_ms_bounds()};
     util::Histogram local{util::Histogram::latency_ms_bounds()};
+    util::Histogram remote{util::Histogram::latency_ms_bounds()};
+    util::Histogram send{util::Histogram::latency_ms_bounds()};
     util::Histogram total{util::Histogram::latency_ms_bounds()};
   };
   ApiStats* stats(int16_t api_key);
