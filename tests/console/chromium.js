@@ -33,4 +33,28 @@ function emit(event, fields) {
   process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
 }
 
-module.exports = { CHROMIUM, launchChromium, parseArgs, emit };
+// Pushes onto `problems` whatever goes wrong in `page`: console errors,
+// uncaught page errors, failed requests and HTTP answers of 400 and above.
+function watchProblems(page, problems) {
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push("console error: " + m.text());
+  });
+  page.on("pageerror", (e) => problems.push("page error: " + e.message));
+  page.on("requestfailed", (r) => problems.push("request failed: " + r.url() + " " + r.failure().errorText));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push("HTTP " + r.status() + " for " + r.url());
+  });
+}
+
+// Runs the script's async main: exit 0 when it resolves; a "failed" event
+// with the error and exit 1 when it throws.
+function runMain(main) {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      emit("failed", { error: String(e && e.stack ? e.stack : e) });
+      process.exit(1);
+    });
+}
+
+module.exports = { CHROMIUM, launchChromium, parseArgs, emit, runMain, watchProblems };

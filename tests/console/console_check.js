@@ -17,7 +17,7 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const readline = require("node:readline");
-const { emit, launchChromium, parseArgs } = require("./chromium");
+const { emit, launchChromium, parseArgs, runMain, watchProblems } = require("./chromium");
 
 const STEP_TIMEOUT_MS = 30000;
 
@@ -43,14 +43,7 @@ async function main() {
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push("console error: " + m.text());
-    });
-    page.on("pageerror", (e) => problems.push("page error: " + e.message));
-    page.on("requestfailed", (r) => problems.push("request failed: " + r.url() + " " + r.failure().errorText));
-    page.on("response", (r) => {
-      if (r.status() >= 400) problems.push("HTTP " + r.status() + " for " + r.url());
-    });
+    watchProblems(page, problems);
     const shot = async (name) => {
       const file = path.join(a.screenshots, name + ".png");
       await page.screenshot({ path: file, fullPage: true });
@@ -124,9 +117,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    emit("failed", { error: String(e && e.stack ? e.stack : e) });
-    process.exit(1);
-  });
+runMain(main);

@@ -17,7 +17,7 @@
 // (a console error, page error or failed request counts as a failure).
 "use strict";
 
-const { emit, launchChromium, parseArgs } = require("./chromium");
+const { emit, launchChromium, parseArgs, runMain, watchProblems } = require("./chromium");
 
 const LOAD_TIMEOUT_MS = 60000;
 
@@ -47,14 +47,7 @@ async function loadOnce(browser, a, want) {
     const page = await context.newPage();
     page.setDefaultTimeout(LOAD_TIMEOUT_MS);
     const problems = [];
-    page.on("console", (m) => {
-      if (m.type() === "error") problems.push("console error: " + m.text());
-    });
-    page.on("pageerror", (e) => problems.push("page error: " + e.message));
-    page.on("requestfailed", (r) => problems.push("request failed: " + r.url() + " " + r.failure().errorText));
-    page.on("response", (r) => {
-      if (r.status() >= 400) problems.push("HTTP " + r.status() + " for " + r.url());
-    });
+    watchProblems(page, problems);
     await page.addInitScript(watchRows, [a["topic-prefix"], want]);
     await page.goto(a.url + "/", { waitUntil: "load" });
     await page.waitForFunction(() => window.__spoolTableMs !== undefined, null, { polling: 50 });
@@ -90,9 +83,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    emit("failed", { error: String(e && e.stack ? e.stack : e) });
-    process.exit(1);
-  });
+runMain(main);

@@ -50,7 +50,14 @@ def cluster_factory(request):
 
     yield make
     reps = request.node.stash.get(_KEY, {})
-    failed = any(r.failed for r in reps.values())
+    close_clusters(made, failed=any(r.failed for r in reps.values()))
+
+
+def close_clusters(made, failed):
+    """A cluster fixture's teardown: after a failed test every cluster is
+    killed and its logs kept; after a passing one every running broker must
+    exit 0 on SIGTERM and ZooKeeper stop cleanly (else the logs are kept and
+    the teardown fails, naming them)."""
     problems = []
     for c in made:
         if failed:
@@ -59,7 +66,7 @@ def cluster_factory(request):
         try:
             for b in c.brokers:
                 if b.alive():
-                    rc = c.brokers[b.id].stop()
+                    rc = b.stop()
                     if rc != 0:
                         problems.append(f"broker {b.id} exited {rc} on SIGTERM (logs: {b.log_path()})")
             if c.zk is not None and c.zk.alive() and not c.zk.stop():

@@ -15,11 +15,15 @@ tests skip, and under CI=true fail (cluster_fixtures.missing_tool).
     turned it read-only).
 Both are context managers; leaving unmounts (lazily, if a broker still holds
 files) and detaches the loop device.
+  * failing_disk: a pytest fixture, a FailingDisk under the test's tmp_path
+    (a test module imports it by name).
 """
 
 import os
 import shutil
 import subprocess
+
+import pytest
 
 from cluster_fixtures import missing_tool
 
@@ -125,3 +129,10 @@ class FailingDisk:
 
     def __exit__(self, *exc):
         self.close()
+
+
+@pytest.fixture
+def failing_disk(tmp_path):
+    require_root_mounts()
+    with FailingDisk(str(tmp_path / "disk")) as d:
+        yield d

@@ -70,8 +70,8 @@ import admin_wire as aw
 import kafka_wire as kw
 import meta_wire
 from cluster import Cluster, ClusterError
-from cluster_fixtures import _CLUSTERS, wait_until
-from disks import FailingDisk, require_root_mounts
+from cluster_fixtures import _CLUSTERS, close_clusters, wait_until
+from disks import failing_disk  # noqa: F401 (a fixture)
 from harness import free_port
 
 # The start phases (admin_listener.h, admin_api.cc not_ready_reason).
@@ -223,23 +223,7 @@ def admin_cluster(request):
         return c
 
     yield make
-    failed = request.session.testsfailed > failed_before
-    problems = []
-    for c in made:
-        if failed:
-            c.close(keep_logs=True)
-            continue
-        try:
-            for b in c.brokers:
-                if b.alive():
-                    rc = b.stop()
-                    if rc != 0:
-                        problems.append(f"broker {b.id} exited {rc} on SIGTERM (logs: {b.log_path()})")
-            if c.zk is not None and c.zk.alive() and not c.zk.stop():
-                problems.append(f"ZooKeeper did not stop cleanly (log: {c.zk.log_path})")
-        finally:
-            c.close(keep_logs=bool(problems))
-    assert not problems, "\n".join(problems)
+    close_clusters(made, failed=request.session.testsfailed > failed_before)
 
 
 def metadata(c, i, timeout=5.0):
@@ -440,13 +424,6 @@ def test_ready_waits_for_zookeeper_and_the_controllers_metadata(admin_cluster, s
 
 
 # -- 3. a partition led here goes offline -------------------------------------------
-
-@pytest.fixture
-def failing_disk(tmp_path):
-    require_root_mounts()
-    with FailingDisk(str(tmp_path / "disk")) as d:
-        yield d
-
 
 def log_dirs(port):
     with kw.connect(port, timeout=10) as s:

@@ -38,7 +38,7 @@ import pytest
 import admin_wire as aw
 import kafka_wire as kw
 from cluster_fixtures import wait_until
-from disks import FailingDisk, SmallTmpfs, require_root_mounts
+from disks import SmallTmpfs, failing_disk, require_root_mounts  # noqa: F401 (failing_disk: a fixture)
 from harness import spool_bin
 from workload import Workload
 
@@ -74,13 +74,6 @@ def read_all(bootstrap, topic, partitions, timeout=60.0):
         return out
     finally:
         c.close()
-
-
-@pytest.fixture
-def failing_disk(tmp_path):
-    require_root_mounts()
-    with FailingDisk(str(tmp_path / "disk")) as d:
-        yield d
 
 
 def test_failed_log_dir_moves_its_leaders_and_the_other_dir_serves(failing_disk, cluster_factory, tmp_path):
