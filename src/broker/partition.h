@@ -29,6 +29,7 @@
 #include <string>
 #include <utility>
 
+#include "broker/refused_batches.h"
 #include "broker/topic_registry.h"
 #include "protocol/error_code.h"
 #include "replica/replica_set.h"
@@ -103,6 +104,8 @@ class Partition : public std::enable_shared_from_this<Partition> {
   // every append also asks the flusher for a prompt group-committed fsync so
   // the high watermark follows within milliseconds.
   Result<storage::AppendResult> append(std::span<uint8_t> batches, int32_t record_count);
+  // Idempotent batches refused before the append (refused_batches.h).
+  RefusedBatches& refused_batches() { return refused_batches_; }
 
   // Appends a COMMIT/ABORT marker for the producer (WriteTxnMarkers). Wakes
   // parked fetches like an append: the LSO may move once it is durable.
@@ -241,6 +244,7 @@ class Partition : public std::enable_shared_from_this<Partition> {
   bool seen_leader_and_isr_ = false;
   // The largest last offset whose requested fsync failed; -1: none.
   std::atomic<int64_t> failed_flush_through_{-1};
+  RefusedBatches refused_batches_;
 };
 
 }  // namespace spool::broker

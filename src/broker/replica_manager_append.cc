@@ -35,6 +35,21 @@ ErrorCode code_of(const Status& s, ErrorCode fallback) {
   return c > 0 ? static_cast<ErrorCode>(c) : fallback;
 }
 
+// An out-of-order batch whose gap is an idempotent batch of the same
+// producer refused before the append (refused_batches.h): the message for a
+// retriable NOT_ENOUGH_REPLICAS instead of OUT_OF_ORDER_SEQUENCE_NUMBER.
+std::optional<std::string> refused_gap(Partition& partition, const ProduceEntry& entry,
+                                       const record::BatchHeader& header) {
+  auto producer = partition.log().producer_entry(header.producer_id);
+  const int32_t last_seq = producer && producer->epoch == header.producer_epoch ? producer->last_seq()
+                                                                                : storage::kNoSequence;
+  int32_t refused_seq = -1;
+  if (!partition.refused_batches().explains_gap(entry.batches, last_seq, refused_seq)) return std::nullopt;
+  return "batch with sequence " + std::to_string(header.base_sequence) + " of producer " +
+         std::to_string(header.producer_id) + " follows its batch with sequence " + std::to_string(refused_seq) +
+         ", which was refused with NOT_ENOUGH_REPLICAS and not written: retry both in order";
+}
+
 }  // namespace
 
 ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry,
@@ -54,8 +69,10 @@ ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry
   r.log_start_offset = partition->log_start_offset();
   if (partition->role() == Partition::Role::kFollower) return fail(ErrorCode::kNotLeaderOrFollower);
   if (acks == -1) {
-    if (Status enough = partition->check_enough_replicas(); !enough)
+    if (Status enough = partition->check_enough_replicas(); !enough) {
+      partition->refused_batches().note(entry.batches);
       return fail(ErrorCode::kNotEnoughReplicas, enough.message());
+    }
   }
   if (entry.batches.empty()) return fail(ErrorCode::kCorruptMessage, "no record batch");
   // The topic's max.message.bytes (dynamic), else the broker's message.max.bytes.
@@ -82,6 +99,10 @@ ProduceResult ReplicaManager::append_one(int16_t acks, const ProduceEntry& entry
   auto appended = partition->append(entry.batches, valid->record_count);
   if (!appended) {
     int16_t c = appended.status().kafka_code();
+    if (c == code(ErrorCode::kOutOfOrderSequenceNumber)) {
+      if (auto gap = refused_gap(*partition, entry, valid->batches.front().header))
+        return fail(ErrorCode::kNotEnoughReplicas, *gap);
+    }
     if (c == code(ErrorCode::kOutOfOrderSequenceNumber) || c == code(ErrorCode::kInvalidProducerEpoch) ||
         c == code(ErrorCode::kInvalidRecord))
       spdlog::debug("produce to {} refused: {}", entry.tp.to_string(), appended.status().message());

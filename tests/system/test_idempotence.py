@@ -1,7 +1,10 @@
 """Idempotent producers by raw frames: InitProducerId hands out producer ids
 that stay unique across restarts and crashes; a retried batch is appended
 once and answered with its first offset, also after kill -9; sequence gaps
-and stale epochs get Kafka's error codes."""
+and stale epochs get Kafka's error codes, except the gap a batch refused
+with NOT_ENOUGH_REPLICAS leaves: the batches after it get the same
+retriable error (broker/refused_batches.h; Kafka answers
+OUT_OF_ORDER_SEQUENCE_NUMBER, which librdkafka takes as fatal)."""
 
 import os
 import re
@@ -18,6 +21,7 @@ OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 INVALID_PRODUCER_EPOCH = 47
 INVALID_TRANSACTION_TIMEOUT = 50
 INVALID_RECORD = 87
+NOT_ENOUGH_REPLICAS = 19
 
 
 def create_topic(bootstrap, name):
@@ -117,6 +121,37 @@ def test_sequence_gap_and_stale_epoch(broker, topic_name):
         plain = w.record_batch([(None, b"p", ())], 1_700_000_000_000)
         assert produce(s, topic_name, plain) == (NONE, 3)
         assert fetched_batches(s, topic_name) == [(0, 2), (2, 1), (3, 1)]
+
+
+def test_gap_left_by_a_refused_batch_is_retriable(broker, topic_name):
+    # One replica and min.insync.replicas=2: every acks=all produce is
+    # refused with NOT_ENOUGH_REPLICAS before the append; acks=1 is not.
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.create_topics([NewTopic(topic_name, 1, 1, config={"min.insync.replicas": "2"})])[topic_name].result(30)
+    with w.connect(broker.port) as s:
+        pid, epoch = new_pid(s)
+        assert produce(s, topic_name, w.idempotent_batch(pid, epoch, 0, [b"a"]), acks=1) == (NONE, 0)
+        refused = w.idempotent_batch(pid, epoch, 1, [b"b", b"c"])
+        assert produce(s, topic_name, refused, acks=-1)[0] == NOT_ENOUGH_REPLICAS
+        # The next batch of the pipeline (sequence 3) meets the gap the
+        # refused one left: retriable, not OUT_OF_ORDER_SEQUENCE_NUMBER.
+        later = w.idempotent_batch(pid, epoch, 3, [b"d"])
+        assert produce(s, topic_name, later, acks=1)[0] == NOT_ENOUGH_REPLICAS
+        # Retried in order, both are written once.
+        assert produce(s, topic_name, refused, acks=1) == (NONE, 1)
+        assert produce(s, topic_name, later, acks=1) == (NONE, 3)
+        # A gap no refusal explains is still out of order.
+        assert produce(s, topic_name, w.idempotent_batch(pid, epoch, 9, [b"e"]), acks=1)[0] == \
+            OUT_OF_ORDER_SEQUENCE_NUMBER
+        # So is one behind a refused batch that is not where the log ends.
+        assert produce(s, topic_name, w.idempotent_batch(pid, epoch, 6, [b"f"]), acks=-1)[0] == NOT_ENOUGH_REPLICAS
+        assert produce(s, topic_name, w.idempotent_batch(pid, epoch, 7, [b"g"]), acks=1)[0] == \
+            OUT_OF_ORDER_SEQUENCE_NUMBER
+        # acks=1: the high watermark follows the group-committed fsync.
+        deadline = time.monotonic() + 10
+        while len(fetched_batches(s, topic_name)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fetched_batches(s, topic_name) == [(0, 1), (1, 2), (3, 1)]
 
 
 def test_producer_ids_unique_across_restart_and_crash(broker_factory):
