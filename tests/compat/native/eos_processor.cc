@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "event_line.h"
+
 #include "client/consumer/consumer.h"
 #include "client/producer/producer.h"
 
@@ -31,7 +33,7 @@ namespace client = spool::client;
 constexpr int64_t kWaitMs = 60000;
 std::atomic<bool> g_stop{false};
 
-void emit(const nlohmann::json& event) { std::cout << event.dump() << std::endl; }
+void emit(const nlohmann::json& event) { write_line(event.dump()); }
 
 [[noreturn]] void fail(const std::string& what, const Status& s) {
   emit({{"event", "error"}, {"error", what + ": " + s.message()}});

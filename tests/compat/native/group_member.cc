@@ -31,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "event_line.h"
+
 #include "client/consumer/consumer.h"
 
 namespace {
@@ -44,7 +46,7 @@ std::atomic<bool> g_stop{false};
 void emit(const std::string& ev, nlohmann::json fields = nlohmann::json::object()) {
   fields["ev"] = ev;
   fields["t"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::cout << fields.dump() << std::endl;
+  write_line(fields.dump());
 }
 
 [[noreturn]] void fail(const std::string& what, const Status& s) {
