@@ -16,7 +16,10 @@ committed the end of every partition:
   - no member reports records of a partition it does not hold;
   - each ownership starts at the committed offset: its first record is the
     offset of the partition's last successful commit before the assignment (0
-    if none), or of a later commit whose outcome the client did not learn;
+    if none), or of a later commit whose outcome the client did not learn (a
+    member killed with kill -9 may have sent one more commit it never
+    reported: the offset after the last record it reported of each partition
+    it still held counts as such a commit);
   - within an ownership the offsets are contiguous, and all the owners
     together read every offset of every partition;
   - the final committed offsets are the partitions' end offsets.
@@ -32,11 +35,27 @@ import time
 STABLE_TIMEOUT_S = 90
 
 
+def parse_event(line):
+    """The event object in an output line, or None. A client's log line can
+    share the line with an event when the two are written in pieces."""
+    at = line.find("{")
+    while at >= 0:
+        try:
+            obj = json.JSONDecoder().raw_decode(line, at)[0]
+            if isinstance(obj, dict) and "ev" in obj:
+                return obj
+        except ValueError:
+            pass
+        at = line.find("{", at + 1)
+    return None
+
+
 class Member:
     """One member child process; its events are collected as they come."""
 
     def __init__(self, argv, bootstrap, group, topic, name, extra=()):
         self.name = name
+        self.killed = False  # by kill9() while it ran
         self.proc = subprocess.Popen(argv + [bootstrap, group, topic, name, *extra], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lock = threading.Lock()
@@ -48,11 +67,9 @@ class Member:
         for line in self.proc.stdout:
             with self.lock:
                 self.lines.append(line.rstrip())
-                if line.startswith("{"):
-                    try:
-                        self.events.append(json.loads(line))
-                    except ValueError:
-                        pass
+                event = parse_event(line)
+                if event is not None:
+                    self.events.append(event)
 
     def snapshot(self):
         with self.lock:
@@ -79,7 +96,27 @@ class Member:
     def kill9(self):
         if self.proc.poll() is None:
             self.proc.kill()
+            self.killed = True
         self.proc.wait()
+
+    def unreported_commits(self):
+        """[(partition, t, offset)]: the commit a member killed with kill -9 may
+        have sent and not reported (it commits what it read after each poll):
+        per partition it still held, the offset after the last record it
+        reported there, at the time of its last event. Empty unless killed."""
+        if not self.killed:
+            return []
+        ev = self.snapshot()
+        held, _ = assignment(ev)
+        after = {}
+        for e in ev:
+            if e["ev"] == "assigned":
+                for p in e["parts"]:
+                    after.pop(p, None)
+            elif e["ev"] == "recs" and e["offs"]:
+                after[e["p"]] = e["offs"][-1] + 1
+        t = ev[-1]["t"] if ev else 0.0
+        return [(p, t, o) for p, o in sorted(after.items()) if p in held]
 
 
 
@@ -231,6 +268,8 @@ def judge(eco, members, ends, final, nparts):
             if e["ev"] == "commit":
                 for p, o in e["offs"].items():
                     commits.setdefault(int(p), []).append((e["t"], o, e["ok"]))
+        for p, t, o in m.unreported_commits():
+            commits.setdefault(p, []).append((t, o, False))
     owned = ownership(members)
     for p in range(nparts):
         spans = sorted((s, e, name, offs) for pp, s, e, name, offs in owned if pp == p)
