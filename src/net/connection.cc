@@ -282,7 +282,6 @@ void Connection::dispatch(FrameBytes frame) {
   const uint64_t seq = next_seq_++;
   slots_.emplace_back();
   slots_.back().pooled = frame_pooled_;
-  slots_.back().received_ns = read_ns_;
   frame_pooled_ = 0;
   Responder responder(std::make_shared<detail::ResponseSlot>(shared_from_this(), seq, read_ns_));
   try {
@@ -326,7 +325,6 @@ void Connection::complete(uint64_t seq, SlotState state, Response data, std::str
     frame_limit_ = options_.max_request_bytes;
     state = SlotState::kReady;
   }
-  data.timing.received_ns = slot.received_ns;
   data.timing.handled_ns = slot.handled_ns;
   slot.state = state;
   slot.data = std::move(data);
@@ -517,6 +515,7 @@ void ResponseSlot::resolve(SlotState state, Response data, std::string reason) {
                  conn_->info().id, seq_);
     return;
   }
+  data.timing.received_ns = received_ns_;
   conn_->complete_from_any_thread(seq_, state, std::move(data), std::move(reason));
 }
 

@@ -96,8 +96,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Response data;
     std::string reason;
     int64_t pooled = 0;  // bytes reserved in options_.request_pool until answered
-    int64_t received_ns = 0;  // ResponseTiming stamps taken before the answer
-    int64_t handled_ns = 0;
+    int64_t handled_ns = 0;  // ResponseTiming's stamp taken before the answer (received_ns: ResponseSlot)
   };
 
   uint64_t inflight() const { return next_seq_ - done_seq_; }
